@@ -1,0 +1,48 @@
+package dev.ballast.operator.api;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Default;
+import io.fabric8.generator.annotation.Max;
+import io.fabric8.generator.annotation.Min;
+
+/** Settings of the per-job expert balancer. */
+public class BalancerSpec {
+
+  /** How experts are spread: replicas of hot experts, fully sharded experts gathered per step, or no balancing. */
+  public enum Mode {
+    @JsonProperty("replicate") REPLICATE,
+    @JsonProperty("fssdp") FSSDP,
+    @JsonProperty("off") OFF
+  }
+
+  /** Which placement algorithm the balancer runs. */
+  public enum Planner {
+    @JsonProperty("ballast") BALLAST,
+    @JsonProperty("eplb") EPLB,
+    @JsonProperty("static") STATIC
+  }
+
+  @Default("replicate")
+  @JsonPropertyDescription("replicate: hot experts get replicas in spare slots; fssdp: experts are sharded and gathered where needed each step; off: the static layout, no balancer.")
+  public Mode mode = Mode.REPLICATE;
+
+  @Default("ballast")
+  @JsonPropertyDescription("Placement algorithm: ballast (topology-aware, incremental), eplb (DeepSeek EPLB) or static.")
+  public Planner planner = Planner.BALLAST;
+
+  @Default("2")
+  @Min(0)
+  @Max(64)
+  @JsonPropertyDescription("Extra expert slots per GPU for replicas (replicate mode).")
+  public Integer redundantSlotsPerGpu = 2;
+
+  @Default("50")
+  @Min(1)
+  @JsonPropertyDescription("Optimizer steps between re-plans.")
+  public Integer replanEverySteps = 50;
+
+  @Min(0)
+  @JsonPropertyDescription("Peak bytes per GPU the balancer may use for expert weights; unset derives it from redundantSlotsPerGpu.")
+  public Long memoryBudgetBytes;
+}

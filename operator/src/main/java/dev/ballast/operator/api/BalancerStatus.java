@@ -1,0 +1,26 @@
+package dev.ballast.operator.api;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+
+/** Written by the job's balancer (its own field manager); the operator never touches it. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public class BalancerStatus {
+  @JsonPropertyDescription("Newest adopted plan as <worldGeneration>.<sequence>.")
+  public String planVersion;
+
+  @JsonPropertyDescription("Highest plan sequence ever issued; a restarted balancer continues after it.")
+  public Long planSequence;
+
+  @JsonPropertyDescription("Optimizer step at which every rank adopted planVersion.")
+  public Long adoptedAtStep;
+
+  @JsonPropertyDescription("Max/mean GPU load under the static layout over the last interval.")
+  public Double imbalanceBefore;
+
+  @JsonPropertyDescription("Max/mean GPU load under the adopted plan over the last interval.")
+  public Double imbalanceAfter;
+
+  @JsonPropertyDescription("Predicted step-time speedup of the adopted plan over the static layout.")
+  public Double predictedSpeedup;
+}

@@ -1,0 +1,48 @@
+package dev.ballast.operator.api;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.kubernetes.api.model.Condition;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Observed state. Two writers with separate server-side-apply field managers: the operator owns
+ * everything except {@code balancer}, which only the job's balancer writes.
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public class TrainingJobStatus {
+
+  /** Lifecycle of a job, as shown in {@code kubectl get tj}. */
+  public enum Phase { Pending, Admitted, Running, Resizing, Restarting, Suspended, Succeeded, Failed }
+
+  @JsonPropertyDescription("Where the job is in its lifecycle.")
+  public Phase phase;
+
+  @JsonPropertyDescription("The metadata.generation this status was computed from.")
+  public Long observedGeneration;
+
+  @JsonPropertyDescription("Workers of the current world (the admitted gang size); 0 until admitted.")
+  public Integer desiredWorkers;
+
+  @JsonPropertyDescription("Workers of the current world that are running.")
+  public Integer readyWorkers;
+
+  @JsonPropertyDescription("How many times the world was restarted after failures.")
+  public Integer restarts;
+
+  @JsonPropertyDescription("When the first world started running (RFC 3339).")
+  public String startTime;
+
+  @JsonPropertyDescription("When the job succeeded or failed (RFC 3339).")
+  public String completionTime;
+
+  @JsonPropertyDescription("The current world: its generation and the workers' ranks and topology coordinates.")
+  public WorldStatus world;
+
+  @JsonPropertyDescription("Admitted, Ready, Succeeded, Failed and Suspended conditions, each with observedGeneration.")
+  public List<Condition> conditions = new ArrayList<>();
+
+  @JsonPropertyDescription("Written by the job's balancer only: the adopted plan and its effect.")
+  public BalancerStatus balancer;
+}

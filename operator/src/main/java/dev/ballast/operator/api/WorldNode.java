@@ -1,0 +1,50 @@
+package dev.ballast.operator.api;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import java.util.Objects;
+
+/** One worker of a world: stable pod index, its rank in this world, and where it runs. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public class WorldNode {
+  @JsonPropertyDescription("Stable pod index (in the pod name <job>-worker-<index>).")
+  public Integer index;
+
+  @JsonPropertyDescription("Pod name.")
+  public String pod;
+
+  @JsonPropertyDescription("Kubernetes node the pod runs on.")
+  public String node;
+
+  @JsonPropertyDescription("Rank of the pod in this world (topology order); GPU rank = nodeRank × gpusPerWorker + local rank.")
+  public Integer nodeRank;
+
+  @JsonPropertyDescription("NVLink domain of the node.")
+  public String domain;
+
+  @JsonPropertyDescription("Rack of the node.")
+  public String rack;
+
+  public WorldNode() {}
+
+  public WorldNode(int index, String pod, String node, int nodeRank, String domain, String rack) {
+    this.index = index;
+    this.pod = pod;
+    this.node = node;
+    this.nodeRank = nodeRank;
+    this.domain = domain;
+    this.rack = rack;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof WorldNode n && Objects.equals(index, n.index) && Objects.equals(pod, n.pod)
+        && Objects.equals(node, n.node) && Objects.equals(nodeRank, n.nodeRank)
+        && Objects.equals(domain, n.domain) && Objects.equals(rack, n.rack);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(index, pod, node, nodeRank, domain, rack);
+  }
+}

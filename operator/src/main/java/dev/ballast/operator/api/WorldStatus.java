@@ -1,0 +1,39 @@
+package dev.ballast.operator.api;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/** The ordered workers of one world generation. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public class WorldStatus {
+  @JsonPropertyDescription("Increases each time the operator commits a new world whose pods are all bound.")
+  public Long generation;
+
+  @JsonPropertyDescription("GPUs in the world: workers × gpusPerWorker.")
+  public Integer gpus;
+
+  @JsonPropertyDescription("Workers in node-rank order.")
+  public List<WorldNode> nodes = new ArrayList<>();
+
+  public WorldStatus() {}
+
+  public WorldStatus(long generation, int gpus, List<WorldNode> nodes) {
+    this.generation = generation;
+    this.gpus = gpus;
+    this.nodes = new ArrayList<>(nodes);
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof WorldStatus w && Objects.equals(generation, w.generation) && Objects.equals(gpus, w.gpus)
+        && Objects.equals(nodes, w.nodes);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(generation, gpus, nodes);
+  }
+}

@@ -1,0 +1,41 @@
+package dev.ballast.operator.config;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+
+/** Operator configuration (application.properties or BALLAST_* environment variables). */
+@ConfigMapping(prefix = "ballast")
+public interface OperatorConfig {
+  /** Image of the sidecar (the Ballast agent in its sidecar role). */
+  @WithDefault("ballast/agent:0.1.0")
+  String sidecarImage();
+
+  /** Image of the per-job balancer (the Ballast agent in its balancer role). */
+  @WithDefault("ballast/agent:0.1.0")
+  String balancerImage();
+
+  @WithDefault("8470")
+  int sidecarPort();
+
+  @WithDefault("8471")
+  int balancerGrpcPort();
+
+  @WithDefault("8472")
+  int balancerHttpPort();
+
+  @WithDefault("29500")
+  int masterPort();
+
+  /** Seconds between re-checks of a job that waits for GPUs. */
+  @WithDefault("15")
+  int pendingRetrySeconds();
+
+  /** Refuse to start against a Kubernetes older than this (native sidecars, GA scheduling gates). */
+  @WithDefault("true")
+  boolean checkServerVersion();
+
+  default OperatorSettings settings() {
+    return new OperatorSettings(sidecarImage(), balancerImage(), sidecarPort(), balancerGrpcPort(),
+        balancerHttpPort(), masterPort());
+  }
+}

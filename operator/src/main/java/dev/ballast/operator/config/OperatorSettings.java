@@ -1,0 +1,15 @@
+package dev.ballast.operator.config;
+
+/** Settings the desired-state builders need; a plain record so builders are tested without Quarkus. */
+public record OperatorSettings(
+    String sidecarImage,
+    String balancerImage,
+    int sidecarPort,
+    int balancerGrpcPort,
+    int balancerHttpPort,
+    int masterPort) {
+
+  public static OperatorSettings defaults() {
+    return new OperatorSettings("ballast/agent:0.1.0", "ballast/agent:0.1.0", 8470, 8471, 8472, 29500);
+  }
+}

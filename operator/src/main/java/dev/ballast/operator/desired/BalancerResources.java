@@ -1,0 +1,104 @@
+package dev.ballast.operator.desired;
+
+import dev.ballast.operator.api.TrainingJob;
+import dev.ballast.operator.config.OperatorSettings;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceAccount;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
+import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
+import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
+import java.util.List;
+
+/**
+ * The job's balancer: a one-replica Deployment of the Ballast agent in its balancer role, a Service
+ * for sidecars to stream to, and its identity (ServiceAccount bound to the ballast-balancer ClusterRole
+ * in the job's namespace only).
+ */
+public final class BalancerResources {
+  private BalancerResources() {}
+
+  /** In apply order: identity first, so the Deployment's pods can start with their permissions. */
+  public static List<HasMetadata> build(TrainingJob job, OperatorSettings settings) {
+    return List.of(serviceAccount(job), roleBinding(job), service(job, settings), deployment(job, settings));
+  }
+
+  static ServiceAccount serviceAccount(TrainingJob job) {
+    String name = job.getMetadata().getName();
+    ServiceAccount sa = new ServiceAccount();
+    sa.setMetadata(Owners.childMeta(job, Names.balancer(name), Labels.forRole(name, Labels.ROLE_BALANCER)));
+    return TemplateHash.stamp(sa);
+  }
+
+  static RoleBinding roleBinding(TrainingJob job) {
+    String name = job.getMetadata().getName();
+    return TemplateHash.stamp(new RoleBindingBuilder()
+        .withMetadata(Owners.childMeta(job, Names.balancer(name), Labels.forRole(name, Labels.ROLE_BALANCER)))
+        .withNewRoleRef()
+        .withApiGroup("rbac.authorization.k8s.io").withKind("ClusterRole").withName(Names.BALANCER_CLUSTER_ROLE)
+        .endRoleRef()
+        .addNewSubject()
+        .withKind("ServiceAccount").withName(Names.balancer(name)).withNamespace(job.getMetadata().getNamespace())
+        .endSubject()
+        .build());
+  }
+
+  static Service service(TrainingJob job, OperatorSettings settings) {
+    String name = job.getMetadata().getName();
+    return TemplateHash.stamp(new ServiceBuilder()
+        .withMetadata(Owners.childMeta(job, Names.balancer(name), Labels.forRole(name, Labels.ROLE_BALANCER)))
+        .withNewSpec()
+        .withSelector(Labels.forRole(name, Labels.ROLE_BALANCER))
+        .addNewPort().withName("grpc").withPort(settings.balancerGrpcPort())
+        .withNewTargetPort(settings.balancerGrpcPort()).endPort()
+        .addNewPort().withName("http").withPort(settings.balancerHttpPort())
+        .withNewTargetPort(settings.balancerHttpPort()).endPort()
+        .endSpec()
+        .build());
+  }
+
+  static Deployment deployment(TrainingJob job, OperatorSettings settings) {
+    String name = job.getMetadata().getName();
+    String namespace = job.getMetadata().getNamespace();
+    var labels = Labels.forRole(name, Labels.ROLE_BALANCER);
+    return TemplateHash.stamp(new DeploymentBuilder()
+        .withMetadata(Owners.childMeta(job, Names.balancer(name), labels))
+        .withNewSpec()
+        .withReplicas(1)
+        .withNewStrategy().withType("Recreate").endStrategy() // never two balancers issuing plans at once
+        .withNewSelector().withMatchLabels(labels).endSelector()
+        .withNewTemplate()
+        .withNewMetadata().withLabels(labels).endMetadata()
+        .withNewSpec()
+        .withServiceAccountName(Names.balancer(name))
+        .addNewContainer()
+        .withName("balancer")
+        .withImage(settings.balancerImage())
+        .withArgs("balancer")
+        .addNewPort().withName("grpc").withContainerPort(settings.balancerGrpcPort()).endPort()
+        .addNewPort().withName("http").withContainerPort(settings.balancerHttpPort()).endPort()
+        .addNewEnv().withName("BALLAST_ROLE").withValue("balancer").endEnv()
+        .addNewEnv().withName("BALLAST_JOB").withValue(name).endEnv()
+        .addNewEnv().withName("BALLAST_NAMESPACE").withValue(namespace).endEnv()
+        .addNewEnv().withName("BALLAST_WORLD_CONFIGMAP").withValue(Names.worldConfigMap(name)).endEnv()
+        .addNewEnv().withName("BALLAST_TOKEN").withNewValueFrom().withNewSecretKeyRef()
+        .withName(Names.sidecarSecret(name)).withKey(SidecarSecret.TOKEN_KEY).endSecretKeyRef().endValueFrom()
+        .endEnv()
+        .withNewReadinessProbe()
+        .withNewHttpGet().withPath("/q/health/ready").withNewPort(settings.balancerHttpPort()).endHttpGet()
+        .withPeriodSeconds(5)
+        .endReadinessProbe()
+        .withNewResources()
+        .addToRequests("cpu", new Quantity("500m")).addToRequests("memory", new Quantity("512Mi"))
+        .addToLimits("memory", new Quantity("1Gi"))
+        .endResources()
+        .endContainer()
+        .endSpec()
+        .endTemplate()
+        .endSpec()
+        .build());
+  }
+}

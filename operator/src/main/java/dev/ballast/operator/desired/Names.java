@@ -1,0 +1,35 @@
+package dev.ballast.operator.desired;
+
+/** Names of everything the operator creates for a job; one place so that every part agrees. */
+public final class Names {
+  private Names() {}
+
+  public static String workerPod(String job, int index) {
+    return job + "-worker-" + index;
+  }
+
+  /** The headless Service; also the pods' subdomain, so peers resolve as {@code <pod>.<job>.<namespace>.svc}. */
+  public static String headlessService(String job) {
+    return job;
+  }
+
+  public static String worldConfigMap(String job) {
+    return job + "-world";
+  }
+
+  /** Balancer Deployment, Service, ServiceAccount and RoleBinding share this name. */
+  public static String balancer(String job) {
+    return job + "-balancer";
+  }
+
+  public static String sidecarSecret(String job) {
+    return job + "-sidecar-auth";
+  }
+
+  public static String podDns(String job, int index, String namespace) {
+    return workerPod(job, index) + "." + headlessService(job) + "." + namespace + ".svc";
+  }
+
+  /** The ClusterRole (installed by the Helm chart) that every job's balancer is bound to. */
+  public static final String BALANCER_CLUSTER_ROLE = "ballast-balancer";
+}

@@ -1,0 +1,32 @@
+package dev.ballast.operator.desired;
+
+import dev.ballast.operator.api.TrainingJob;
+import io.fabric8.kubernetes.api.model.Secret;
+import java.security.SecureRandom;
+import java.util.HexFormat;
+import java.util.Map;
+
+/** The per-job shared secret sidecars present to their balancer. Created once; never rotated by reconcile. */
+public final class SidecarSecret {
+  public static final String TOKEN_KEY = "token";
+  private static final SecureRandom RANDOM = new SecureRandom();
+
+  private SidecarSecret() {}
+
+  /** @param existingToken the live secret's token, kept so a reconcile never invalidates connected sidecars */
+  public static Secret build(TrainingJob job, String existingToken) {
+    String name = job.getMetadata().getName();
+    Secret secret = new Secret();
+    secret.setMetadata(Owners.childMeta(job, Names.sidecarSecret(name), Labels.forJob(name)));
+    secret.setType("Opaque");
+    secret.setImmutable(true);
+    secret.setStringData(Map.of(TOKEN_KEY, existingToken != null ? existingToken : newToken()));
+    return secret;
+  }
+
+  static String newToken() {
+    byte[] bytes = new byte[32];
+    RANDOM.nextBytes(bytes);
+    return HexFormat.of().formatHex(bytes);
+  }
+}

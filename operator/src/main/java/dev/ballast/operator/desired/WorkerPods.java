@@ -1,0 +1,217 @@
+package dev.ballast.operator.desired;
+
+import dev.ballast.operator.api.TrainingJob;
+import dev.ballast.operator.api.TrainingJobSpec;
+import dev.ballast.operator.config.OperatorSettings;
+import dev.ballast.operator.world.Seat;
+import dev.ballast.operator.world.World;
+import io.fabric8.kubernetes.api.model.Affinity;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.EnvVarBuilder;
+import io.fabric8.kubernetes.api.model.NodeAffinity;
+import io.fabric8.kubernetes.api.model.NodeSelector;
+import io.fabric8.kubernetes.api.model.NodeSelectorRequirement;
+import io.fabric8.kubernetes.api.model.NodeSelectorTerm;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodSchedulingGate;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.PodTemplateSpec;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.ResourceRequirements;
+import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.VolumeBuilder;
+import io.fabric8.kubernetes.api.model.VolumeMount;
+import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Builds a worker pod from the job's template: the trainer container with its GPUs and torchrun-style
+ * environment, the Ballast sidecar as a native sidecar, stable hostname/subdomain, a required node
+ * affinity to the node admission chose, and (for a new world) the admission scheduling gate.
+ */
+public final class WorkerPods {
+  public static final String TRAINER = "trainer";
+  public static final String SIDECAR = "ballast-sidecar";
+  public static final String GPU_RESOURCE = "nvidia.com/gpu";
+  static final String CHECKPOINT_VOLUME = "ballast-checkpoint";
+
+  private WorkerPods() {}
+
+  /**
+   * @param gated true for the pods of a world being admitted (released together later); false for a
+   *     pod recreated in a committed world, whose node is already reserved
+   */
+  public static Pod build(TrainingJob job, World world, Seat seat, boolean gated, OperatorSettings settings) {
+    TrainingJobSpec spec = job.getSpec();
+    String name = job.getMetadata().getName();
+    PodTemplateSpec template = Serialization.clone(spec.template);
+    PodSpec podSpec = template.getSpec() == null ? new PodSpec() : template.getSpec();
+
+    Map<String, String> labels = new LinkedHashMap<>();
+    if (template.getMetadata() != null && template.getMetadata().getLabels() != null) {
+      labels.putAll(template.getMetadata().getLabels());
+    }
+    labels.putAll(Labels.forRole(name, Labels.ROLE_WORKER));
+    labels.put(Labels.INDEX, Integer.toString(seat.index()));
+
+    var meta = Owners.childMeta(job, Names.workerPod(name, seat.index()), labels);
+    if (template.getMetadata() != null && template.getMetadata().getAnnotations() != null) {
+      meta.getAnnotations().putAll(template.getMetadata().getAnnotations());
+    }
+    Map<String, String> annotations = meta.getAnnotations();
+    annotations.put(Labels.ASSIGNED_NODE, seat.node());
+    annotations.put(Labels.NODE_RANK, Integer.toString(seat.nodeRank()));
+    annotations.put(Labels.WORLD_GENERATION, Long.toString(world.generation()));
+    annotations.put(Labels.WORLD_SIZE, Integer.toString(world.size()));
+    if (seat.domain() != null) annotations.put(Labels.DOMAIN, seat.domain());
+    if (seat.rack() != null) annotations.put(Labels.RACK, seat.rack());
+
+    List<Container> containers = new ArrayList<>();
+    for (Container c : podSpec.getContainers()) {
+      containers.add(TRAINER.equals(c.getName()) ? trainer(c, job, world, seat, settings) : c);
+    }
+    podSpec.setContainers(containers);
+
+    List<Container> initContainers = new ArrayList<>(podSpec.getInitContainers());
+    initContainers.add(sidecar(job, seat, settings));
+    podSpec.setInitContainers(initContainers);
+
+    if (spec.checkpoint != null) {
+      List<Volume> volumes = new ArrayList<>(podSpec.getVolumes());
+      volumes.add(new VolumeBuilder().withName(CHECKPOINT_VOLUME)
+          .withNewPersistentVolumeClaim().withClaimName(spec.checkpoint.volumeClaim).endPersistentVolumeClaim()
+          .build());
+      podSpec.setVolumes(volumes);
+    }
+
+    podSpec.setRestartPolicy("Never"); // the operator, not the kubelet, decides restarts
+    podSpec.setHostname(Names.workerPod(name, seat.index()));
+    podSpec.setSubdomain(Names.headlessService(name));
+    podSpec.setAffinity(pinToNode(podSpec.getAffinity(), seat.node()));
+    podSpec.setSchedulingGates(gated ? List.of(new PodSchedulingGate(Labels.ADMISSION_GATE)) : List.of());
+    podSpec.setNodeName(null);
+
+    Pod pod = new Pod();
+    pod.setMetadata(meta);
+    pod.setSpec(podSpec);
+    return TemplateHash.stamp(pod);
+  }
+
+  private static Container trainer(Container fromTemplate, TrainingJob job, World world, Seat seat,
+      OperatorSettings settings) {
+    TrainingJobSpec spec = job.getSpec();
+    String name = job.getMetadata().getName();
+    String namespace = job.getMetadata().getNamespace();
+    int gpus = spec.gpusPerWorker;
+
+    Map<String, EnvVar> env = new LinkedHashMap<>();
+    for (EnvVar e : fromTemplate.getEnv()) env.put(e.getName(), e);
+    // Ballast's values win: a stale user-set NODE_RANK would silently break the rendezvous.
+    put(env, "MASTER_ADDR", Names.podDns(name, world.master().index(), namespace));
+    put(env, "MASTER_PORT", Integer.toString(settings.masterPort()));
+    put(env, "NNODES", Integer.toString(world.size()));
+    put(env, "NODE_RANK", Integer.toString(seat.nodeRank()));
+    put(env, "NPROC_PER_NODE", Integer.toString(gpus));
+    put(env, "WORLD_SIZE", Integer.toString(world.size() * gpus)); // initial value; the sidecar serves the live world
+    put(env, "BALLAST_JOB", name);
+    put(env, "BALLAST_NAMESPACE", namespace);
+    put(env, "BALLAST_POD_INDEX", Integer.toString(seat.index()));
+    put(env, "BALLAST_WORLD_GENERATION", Long.toString(world.generation()));
+    put(env, "BALLAST_GPUS_PER_WORKER", Integer.toString(gpus));
+    put(env, "BALLAST_SIDECAR_URL", "http://127.0.0.1:" + settings.sidecarPort());
+    if (spec.checkpoint != null) put(env, "BALLAST_CHECKPOINT_DIR", spec.checkpoint.path);
+
+    ResourceRequirements resources = fromTemplate.getResources() == null
+        ? new ResourceRequirements() : Serialization.clone(fromTemplate.getResources());
+    Map<String, Quantity> limits = new LinkedHashMap<>(resources.getLimits());
+    Map<String, Quantity> requests = new LinkedHashMap<>(resources.getRequests());
+    limits.put(GPU_RESOURCE, new Quantity(Integer.toString(gpus)));
+    requests.put(GPU_RESOURCE, new Quantity(Integer.toString(gpus)));
+    resources.setLimits(limits);
+    resources.setRequests(requests);
+
+    List<VolumeMount> mounts = new ArrayList<>(fromTemplate.getVolumeMounts());
+    if (spec.checkpoint != null) {
+      mounts.add(new VolumeMountBuilder().withName(CHECKPOINT_VOLUME).withMountPath(spec.checkpoint.path).build());
+    }
+    return new ContainerBuilder(fromTemplate)
+        .withEnv(new ArrayList<>(env.values()))
+        .withResources(resources)
+        .withVolumeMounts(mounts)
+        .build();
+  }
+
+  private static Container sidecar(TrainingJob job, Seat seat, OperatorSettings settings) {
+    String name = job.getMetadata().getName();
+    String namespace = job.getMetadata().getNamespace();
+    return new ContainerBuilder()
+        .withName(SIDECAR)
+        .withImage(settings.sidecarImage())
+        .withArgs("sidecar")
+        .withRestartPolicy("Always") // a native sidecar: starts before the trainer, stops after it
+        .addNewPort().withName("trainer-api").withContainerPort(settings.sidecarPort()).endPort()
+        .withEnv(
+            env("BALLAST_ROLE", "sidecar"),
+            env("BALLAST_JOB", name),
+            env("BALLAST_NAMESPACE", namespace),
+            env("BALLAST_POD_INDEX", Integer.toString(seat.index())),
+            env("BALLAST_GPUS_PER_WORKER", Integer.toString(job.getSpec().gpusPerWorker)),
+            env("BALLAST_SIDECAR_PORT", Integer.toString(settings.sidecarPort())),
+            env("BALLAST_BALANCER_ADDRESS",
+                Names.balancer(name) + "." + namespace + ".svc:" + settings.balancerGrpcPort()),
+            new EnvVarBuilder().withName("BALLAST_POD_NAME")
+                .withNewValueFrom().withNewFieldRef().withFieldPath("metadata.name").endFieldRef().endValueFrom()
+                .build(),
+            new EnvVarBuilder().withName("BALLAST_POD_IP")
+                .withNewValueFrom().withNewFieldRef().withFieldPath("status.podIP").endFieldRef().endValueFrom()
+                .build(),
+            new EnvVarBuilder().withName("BALLAST_TOKEN")
+                .withNewValueFrom().withNewSecretKeyRef()
+                .withName(Names.sidecarSecret(name)).withKey(SidecarSecret.TOKEN_KEY)
+                .endSecretKeyRef().endValueFrom()
+                .build())
+        .withNewStartupProbe()
+        .withNewHttpGet().withPath("/healthz").withNewPort(settings.sidecarPort()).endHttpGet()
+        .withPeriodSeconds(2).withFailureThreshold(30)
+        .endStartupProbe()
+        .withNewResources()
+        .addToRequests("cpu", new Quantity("100m")).addToRequests("memory", new Quantity("256Mi"))
+        .addToLimits("memory", new Quantity("512Mi"))
+        .endResources()
+        .build();
+  }
+
+  /** Adds "this node only" to every required node-selector term (terms are ORed, so each must carry it). */
+  private static Affinity pinToNode(Affinity userAffinity, String node) {
+    Affinity affinity = userAffinity == null ? new Affinity() : userAffinity;
+    NodeAffinity nodeAffinity = affinity.getNodeAffinity() == null ? new NodeAffinity() : affinity.getNodeAffinity();
+    NodeSelector required = nodeAffinity.getRequiredDuringSchedulingIgnoredDuringExecution();
+    List<NodeSelectorTerm> terms = required == null || required.getNodeSelectorTerms().isEmpty()
+        ? List.of(new NodeSelectorTerm())
+        : required.getNodeSelectorTerms();
+    var pin = new NodeSelectorRequirement("metadata.name", "In", List.of(node));
+    List<NodeSelectorTerm> pinned = new ArrayList<>();
+    for (NodeSelectorTerm term : terms) {
+      List<NodeSelectorRequirement> fields = new ArrayList<>(term.getMatchFields());
+      fields.add(pin);
+      pinned.add(new NodeSelectorTerm(term.getMatchExpressions(), fields));
+    }
+    nodeAffinity.setRequiredDuringSchedulingIgnoredDuringExecution(new NodeSelector(pinned));
+    affinity.setNodeAffinity(nodeAffinity);
+    return affinity;
+  }
+
+  private static void put(Map<String, EnvVar> env, String name, String value) {
+    env.put(name, env(name, value));
+  }
+
+  private static EnvVar env(String name, String value) {
+    return new EnvVarBuilder().withName(name).withValue(value).build();
+  }
+}

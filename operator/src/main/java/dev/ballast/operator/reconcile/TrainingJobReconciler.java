@@ -1,0 +1,277 @@
+package dev.ballast.operator.reconcile;
+
+import dev.ballast.operator.admission.GangAdmission;
+import dev.ballast.operator.api.BalancerSpec;
+import dev.ballast.operator.api.TrainingJob;
+import dev.ballast.operator.api.TrainingJobStatus;
+import dev.ballast.operator.config.OperatorConfig;
+import dev.ballast.operator.config.OperatorSettings;
+import dev.ballast.operator.desired.BalancerResources;
+import dev.ballast.operator.desired.HeadlessService;
+import dev.ballast.operator.desired.Labels;
+import dev.ballast.operator.desired.Names;
+import dev.ballast.operator.desired.SidecarSecret;
+import dev.ballast.operator.desired.WorkerPods;
+import dev.ballast.operator.desired.WorldConfigMap;
+import dev.ballast.operator.events.JobEvents;
+import dev.ballast.operator.status.StatusAggregator;
+import dev.ballast.operator.validate.SpecValidator;
+import dev.ballast.operator.world.Seat;
+import dev.ballast.operator.world.World;
+import dev.ballast.operator.world.WorldLifecycle;
+import dev.ballast.operator.world.WorldStep;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceAccount;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
+import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
+import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import io.quarkiverse.operatorsdk.annotations.RBACRule;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import org.jboss.logging.Logger;
+
+/**
+ * Reconciles one TrainingJob: observe (pods and children from informer caches) → validate →
+ * decide the world's next step ({@link WorldLifecycle}, pure) → act (admission, gates, children) →
+ * aggregate status ({@link StatusAggregator}, pure) and write it only if it changed.
+ */
+@ControllerConfiguration(name = TrainingJobReconciler.NAME)
+@RBACRule(apiGroups = "", resources = {"pods", "services", "configmaps", "secrets", "serviceaccounts"},
+    verbs = {"get", "list", "watch", "create", "update", "patch", "delete"})
+@RBACRule(apiGroups = "", resources = "nodes", verbs = {"get", "list", "watch"})
+@RBACRule(apiGroups = "", resources = "events", verbs = {"create", "patch"})
+@RBACRule(apiGroups = "apps", resources = "deployments",
+    verbs = {"get", "list", "watch", "create", "update", "patch", "delete"})
+@RBACRule(apiGroups = "rbac.authorization.k8s.io", resources = "rolebindings",
+    verbs = {"get", "list", "watch", "create", "update", "patch", "delete"})
+@RBACRule(apiGroups = "rbac.authorization.k8s.io", resources = "clusterroles", verbs = "bind",
+    resourceNames = Names.BALANCER_CLUSTER_ROLE)
+public class TrainingJobReconciler implements Reconciler<TrainingJob> {
+  public static final String NAME = "ballast-operator";
+  private static final Logger LOG = Logger.getLogger(TrainingJobReconciler.class);
+  private static final String CHILD_SELECTOR = Labels.JOB;
+
+  private final KubernetesClient client;
+  private final OperatorSettings settings;
+  private final int pendingRetrySeconds;
+  private final GangAdmission admission;
+  private final JobEvents events;
+  private final ChildApplier children;
+
+  @Inject
+  public TrainingJobReconciler(KubernetesClient client, OperatorConfig config) {
+    this.client = client;
+    this.settings = config.settings();
+    this.pendingRetrySeconds = config.pendingRetrySeconds();
+    this.admission = new GangAdmission(client, settings);
+    this.events = new JobEvents(client);
+    this.children = new ChildApplier(client);
+  }
+
+  @Override
+  public List<EventSource<?, TrainingJob>> prepareEventSources(EventSourceContext<TrainingJob> context) {
+    List<EventSource<?, TrainingJob>> sources = new ArrayList<>();
+    for (Class<? extends HasMetadata> type : List.of(Pod.class, Service.class, ConfigMap.class, Secret.class,
+        Deployment.class, ServiceAccount.class, RoleBinding.class)) {
+      sources.add(informer(type, context));
+    }
+    return sources;
+  }
+
+  private static <R extends HasMetadata> InformerEventSource<R, TrainingJob> informer(Class<R> type,
+      EventSourceContext<TrainingJob> context) {
+    var config = InformerEventSourceConfiguration.from(type, TrainingJob.class)
+        .withName(type.getSimpleName().toLowerCase())
+        .withLabelSelector(CHILD_SELECTOR)
+        .build();
+    return new InformerEventSource<>(config, context);
+  }
+
+  @Override
+  public UpdateControl<TrainingJob> reconcile(TrainingJob job, Context<TrainingJob> ctx) {
+    Instant now = Instant.now();
+    List<String> problems = SpecValidator.validate(job.getSpec());
+    if (!problems.isEmpty()) {
+      TrainingJobStatus next = StatusAggregator.aggregate(job, new WorldStep.Ended(), null, problems, now);
+      if (changed(job, next)) events.warning(job, "InvalidSpec", String.join("; ", problems));
+      return writeStatus(job, next, null);
+    }
+
+    List<Pod> workers = ctx.getSecondaryResourcesAsStream(Pod.class)
+        .filter(p -> Labels.ROLE_WORKER.equals(p.getMetadata().getLabels().get(Labels.ROLE)))
+        .toList();
+    WorldStep step = WorldLifecycle.decide(job, workers, now);
+    GangAdmission.Result admitted = act(job, step, now);
+
+    World committed = step instanceof WorldStep.Commit c ? c.world() : null;
+    applyChildren(job, ctx, step, committed);
+
+    TrainingJobStatus next = StatusAggregator.aggregate(job, step, admitted, List.of(), now);
+    return writeStatus(job, next, requeueAfter(job, step, next, now));
+  }
+
+  /** Carries out the decided step. Returns the admission outcome for {@link WorldStep.Place}. */
+  private GangAdmission.Result act(TrainingJob job, WorldStep step, Instant now) {
+    if (step instanceof WorldStep.Place place) {
+      GangAdmission.Result result = admission.admit(job, place.generation());
+      if (result instanceof GangAdmission.Result.Admitted a) {
+        events.normal(job, "Placed", "Placed " + a.world().size() + " workers for world " + a.world().generation()
+            + ": " + describe(a.world()));
+      } else if (result instanceof GangAdmission.Result.Unschedulable u && !sameAdmissionMessage(job, u.message())) {
+        events.warning(job, "InsufficientGPUs", "Cannot admit the job yet: " + u.message());
+      }
+      return result;
+    }
+    if (step instanceof WorldStep.Release r) {
+      String releasedAt = now.toString();
+      for (Pod pod : r.gated()) {
+        client.pods().inNamespace(pod.getMetadata().getNamespace()).withName(pod.getMetadata().getName())
+            .edit(p -> {
+              p.getSpec().setSchedulingGates(p.getSpec().getSchedulingGates().stream()
+                  .filter(g -> !Labels.ADMISSION_GATE.equals(g.getName())).toList());
+              p.getMetadata().getAnnotations().put(Labels.RELEASED_AT, releasedAt);
+              return p;
+            });
+      }
+      events.normal(job, "Released", "Released all " + r.world().size() + " workers of world "
+          + r.world().generation() + " to the scheduler together");
+    } else if (step instanceof WorldStep.RollBack rb) {
+      events.warning(job, rb.reason(), "Rolled back world: " + rb.message());
+      delete(rb.pods());
+    } else if (step instanceof WorldStep.Commit c) {
+      events.normal(job, "WorldCommitted", "World " + c.world().generation() + " is admitted: all "
+          + c.world().size() + " workers are bound (" + describe(c.world()) + ")");
+    } else if (step instanceof WorldStep.Recreate rc) {
+      events.warning(job, "WorkersRecreated", "Recreating " + rc.missing().size() + " deleted worker pods on their"
+          + " reserved nodes: " + rc.missing().stream().map(s -> Names.workerPod(job.getMetadata().getName(),
+              s.index())).toList());
+      for (Seat seat : rc.missing()) {
+        children.create(job, WorkerPods.build(job, rc.world(), seat, false, settings));
+      }
+    } else if (step instanceof WorldStep.Finish f) {
+      if (f.succeeded()) {
+        events.normal(job, f.reason(), "Job succeeded: " + f.message());
+      } else {
+        events.warning(job, f.reason(), "Job failed: " + f.message());
+      }
+      delete(f.toDelete());
+    } else if (step instanceof WorldStep.Suspend s) {
+      if (job.getStatus() == null || job.getStatus().phase != TrainingJobStatus.Phase.Suspended) {
+        events.normal(job, "Suspended", "Suspended: deleting " + s.toDelete().size() + " workers");
+      }
+      delete(s.toDelete());
+    } else if (step instanceof WorldStep.Ended) {
+      expireIfDue(job, now);
+    }
+    return null;
+  }
+
+  private void applyChildren(TrainingJob job, Context<TrainingJob> ctx, WorldStep step, World justCommitted) {
+    boolean ended = step instanceof WorldStep.Ended || step instanceof WorldStep.Finish;
+    children.apply(job, ctx, HeadlessService.build(job, settings.masterPort()));
+    World world = justCommitted != null ? justCommitted
+        : job.getStatus() != null && job.getStatus().world != null ? WorldLifecycle.committedWorld(job) : null;
+    children.apply(job, ctx, WorldConfigMap.build(job, world));
+    boolean wantBalancer = !ended && job.getSpec().balancer.mode != BalancerSpec.Mode.OFF;
+    if (wantBalancer) {
+      String token = ChildApplier.find(ctx, Secret.class, Names.sidecarSecret(job.getMetadata().getName()))
+          .map(s -> s.getData() == null ? null : s.getData().get(SidecarSecret.TOKEN_KEY))
+          .map(b64 -> new String(java.util.Base64.getDecoder().decode(b64), java.nio.charset.StandardCharsets.UTF_8))
+          .orElse(null);
+      children.ensure(job, ctx, SidecarSecret.build(job, token));
+      for (HasMetadata resource : BalancerResources.build(job, settings)) children.apply(job, ctx, resource);
+    } else {
+      ChildApplier.find(ctx, Deployment.class, Names.balancer(job.getMetadata().getName()))
+          .ifPresent(d -> client.resource(d).delete());
+    }
+  }
+
+  private void expireIfDue(TrainingJob job, Instant now) {
+    Integer ttl = job.getSpec().ttlSecondsAfterFinished;
+    String completed = job.getStatus() == null ? null : job.getStatus().completionTime;
+    if (ttl == null || completed == null) return;
+    if (!now.isBefore(Instant.parse(completed).plusSeconds(ttl))) {
+      events.normal(job, "Expired", "Deleting the job " + ttl + "s after it finished (ttlSecondsAfterFinished)");
+      client.resource(job).delete();
+    }
+  }
+
+  private Duration requeueAfter(TrainingJob job, WorldStep step, TrainingJobStatus next, Instant now) {
+    if (step instanceof WorldStep.Place) return Duration.ofSeconds(pendingRetrySeconds);
+    if (step instanceof WorldStep.RollBack) return Duration.ofSeconds(pendingRetrySeconds);
+    if (step instanceof WorldStep.AwaitBinding a) {
+      return Duration.between(now, a.deadline()).plusSeconds(1);
+    }
+    Integer ttl = job.getSpec().ttlSecondsAfterFinished;
+    if (ttl != null && next.completionTime != null) {
+      Duration left = Duration.between(now, Instant.parse(next.completionTime).plusSeconds(ttl));
+      return left.isNegative() ? Duration.ofSeconds(1) : left.plusSeconds(1);
+    }
+    return null;
+  }
+
+  /**
+   * Writes the operator's part of the status (server-side apply with the operator's field manager,
+   * from a fresh object so that status.balancer stays the balancer's), or nothing when unchanged.
+   */
+  private UpdateControl<TrainingJob> writeStatus(TrainingJob job, TrainingJobStatus next, Duration requeue) {
+    UpdateControl<TrainingJob> control;
+    if (changed(job, next)) {
+      TrainingJob patch = new TrainingJob();
+      patch.setMetadata(new ObjectMetaBuilder().withName(job.getMetadata().getName())
+          .withNamespace(job.getMetadata().getNamespace()).build());
+      patch.setStatus(next);
+      control = UpdateControl.patchStatus(patch);
+    } else {
+      control = UpdateControl.noUpdate();
+    }
+    return requeue == null ? control : control.rescheduleAfter(requeue);
+  }
+
+  /** Compares with the live status minus the balancer's part. */
+  static boolean changed(TrainingJob job, TrainingJobStatus next) {
+    if (job.getStatus() == null) return true;
+    TrainingJobStatus live = Serialization.clone(job.getStatus());
+    live.balancer = null;
+    Map<?, ?> a = Serialization.jsonMapper().convertValue(live, Map.class);
+    Map<?, ?> b = Serialization.jsonMapper().convertValue(next, Map.class);
+    return !Objects.equals(a, b);
+  }
+
+  private boolean sameAdmissionMessage(TrainingJob job, String message) {
+    return job.getStatus() != null && job.getStatus().conditions.stream()
+        .anyMatch(c -> "Admitted".equals(c.getType()) && message.equals(c.getMessage()));
+  }
+
+  private void delete(List<Pod> pods) {
+    for (Pod pod : pods) client.resource(pod).delete();
+  }
+
+  private static String describe(World world) {
+    StringBuilder sb = new StringBuilder();
+    for (Seat s : world.seats()) {
+      if (sb.length() > 0) sb.append(", ");
+      sb.append("rank ").append(s.nodeRank()).append("→").append(s.node());
+    }
+    return sb.toString();
+  }
+}

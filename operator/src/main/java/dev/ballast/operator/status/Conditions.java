@@ -1,0 +1,47 @@
+package dev.ballast.operator.status;
+
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.ConditionBuilder;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/** Condition types and the one rule for setting them: lastTransitionTime moves only when status flips. */
+public final class Conditions {
+  public static final String ADMITTED = "Admitted";
+  public static final String READY = "Ready";
+  public static final String SUCCEEDED = "Succeeded";
+  public static final String FAILED = "Failed";
+  public static final String SUSPENDED = "Suspended";
+
+  private Conditions() {}
+
+  /** Returns {@code previous} with {@code type} set; the list keeps a stable order (insertion). */
+  public static List<Condition> set(List<Condition> previous, String type, boolean status, String reason,
+      String message, long generation, String now) {
+    List<Condition> result = new ArrayList<>();
+    boolean found = false;
+    String value = status ? "True" : "False";
+    for (Condition c : previous) {
+      if (!type.equals(c.getType())) {
+        result.add(c);
+        continue;
+      }
+      found = true;
+      String transition = Objects.equals(c.getStatus(), value) ? c.getLastTransitionTime() : now;
+      result.add(condition(type, value, reason, message, generation, transition));
+    }
+    if (!found) result.add(condition(type, value, reason, message, generation, now));
+    return result;
+  }
+
+  public static boolean isTrue(List<Condition> conditions, String type) {
+    return conditions.stream().anyMatch(c -> type.equals(c.getType()) && "True".equals(c.getStatus()));
+  }
+
+  private static Condition condition(String type, String status, String reason, String message, long generation,
+      String transition) {
+    return new ConditionBuilder().withType(type).withStatus(status).withReason(reason).withMessage(message)
+        .withObservedGeneration(generation).withLastTransitionTime(transition).build();
+  }
+}

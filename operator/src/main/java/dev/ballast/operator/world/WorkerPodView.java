@@ -1,0 +1,114 @@
+package dev.ballast.operator.world;
+
+import dev.ballast.operator.desired.Labels;
+import io.fabric8.kubernetes.api.model.ContainerStatus;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodCondition;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Optional;
+
+/** Reads what the operator wrote on a worker pod, and what the cluster reports about it. */
+public record WorkerPodView(Pod pod) {
+
+  public String name() {
+    return pod.getMetadata().getName();
+  }
+
+  private Map<String, String> annotations() {
+    var a = pod.getMetadata().getAnnotations();
+    return a == null ? Map.of() : a;
+  }
+
+  public int index() {
+    return Integer.parseInt(pod.getMetadata().getLabels().get(Labels.INDEX));
+  }
+
+  public long generation() {
+    return Long.parseLong(annotations().getOrDefault(Labels.WORLD_GENERATION, "0"));
+  }
+
+  public int worldSize() {
+    return Integer.parseInt(annotations().getOrDefault(Labels.WORLD_SIZE, "0"));
+  }
+
+  public Seat seat() {
+    var a = annotations();
+    return new Seat(index(), Integer.parseInt(a.getOrDefault(Labels.NODE_RANK, "0")), a.get(Labels.ASSIGNED_NODE),
+        a.get(Labels.DOMAIN), a.get(Labels.RACK));
+  }
+
+  public boolean terminating() {
+    return pod.getMetadata().getDeletionTimestamp() != null;
+  }
+
+  public boolean gated() {
+    var gates = pod.getSpec().getSchedulingGates();
+    return gates != null && gates.stream().anyMatch(g -> Labels.ADMISSION_GATE.equals(g.getName()));
+  }
+
+  public boolean bound() {
+    return pod.getSpec().getNodeName() != null && !pod.getSpec().getNodeName().isEmpty();
+  }
+
+  public String phase() {
+    return pod.getStatus() == null || pod.getStatus().getPhase() == null ? "Pending" : pod.getStatus().getPhase();
+  }
+
+  public boolean running() {
+    return "Running".equals(phase());
+  }
+
+  public boolean succeeded() {
+    return "Succeeded".equals(phase());
+  }
+
+  public boolean failed() {
+    return "Failed".equals(phase());
+  }
+
+  public boolean finished() {
+    return succeeded() || failed();
+  }
+
+  public Optional<Instant> releasedAt() {
+    return Optional.ofNullable(annotations().get(Labels.RELEASED_AT)).map(Instant::parse);
+  }
+
+  /** What the scheduler last said about this pod, if it could not bind it. */
+  public Optional<String> schedulingMessage() {
+    if (pod.getStatus() == null) return Optional.empty();
+    return pod.getStatus().getConditions().stream()
+        .filter(c -> "PodScheduled".equals(c.getType()) && "False".equals(c.getStatus()))
+        .map(PodCondition::getMessage)
+        .filter(m -> m != null && !m.isBlank())
+        .findFirst();
+  }
+
+  /** A person-readable account of why a failed pod failed: the trainer's exit code and reason. */
+  public String failureDescription() {
+    StringBuilder sb = new StringBuilder("worker ").append(name());
+    if (pod.getSpec().getNodeName() != null) sb.append(" on node ").append(pod.getSpec().getNodeName());
+    Optional<ContainerStatus> failed = pod.getStatus() == null ? Optional.empty()
+        : pod.getStatus().getContainerStatuses().stream()
+            .filter(cs -> cs.getState() != null && cs.getState().getTerminated() != null
+                && cs.getState().getTerminated().getExitCode() != null
+                && cs.getState().getTerminated().getExitCode() != 0)
+            .findFirst();
+    if (failed.isPresent()) {
+      var t = failed.get().getState().getTerminated();
+      sb.append(": container ").append(failed.get().getName()).append(" exited with code ").append(t.getExitCode());
+      if (t.getReason() != null) sb.append(" (").append(t.getReason()).append(')');
+      if (t.getMessage() != null && !t.getMessage().isBlank()) sb.append(": ").append(t.getMessage().strip());
+    } else {
+      sb.append(" failed");
+      if (pod.getStatus() != null && pod.getStatus().getReason() != null) {
+        sb.append(" (").append(pod.getStatus().getReason()).append(')');
+      }
+      if (pod.getStatus() != null && pod.getStatus().getMessage() != null) {
+        sb.append(": ").append(pod.getStatus().getMessage());
+      }
+    }
+    return sb.toString();
+  }
+}
