@@ -15,6 +15,7 @@ import dev.ballast.operator.desired.WorkerPods;
 import dev.ballast.operator.desired.WorldConfigMap;
 import dev.ballast.operator.events.JobEvents;
 import dev.ballast.operator.status.StatusAggregator;
+import dev.ballast.operator.status.StatusChange;
 import dev.ballast.operator.validate.SpecValidator;
 import dev.ballast.operator.world.Seat;
 import dev.ballast.operator.world.World;
@@ -30,7 +31,6 @@ import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.utils.Serialization;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
@@ -45,8 +45,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.Objects;
 import org.jboss.logging.Logger;
 
 /**
@@ -79,9 +77,13 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
 
   @Inject
   public TrainingJobReconciler(KubernetesClient client, OperatorConfig config) {
+    this(client, config.settings(), config.pendingRetrySeconds());
+  }
+
+  public TrainingJobReconciler(KubernetesClient client, OperatorSettings settings, int pendingRetrySeconds) {
     this.client = client;
-    this.settings = config.settings();
-    this.pendingRetrySeconds = config.pendingRetrySeconds();
+    this.settings = settings;
+    this.pendingRetrySeconds = pendingRetrySeconds;
     this.admission = new GangAdmission(client, settings);
     this.events = new JobEvents(client);
     this.children = new ChildApplier(client);
@@ -112,7 +114,7 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
     List<String> problems = SpecValidator.validate(job.getSpec());
     if (!problems.isEmpty()) {
       TrainingJobStatus next = StatusAggregator.aggregate(job, new WorldStep.Ended(), null, problems, now);
-      if (changed(job, next)) events.warning(job, "InvalidSpec", String.join("; ", problems));
+      if (StatusChange.changed(job, next)) events.warning(job, "InvalidSpec", String.join("; ", problems));
       return writeStatus(job, next, null);
     }
 
@@ -218,6 +220,7 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
   private Duration requeueAfter(TrainingJob job, WorldStep step, TrainingJobStatus next, Instant now) {
     if (step instanceof WorldStep.Place) return Duration.ofSeconds(pendingRetrySeconds);
     if (step instanceof WorldStep.RollBack) return Duration.ofSeconds(pendingRetrySeconds);
+    if (step instanceof WorldStep.Draining) return Duration.ofSeconds(2);
     if (step instanceof WorldStep.AwaitBinding a) {
       return Duration.between(now, a.deadline()).plusSeconds(1);
     }
@@ -235,7 +238,7 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
    */
   private UpdateControl<TrainingJob> writeStatus(TrainingJob job, TrainingJobStatus next, Duration requeue) {
     UpdateControl<TrainingJob> control;
-    if (changed(job, next)) {
+    if (StatusChange.changed(job, next)) {
       TrainingJob patch = new TrainingJob();
       patch.setMetadata(new ObjectMetaBuilder().withName(job.getMetadata().getName())
           .withNamespace(job.getMetadata().getNamespace()).build());
@@ -245,16 +248,6 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
       control = UpdateControl.noUpdate();
     }
     return requeue == null ? control : control.rescheduleAfter(requeue);
-  }
-
-  /** Compares with the live status minus the balancer's part. */
-  static boolean changed(TrainingJob job, TrainingJobStatus next) {
-    if (job.getStatus() == null) return true;
-    TrainingJobStatus live = Serialization.clone(job.getStatus());
-    live.balancer = null;
-    Map<?, ?> a = Serialization.jsonMapper().convertValue(live, Map.class);
-    Map<?, ?> b = Serialization.jsonMapper().convertValue(next, Map.class);
-    return !Objects.equals(a, b);
   }
 
   private boolean sameAdmissionMessage(TrainingJob job, String message) {

@@ -48,7 +48,7 @@ public final class StatusAggregator {
       return s;
     }
 
-    // WorldStep.Ended leaves the status as it was.
+    // WorldStep.Ended and WorldStep.Draining leave the status as it was.
     if (step instanceof WorldStep.Suspend) {
       s.phase = Phase.Suspended;
       s.readyWorkers = 0;

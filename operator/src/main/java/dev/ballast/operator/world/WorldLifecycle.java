@@ -36,7 +36,10 @@ public final class WorldLifecycle {
     }
 
     long committedGeneration = committedGeneration(job);
-    if (pods.isEmpty()) return new WorldStep.Place(committedGeneration + 1);
+    if (pods.isEmpty()) {
+      long terminating = workerPods.stream().filter(p -> new WorkerPodView(p).terminating()).count();
+      return terminating > 0 ? new WorldStep.Draining((int) terminating) : new WorldStep.Place(committedGeneration + 1);
+    }
 
     Set<Long> generations = pods.stream().map(WorkerPodView::generation).collect(Collectors.toSet());
     if (generations.size() > 1) {

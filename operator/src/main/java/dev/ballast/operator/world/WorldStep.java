@@ -10,6 +10,9 @@ public sealed interface WorldStep {
   /** No workers exist: choose nodes for a new world of this generation (gang admission). */
   record Place(long generation) implements WorldStep {}
 
+  /** Old workers are still terminating; their names and GPUs are not free yet. */
+  record Draining(int terminating) implements WorldStep {}
+
   /** Every pod of the new world exists and is gated: remove all gates together. */
   record Release(World world, List<Pod> gated) implements WorldStep {}
 

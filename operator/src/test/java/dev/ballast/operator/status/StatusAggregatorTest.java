@@ -1,0 +1,110 @@
+package dev.ballast.operator.status;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ballast.operator.TestJobs;
+import dev.ballast.operator.admission.GangAdmission;
+import dev.ballast.operator.api.BalancerStatus;
+import dev.ballast.operator.api.TrainingJob;
+import dev.ballast.operator.api.TrainingJobStatus.Phase;
+
+import dev.ballast.operator.world.Seat;
+import dev.ballast.operator.world.World;
+import dev.ballast.operator.world.WorldStep;
+import io.fabric8.kubernetes.api.model.Condition;
+import java.time.Instant;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class StatusAggregatorTest {
+  static final Instant T0 = Instant.parse("2026-12-02T12:00:00Z");
+  final TrainingJob job = TestJobs.job("olmoe", 2, 4, 8);
+  final World world = new World(1, List.of(new Seat(0, 0, "n0", "d0", "r0"), new Seat(1, 1, "n1", "d0", "r1")));
+
+  static Condition condition(List<Condition> conditions, String type) {
+    return conditions.stream().filter(c -> c.getType().equals(type)).findFirst().orElseThrow();
+  }
+
+  @Test
+  void unschedulableJobIsPendingWithTheReasonInNumbers() {
+    var s = StatusAggregator.aggregate(job, new WorldStep.Place(1),
+        new GangAdmission.Result.Unschedulable("needs 2 workers × 8 GPUs; only 1 node has 8 free GPUs"), List.of(), T0);
+    assertThat(s.phase).isEqualTo(Phase.Pending);
+    assertThat(s.observedGeneration).isEqualTo(1L);
+    Condition admitted = condition(s.conditions, Conditions.ADMITTED);
+    assertThat(admitted.getStatus()).isEqualTo("False");
+    assertThat(admitted.getReason()).isEqualTo("InsufficientGPUs");
+    assertThat(admitted.getMessage()).contains("only 1 node has 8 free GPUs");
+    assertThat(admitted.getObservedGeneration()).isEqualTo(1L);
+  }
+
+  @Test
+  void commitRecordsTheWorldThenRunningWhenAllWorkersRun() {
+    var committed = StatusAggregator.aggregate(job, new WorldStep.Commit(world), null, List.of(), T0);
+    assertThat(committed.world.generation).isEqualTo(1L);
+    assertThat(committed.world.gpus).isEqualTo(16);
+    assertThat(committed.world.nodes).extracting(n -> n.pod + "@" + n.node + "/" + n.rack)
+        .containsExactly("olmoe-worker-0@n0/r0", "olmoe-worker-1@n1/r1");
+    assertThat(condition(committed.conditions, Conditions.ADMITTED).getStatus()).isEqualTo("True");
+
+    job.setStatus(committed);
+    var partly = StatusAggregator.aggregate(job, new WorldStep.Run(world, 1), null, List.of(), T0.plusSeconds(5));
+    assertThat(partly.phase).isEqualTo(Phase.Admitted);
+    assertThat(partly.readyWorkers).isEqualTo(1);
+    assertThat(partly.desiredWorkers).isEqualTo(2);
+
+    job.setStatus(partly);
+    var running = StatusAggregator.aggregate(job, new WorldStep.Run(world, 2), null, List.of(), T0.plusSeconds(9));
+    assertThat(running.phase).isEqualTo(Phase.Running);
+    assertThat(running.startTime).isEqualTo(T0.plusSeconds(9).toString());
+    assertThat(condition(running.conditions, Conditions.READY).getStatus()).isEqualTo("True");
+    // Admitted stayed True since the commit: its transition time did not move
+    assertThat(condition(running.conditions, Conditions.ADMITTED).getLastTransitionTime()).isEqualTo(T0.toString());
+  }
+
+  @Test
+  void aRepeatedStepProducesAnUnchangedStatusSoNothingIsWritten() {
+    job.setStatus(StatusAggregator.aggregate(job, new WorldStep.Run(world, 2), null, List.of(), T0));
+    var again = StatusAggregator.aggregate(job, new WorldStep.Run(world, 2), null, List.of(), T0.plusSeconds(60));
+    assertThat(StatusChange.changed(job, again)).isFalse();
+  }
+
+  @Test
+  void theBalancersPartIsNeitherProducedNorComparedAgainst() {
+    job.setStatus(StatusAggregator.aggregate(job, new WorldStep.Run(world, 2), null, List.of(), T0));
+    job.getStatus().balancer = new BalancerStatus();
+    job.getStatus().balancer.planVersion = "1.7";
+    var next = StatusAggregator.aggregate(job, new WorldStep.Run(world, 2), null, List.of(), T0);
+    assertThat(next.balancer).isNull();
+    assertThat(StatusChange.changed(job, next)).isFalse();
+  }
+
+  @Test
+  void failureIsTerminalWithItsCause() {
+    var s = StatusAggregator.aggregate(job,
+        new WorldStep.Finish(false, "WorkerFailed", "worker olmoe-worker-1: exited with code 3", List.of()), null,
+        List.of(), T0);
+    assertThat(s.phase).isEqualTo(Phase.Failed);
+    assertThat(s.completionTime).isEqualTo(T0.toString());
+    assertThat(condition(s.conditions, Conditions.FAILED).getMessage()).contains("exited with code 3");
+  }
+
+  @Test
+  void specProblemsAreReportedWithoutTouchingTheWorld() {
+    var s = StatusAggregator.aggregate(job, new WorldStep.Ended(), null, List.of("needs a container named trainer"), T0);
+    Condition ready = condition(s.conditions, Conditions.READY);
+    assertThat(ready.getReason()).isEqualTo("InvalidSpec");
+    assertThat(ready.getMessage()).isEqualTo("needs a container named trainer");
+  }
+
+  @Test
+  void suspendAndResume() {
+    job.setStatus(StatusAggregator.aggregate(job, new WorldStep.Suspend(List.of()), null, List.of(), T0));
+    assertThat(job.getStatus().phase).isEqualTo(Phase.Suspended);
+    assertThat(condition(job.getStatus().conditions, Conditions.SUSPENDED).getStatus()).isEqualTo("True");
+    var resumed = StatusAggregator.aggregate(job, new WorldStep.Place(1),
+        new GangAdmission.Result.Admitted(world), List.of(), T0.plusSeconds(1));
+    assertThat(resumed.phase).isEqualTo(Phase.Admitted);
+    assertThat(condition(resumed.conditions, Conditions.SUSPENDED).getStatus()).isEqualTo("False");
+  }
+}
