@@ -1,0 +1,235 @@
+package dev.ballast.planner.cost;
+
+import dev.ballast.planner.model.GroupTopology;
+import dev.ballast.planner.model.Hardware;
+import dev.ballast.planner.model.LayerPlacement;
+import dev.ballast.planner.model.LinkClass;
+import dev.ballast.planner.model.Mode;
+import dev.ballast.planner.model.MoeShape;
+import dev.ballast.planner.model.StaticLayout;
+import dev.ballast.planner.quota.QuotaResult;
+
+/**
+ * The one cost model of docs/cost-model.md, used by the ballast planner, the bench and the reference trainer.
+ * Per layer and step: busiest GPU's expert compute (forward + backward = 3 × forward) + 4 all-to-alls (each as long as
+ * the busiest GPU's slowest link) + the part of parameter traffic (replica refresh and gradient return, or FSSDP
+ * gathers and reduce-scatters) that does not fit under that layer's compute.
+ * Instances keep scratch buffers: use one per thread.
+ */
+public final class CostModel {
+    /** Forward + backward ≈ 3 × forward FLOPs (backward computes input and weight gradients). */
+    public static final double FWD_BWD_FACTOR = 3.0;
+    /** Dispatch and combine in forward, their gradients in backward. */
+    public static final int ALL_TO_ALLS_PER_LAYER = 4;
+
+    private final MoeShape shape;
+    private final Mode mode;
+    private double[] send = new double[0];
+    private double[] recv = new double[0];
+
+    public CostModel(MoeShape shape, Mode mode) {
+        this.shape = shape;
+        this.mode = mode;
+    }
+
+    public MoeShape shape() {
+        return shape;
+    }
+
+    public Mode mode() {
+        return mode;
+    }
+
+    /**
+     * Cost of running one step of one layer on placement {@code p} with the routing {@code r}.
+     * {@code adoptedFrom} is the placement in use before this step when the plan changes at this step (its new
+     * replicas cost one extra copy), or null.
+     */
+    public LayerCost layer(GroupTopology gt, LayerPlacement p, QuotaResult r, LayerPlacement adoptedFrom) {
+        int ep = gt.ep();
+        Hardware hw = gt.hardware();
+        reset(ep);
+        double tokenBytes = shape.tokenBytes();
+        double interTokens = 0;
+        for (int i = 0; i < r.flowCount(); i++) {
+            int s = r.flowSource(i);
+            int g = p.copyGpu(r.flowCopy(i));
+            int cls = gt.linkClass(s, g);
+            if (cls == 0) {
+                continue;
+            }
+            double b = r.flowTokens(i) * tokenBytes;
+            send[s * 4 + cls] += b;
+            recv[g * 4 + cls] += b;
+            if (cls >= LinkClass.NETWORK.ordinal()) {
+                interTokens += b;
+            }
+        }
+        double a2a = busiestLinkSeconds(ep, hw);
+        long maxTokens = 0;
+        long sum = 0;
+        for (int g = 0; g < ep; g++) {
+            maxTokens = Math.max(maxTokens, r.gpuLoad(g));
+            sum += r.gpuLoad(g);
+        }
+        double compute = computeSeconds(maxTokens, hw);
+
+        reset(ep);
+        double[] param = mode == Mode.REPLICATE ? replicaTraffic(gt, p, adoptedFrom) : fssdpTraffic(gt, p);
+        double paramSec = busiestLinkSeconds(ep, hw);
+        double exposed = Math.max(0, paramSec - compute);
+        return new LayerCost(compute, ALL_TO_ALLS_PER_LAYER * a2a, paramSec, exposed, maxTokens, (double) sum / ep,
+                ALL_TO_ALLS_PER_LAYER * interTokens, param[1], param[0], param[2], peakMemory(gt, p));
+    }
+
+    /**
+     * The force-balanced ideal (DESIGN §6, after UltraEP): every GPU computes the mean load, tokens travel as under
+     * uniform routing over the static layout, no parameter moves.
+     */
+    public LayerCost ideal(GroupTopology gt, long[] counts) {
+        int ep = gt.ep();
+        int experts = shape.experts();
+        Hardware hw = gt.hardware();
+        reset(ep);
+        double tokenBytes = shape.tokenBytes();
+        double interTokens = 0;
+        long all = 0;
+        for (int s = 0; s < ep; s++) {
+            long n = 0;
+            for (int e = 0; e < experts; e++) {
+                n += counts[s * experts + e];
+            }
+            all += n;
+            for (int g = 0; g < ep; g++) {
+                int cls = gt.linkClass(s, g);
+                if (cls == 0) {
+                    continue;
+                }
+                double b = n * tokenBytes * StaticLayout.homeCount(g, ep, experts) / experts;
+                send[s * 4 + cls] += b;
+                recv[g * 4 + cls] += b;
+                if (cls >= LinkClass.NETWORK.ordinal()) {
+                    interTokens += b;
+                }
+            }
+        }
+        double mean = (double) all / ep;
+        double compute = mean * FWD_BWD_FACTOR * shape.forwardFlopsPerAssignment() / hw.flopsPerSecond();
+        double a2a = busiestLinkSeconds(ep, hw);
+        return new LayerCost(compute, ALL_TO_ALLS_PER_LAYER * a2a, 0, 0, Math.round(mean), mean,
+                ALL_TO_ALLS_PER_LAYER * interTokens, 0, 0, 0, 0);
+    }
+
+    public double computeSeconds(long tokens, Hardware hw) {
+        return tokens * FWD_BWD_FACTOR * shape.forwardFlopsPerAssignment() / hw.flopsPerSecond();
+    }
+
+    /** Replica refresh (owner → replica) and gradient return (replica → owner) every step, plus one copy per new replica. */
+    private double[] replicaTraffic(GroupTopology gt, LayerPlacement p, LayerPlacement adoptedFrom) {
+        int ep = gt.ep();
+        int experts = p.experts();
+        double w = shape.weightBytesPerExpert();
+        double gb = shape.gradBytesPerExpert();
+        double total = 0;
+        double inter = 0;
+        double migration = 0;
+        for (int g = 0; g < ep; g++) {
+            for (int i = 0; i < p.expertCount(g); i++) {
+                int e = p.expertAt(g, i);
+                int h = StaticLayout.home(e, ep, experts);
+                if (h == g) {
+                    continue;
+                }
+                int cls = gt.linkClass(h, g);
+                double fresh = adoptedFrom != null && !adoptedFrom.holds(g, e) ? w : 0;
+                send[h * 4 + cls] += w + fresh;
+                recv[g * 4 + cls] += w + fresh;
+                send[g * 4 + cls] += gb;
+                recv[h * 4 + cls] += gb;
+                total += w + gb + fresh;
+                migration += fresh;
+                if (cls >= LinkClass.NETWORK.ordinal()) {
+                    inter += w + gb + fresh;
+                }
+            }
+        }
+        return new double[] {total, inter, migration};
+    }
+
+    /** Each GPU gathers every materialized expert from the even shards and reduce-scatters its gradient back. */
+    private double[] fssdpTraffic(GroupTopology gt, LayerPlacement p) {
+        int ep = gt.ep();
+        double w = (double) shape.weightBytesPerExpert() / ep;
+        double gb = (double) shape.gradBytesPerExpert() / ep;
+        double total = 0;
+        double inter = 0;
+        for (int g = 0; g < ep; g++) {
+            int m = p.expertCount(g);
+            if (m == 0) {
+                continue;
+            }
+            for (int o = 0; o < ep; o++) {
+                int cls = gt.linkClass(o, g);
+                if (cls == 0) {
+                    continue;
+                }
+                send[o * 4 + cls] += m * w;
+                recv[g * 4 + cls] += m * w;
+                send[g * 4 + cls] += m * gb;
+                recv[o * 4 + cls] += m * gb;
+                total += m * (w + gb);
+                if (cls >= LinkClass.NETWORK.ordinal()) {
+                    inter += m * (w + gb);
+                }
+            }
+        }
+        return new double[] {total, inter, 0};
+    }
+
+    /** Bytes one GPU holds for this layer's experts; the maximum over the group's GPUs. */
+    private double peakMemory(GroupTopology gt, LayerPlacement p) {
+        int ep = gt.ep();
+        int experts = p.experts();
+        double params = shape.paramsPerExpert();
+        double master = params * (shape.bytesPerParam() + shape.gradBytesPerParam() + shape.optimizerBytesPerParam());
+        double working = params * (shape.bytesPerParam() + shape.gradBytesPerParam());
+        double max = 0;
+        for (int g = 0; g < ep; g++) {
+            double bytes;
+            if (mode == Mode.REPLICATE) {
+                int nonHome = p.nonHomeCopies(g);
+                bytes = StaticLayout.homeCount(g, ep, experts) * master + nonHome * working;
+            } else {
+                bytes = (double) experts / ep * master + p.expertCount(g) * working;
+            }
+            max = Math.max(max, bytes);
+        }
+        return max;
+    }
+
+    private void reset(int ep) {
+        if (send.length != ep * 4) {
+            send = new double[ep * 4];
+            recv = new double[ep * 4];
+        } else {
+            java.util.Arrays.fill(send, 0);
+            java.util.Arrays.fill(recv, 0);
+        }
+    }
+
+    /** Max over GPUs and directions of: NVLink bytes / NVLink rate, NIC bytes (network + cross-rack) / NIC rate, cross-rack bytes / cross-rack rate. */
+    private double busiestLinkSeconds(int ep, Hardware hw) {
+        double nv = hw.bytesPerSecond(LinkClass.NVLINK);
+        double nic = hw.bytesPerSecond(LinkClass.NETWORK);
+        double xr = hw.bytesPerSecond(LinkClass.CROSS_RACK);
+        double worst = 0;
+        for (int g = 0; g < ep; g++) {
+            for (double[] dir : new double[][] {send, recv}) {
+                int b = g * 4;
+                double t = Math.max(dir[b + 1] / nv, Math.max((dir[b + 2] + dir[b + 3]) / nic, dir[b + 3] / xr));
+                worst = Math.max(worst, t);
+            }
+        }
+        return worst;
+    }
+}

@@ -1,0 +1,104 @@
+package dev.ballast.planner.model;
+
+/**
+ * One EP group seen from inside: EP-local GPU index → global GPU, node and rack, and the link class of every pair.
+ * Everything per-layer (quota rule, planners, cost model) works on EP-local indices through this.
+ */
+public final class GroupTopology {
+    private final int[] globalGpu;
+    private final int[] node;
+    private final int[] rack;
+    private final byte[] linkClass; // [a * ep + b]
+    private final int nodeCount;
+    private final int[] nodeIndex; // dense node id in [0, nodeCount), ordered by first appearance
+    private final Hardware hardware;
+
+    private GroupTopology(int[] globalGpu, int[] node, int[] rack, Hardware hardware) {
+        int ep = node.length;
+        this.globalGpu = globalGpu;
+        this.node = node;
+        this.rack = rack;
+        this.hardware = hardware;
+        this.linkClass = new byte[ep * ep];
+        for (int a = 0; a < ep; a++) {
+            for (int b = 0; b < ep; b++) {
+                LinkClass c = a == b ? LinkClass.SAME_GPU
+                        : node[a] == node[b] ? LinkClass.NVLINK
+                        : rack[a] == rack[b] ? LinkClass.NETWORK : LinkClass.CROSS_RACK;
+                linkClass[a * ep + b] = (byte) c.ordinal();
+            }
+        }
+        this.nodeIndex = new int[ep];
+        int n = 0;
+        for (int a = 0; a < ep; a++) {
+            int found = -1;
+            for (int b = 0; b < a; b++) {
+                if (node[b] == node[a]) {
+                    found = nodeIndex[b];
+                    break;
+                }
+            }
+            nodeIndex[a] = found >= 0 ? found : n++;
+        }
+        this.nodeCount = n;
+    }
+
+    /** The EP group of (stage, copy) in a world. */
+    public static GroupTopology of(Topology t, Parallelism par, int stage, int copy) {
+        int ep = par.ep();
+        int[] gg = new int[ep];
+        int[] nd = new int[ep];
+        int[] rk = new int[ep];
+        for (int i = 0; i < ep; i++) {
+            gg[i] = par.gpu(stage, copy, i);
+            nd[i] = t.node(gg[i]);
+            rk[i] = t.rack(gg[i]);
+        }
+        return new GroupTopology(gg, nd, rk, t.hardware());
+    }
+
+    /** A group given directly by each EP rank's node and rack (used by test vectors). */
+    public static GroupTopology ofPlaces(int[] node, int[] rack, Hardware hw) {
+        if (node.length != rack.length || node.length == 0) {
+            throw new IllegalArgumentException("node and rack arrays must be non-empty and of equal length");
+        }
+        int[] gg = new int[node.length];
+        for (int i = 0; i < gg.length; i++) {
+            gg[i] = i;
+        }
+        return new GroupTopology(gg, node.clone(), rack.clone(), hw);
+    }
+
+    public int ep() {
+        return node.length;
+    }
+
+    public int globalGpu(int local) {
+        return globalGpu[local];
+    }
+
+    public int node(int local) {
+        return node[local];
+    }
+
+    public int rack(int local) {
+        return rack[local];
+    }
+
+    /** Dense node number of an EP rank, in [0, nodeCount()). */
+    public int nodeIndex(int local) {
+        return nodeIndex[local];
+    }
+
+    public int nodeCount() {
+        return nodeCount;
+    }
+
+    public int linkClass(int a, int b) {
+        return linkClass[a * node.length + b];
+    }
+
+    public Hardware hardware() {
+        return hardware;
+    }
+}

@@ -1,0 +1,106 @@
+package dev.ballast.planner.model;
+
+import java.util.Arrays;
+
+/**
+ * A whole-model placement plan: for every MoE layer and every data-parallel copy of the layer's stage,
+ * the experts materialized on each GPU of that EP group. Token quotas are not part of the plan (see QuotaRule).
+ */
+public final class Plan {
+    private final PlanVersion version;
+    private final long earliestStep;
+    private final Mode mode;
+    private final String planner;
+    private final int experts;
+    private final Parallelism parallelism;
+    private final LayerPlacement[][] placements; // [layer][copy]
+
+    public Plan(PlanVersion version, long earliestStep, Mode mode, String planner, int experts, Parallelism parallelism,
+                LayerPlacement[][] placements) {
+        if (earliestStep < 0) {
+            throw new IllegalArgumentException("earliestStep must be >= 0");
+        }
+        if (placements.length == 0) {
+            throw new IllegalArgumentException("a plan needs at least one layer");
+        }
+        for (int l = 0; l < placements.length; l++) {
+            if (placements[l].length != parallelism.dp()) {
+                throw new IllegalArgumentException("layer " + l + ": " + placements[l].length + " groups, expected dp=" + parallelism.dp());
+            }
+            for (LayerPlacement p : placements[l]) {
+                if (p.gpus() != parallelism.ep() || p.experts() != experts) {
+                    throw new IllegalArgumentException("layer " + l + ": placement shape does not match ep/experts");
+                }
+            }
+        }
+        this.version = version;
+        this.earliestStep = earliestStep;
+        this.mode = mode;
+        this.planner = planner;
+        this.experts = experts;
+        this.parallelism = parallelism;
+        this.placements = new LayerPlacement[placements.length][];
+        for (int l = 0; l < placements.length; l++) {
+            this.placements[l] = placements[l].clone();
+        }
+    }
+
+    /** The static-layout plan: the floor and every world generation's starting point. */
+    public static Plan staticPlan(PlanVersion version, long earliestStep, Mode mode, int layers, int experts, Parallelism par) {
+        LayerPlacement s = LayerPlacement.staticLayout(par.ep(), experts);
+        LayerPlacement[][] p = new LayerPlacement[layers][par.dp()];
+        for (LayerPlacement[] row : p) {
+            Arrays.fill(row, s);
+        }
+        return new Plan(version, earliestStep, mode, "static", experts, par, p);
+    }
+
+    public PlanVersion version() {
+        return version;
+    }
+
+    public long earliestStep() {
+        return earliestStep;
+    }
+
+    public Mode mode() {
+        return mode;
+    }
+
+    public String planner() {
+        return planner;
+    }
+
+    public int experts() {
+        return experts;
+    }
+
+    public int layers() {
+        return placements.length;
+    }
+
+    public Parallelism parallelism() {
+        return parallelism;
+    }
+
+    public LayerPlacement placement(int layer, int copy) {
+        return placements[layer][copy];
+    }
+
+    /** Same placements under a new version and adoption step. */
+    public Plan withVersion(PlanVersion v, long step) {
+        return new Plan(v, step, mode, planner, experts, parallelism, placements);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof Plan p && p.version.equals(version) && p.earliestStep == earliestStep && p.mode == mode
+                && p.planner.equals(planner) && p.experts == experts && p.parallelism.equals(parallelism)
+                && Arrays.deepEquals(p.placements, placements);
+    }
+
+    @Override
+    public int hashCode() {
+        return Arrays.deepHashCode(placements) * 31 + version.hashCode();
+    }
+}

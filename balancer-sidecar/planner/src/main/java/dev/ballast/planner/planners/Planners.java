@@ -1,0 +1,24 @@
+package dev.ballast.planner.planners;
+
+import java.util.List;
+
+/** Planner lookup by the names used on the command line and in TrainingJob.spec.balancer.planner. */
+public final class Planners {
+    public static final List<String> NAMES = List.of("static", "eplb", "ballast", "ballast-scratch");
+
+    private Planners() {
+    }
+
+    public static Planner byName(String name) {
+        return switch (name) {
+            case "static" -> new StaticPlanner();
+            case "eplb" -> new EplbPlanner(EplbPlanner.Policy.AUTO, 1);
+            case "eplb-hierarchical" -> new EplbPlanner(EplbPlanner.Policy.HIERARCHICAL, 0);
+            case "eplb-global" -> new EplbPlanner(EplbPlanner.Policy.GLOBAL, 1);
+            case "ballast" -> new BallastPlanner(true);
+            case "ballast-scratch" -> new BallastPlanner(false);
+            default -> throw new IllegalArgumentException("unknown planner '" + name
+                    + "' (known: static, eplb, eplb-hierarchical, eplb-global, ballast, ballast-scratch)");
+        };
+    }
+}
