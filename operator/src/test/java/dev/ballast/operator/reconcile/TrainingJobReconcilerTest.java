@@ -1,0 +1,206 @@
+package dev.ballast.operator.reconcile;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.ballast.operator.TestJobs;
+import dev.ballast.operator.api.TrainingJob;
+import dev.ballast.operator.api.TrainingJobStatus.Phase;
+import dev.ballast.operator.config.OperatorSettings;
+import dev.ballast.operator.desired.Labels;
+import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodStatusBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.javaoperatorsdk.operator.Operator;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The reconcile loop against the fabric8 mock API server (CRUD mode). The test plays scheduler and
+ * kubelet by setting nodeName and pod phases. What only a real API server shows (CEL, defaulting,
+ * server-side apply, garbage collection, scheduling) is proven by the e2e suite.
+ */
+@EnableKubernetesMockClient(crud = true)
+class TrainingJobReconcilerTest {
+  static final String NS = "team-a";
+  KubernetesClient client;
+  Operator operator;
+
+  @BeforeEach
+  void startOperator() {
+    operator = new Operator(o -> o.withKubernetesClient(client).withCloseClientOnStop(false)
+        .withUseSSAToPatchPrimaryResource(false));
+    operator.register(new TrainingJobReconciler(client, OperatorSettings.defaults(), 1),
+        c -> c.settingNamespaces(NS));
+    operator.start();
+  }
+
+  @AfterEach
+  void stopOperator() {
+    operator.stop();
+  }
+
+  void gpuNodes(int count) {
+    for (int i = 0; i < count; i++) {
+      Node node = new NodeBuilder().withNewMetadata().withName("gpu-" + i)
+          .addToLabels("nvidia.com/gpu.clique", "nvl-" + (i / 2)).addToLabels("topology.kubernetes.io/rack", "rack-0")
+          .endMetadata()
+          .withNewStatus().addToAllocatable("nvidia.com/gpu", new Quantity("8"))
+          .addNewCondition().withType("Ready").withStatus("True").endCondition().endStatus()
+          .build();
+      client.resource(node).create();
+    }
+  }
+
+  TrainingJob create(String name, int min, int max) {
+    TrainingJob job = TestJobs.job(name, min, max, 8);
+    job.getMetadata().setUid(null);
+    job.getMetadata().setGeneration(null);
+    return client.resource(job).create();
+  }
+
+  TrainingJob job(String name) {
+    return client.resources(TrainingJob.class).inNamespace(NS).withName(name).get();
+  }
+
+  List<Pod> workers(String name) {
+    return client.pods().inNamespace(NS).withLabels(Labels.workerSelector(name)).list().getItems();
+  }
+
+  /** What kube-scheduler does once gates are gone: bind each pod to its required node. */
+  void schedule(String name) {
+    for (Pod p : workers(name)) {
+      assertThat(p.getSpec().getSchedulingGates()).as("gates are removed before binding").isEmpty();
+      client.pods().inNamespace(NS).withName(p.getMetadata().getName()).edit(x -> {
+        x.getSpec().setNodeName(x.getMetadata().getAnnotations().get(Labels.ASSIGNED_NODE));
+        return x;
+      });
+    }
+  }
+
+  /** What the kubelet reports. */
+  void setPhase(String pod, String phase, Integer exitCode) {
+    Pod p = client.pods().inNamespace(NS).withName(pod).get();
+    var status = new PodStatusBuilder().withPhase(phase);
+    if (exitCode != null) {
+      status.withContainerStatuses(new ContainerStatusBuilder().withName("trainer").withNewState()
+          .withNewTerminated().withExitCode(exitCode).withReason("Error").endTerminated().endState().build());
+    }
+    p.setStatus(status.build());
+    client.resource(p).updateStatus();
+  }
+
+  static final Duration WAIT = Duration.ofSeconds(20);
+
+  @Test
+  void aJobIsAdmittedAsAGangCommittedAndRuns() {
+    gpuNodes(4);
+    create("olmoe", 2, 4);
+
+    await().atMost(WAIT).untilAsserted(() -> {
+      List<Pod> pods = workers("olmoe");
+      assertThat(pods).hasSize(4);
+      assertThat(pods).allSatisfy(p -> {
+        assertThat(p.getSpec().getSchedulingGates()).isEmpty();
+        assertThat(p.getMetadata().getAnnotations()).containsKey(Labels.RELEASED_AT);
+      });
+    });
+    assertThat(job("olmoe").getStatus().phase).isEqualTo(Phase.Admitted);
+    assertThat(workers("olmoe")).extracting(p -> p.getMetadata().getAnnotations().get(Labels.ASSIGNED_NODE))
+        .containsExactlyInAnyOrder("gpu-0", "gpu-1", "gpu-2", "gpu-3");
+
+    schedule("olmoe");
+    await().atMost(WAIT).untilAsserted(() -> {
+      var status = job("olmoe").getStatus();
+      assertThat(status.world.generation).isEqualTo(1L);
+      assertThat(status.world.nodes).hasSize(4);
+      assertThat(status.conditions).anySatisfy(c -> {
+        assertThat(c.getType()).isEqualTo("Admitted");
+        assertThat(c.getStatus()).isEqualTo("True");
+      });
+    });
+
+    workers("olmoe").forEach(p -> setPhase(p.getMetadata().getName(), "Running", null));
+    await().atMost(WAIT).untilAsserted(() -> {
+      var status = job("olmoe").getStatus();
+      assertThat(status.phase).isEqualTo(Phase.Running);
+      assertThat(status.readyWorkers).isEqualTo(4);
+      assertThat(status.desiredWorkers).isEqualTo(4);
+    });
+
+    // the children exist: headless service, world config map, balancer and its identity, sidecar secret
+    assertThat(client.services().inNamespace(NS).withName("olmoe").get().getSpec().getClusterIP()).isEqualTo("None");
+    assertThat(client.configMaps().inNamespace(NS).withName("olmoe-world").get().getData().get("world.json"))
+        .contains("\"generation\":1").contains("olmoe-worker-3");
+    assertThat(client.apps().deployments().inNamespace(NS).withName("olmoe-balancer").get()).isNotNull();
+    assertThat(client.rbac().roleBindings().inNamespace(NS).withName("olmoe-balancer").get().getRoleRef().getName())
+        .isEqualTo("ballast-balancer");
+    assertThat(client.secrets().inNamespace(NS).withName("olmoe-sidecar-auth").get()).isNotNull();
+  }
+
+  @Test
+  void driftIsRepaired() {
+    gpuNodes(2);
+    create("drift", 2, 2);
+    await().atMost(WAIT).until(() -> workers("drift").size() == 2
+        && workers("drift").stream().allMatch(p -> p.getSpec().getSchedulingGates().isEmpty()));
+    schedule("drift");
+    await().atMost(WAIT).until(() -> job("drift").getStatus().world != null);
+
+    client.pods().inNamespace(NS).withName("drift-worker-1").delete();
+    client.services().inNamespace(NS).withName("drift").delete();
+    await().atMost(WAIT).untilAsserted(() -> {
+      Pod again = client.pods().inNamespace(NS).withName("drift-worker-1").get();
+      assertThat(again).isNotNull();
+      assertThat(again.getSpec().getSchedulingGates()).as("its node is reserved: no new admission").isEmpty();
+      assertThat(again.getMetadata().getAnnotations()).containsEntry(Labels.ASSIGNED_NODE, "gpu-1");
+      assertThat(client.services().inNamespace(NS).withName("drift").get()).isNotNull();
+    });
+  }
+
+  @Test
+  void aJobThatCannotFitStaysPendingAndSaysWhy() {
+    gpuNodes(1);
+    create("big", 2, 2);
+    await().atMost(WAIT).untilAsserted(() -> {
+      var status = job("big").getStatus();
+      assertThat(status).isNotNull();
+      assertThat(status.phase).isEqualTo(Phase.Pending);
+      assertThat(status.conditions).anySatisfy(c -> {
+        assertThat(c.getType()).isEqualTo("Admitted");
+        assertThat(c.getReason()).isEqualTo("InsufficientGPUs");
+        assertThat(c.getMessage()).contains("2").contains("8 GPUs");
+      });
+    });
+    assertThat(workers("big")).as("an unplaceable gang holds no GPUs").isEmpty();
+  }
+
+  @Test
+  void aFailedWorkerFailsTheJobAndStopsTheRest() {
+    gpuNodes(2);
+    create("crash", 2, 2);
+    await().atMost(WAIT).until(() -> workers("crash").size() == 2
+        && workers("crash").stream().allMatch(p -> p.getSpec().getSchedulingGates().isEmpty()));
+    schedule("crash");
+    await().atMost(WAIT).until(() -> job("crash").getStatus().world != null);
+    setPhase("crash-worker-0", "Running", null);
+    setPhase("crash-worker-1", "Failed", 3);
+    await().atMost(WAIT).untilAsserted(() -> {
+      var status = job("crash").getStatus();
+      assertThat(status.phase).isEqualTo(Phase.Failed);
+      assertThat(status.conditions).anySatisfy(c -> {
+        assertThat(c.getType()).isEqualTo("Failed");
+        assertThat(c.getMessage()).contains("crash-worker-1").contains("exited with code 3");
+      });
+      assertThat(client.pods().inNamespace(NS).withName("crash-worker-0").get()).isNull();
+    });
+  }
+}
