@@ -75,6 +75,13 @@ class DeterminismTest {
       Set<String> domainsUsed = new HashSet<>();
       placed.workers().forEach(w -> domainsUsed.add(domainKey(find(nodes, w.node()))));
       if (oneDomainFits) assertThat(domainsUsed).hasSize(1);
+
+      Map<String, Integer> byRack = new HashMap<>();
+      capacity.forEach((node, c) -> byRack.merge(rackKey(find(nodes, node)), c, Integer::sum));
+      boolean oneRackFits = byRack.values().stream().anyMatch(c -> c >= placed.workers().size());
+      Set<String> racksUsed = new HashSet<>();
+      placed.workers().forEach(w -> racksUsed.add(rackKey(find(nodes, w.node()))));
+      if (oneRackFits) assertThat(racksUsed).hasSize(1);
     }
     assertThat(placedCount).isGreaterThan(100);
   }
@@ -88,6 +95,11 @@ class DeterminismTest {
 
   private static String domainKey(GpuNode n) {
     return n.domain() == null ? "node:" + n.name() : n.rack() + "/" + n.domain();
+  }
+
+  /** Nodes without a rack label are grouped by their domain, or alone. */
+  private static String rackKey(GpuNode n) {
+    return n.rack() != null ? "rack:" + n.rack() : n.domain() != null ? "domain:" + n.domain() : "node:" + n.name();
   }
 
   private static GpuNode find(List<GpuNode> nodes, String name) {
