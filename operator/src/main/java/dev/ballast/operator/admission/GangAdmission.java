@@ -44,18 +44,23 @@ public class GangAdmission {
   public synchronized Result admit(TrainingJob job, long generation) {
     TrainingJobSpec spec = job.getSpec();
     var capacity = ClusterCapacity.of(client.nodes().list().getItems(),
-        client.pods().inAnyNamespace().list().getItems(), spec.topology);
-    var request = new GangRequest(spec.workers.min, spec.workers.max, spec.gpusPerWorker, tolerations(spec));
-    Placement placement = GangPlacer.place(capacity.nodes(), capacity.usedGpus(), request);
+        client.pods().inAnyNamespace().list().getItems(), spec.topology, nodeSelector(spec));
+    List<Toleration> tolerations = tolerations(spec);
+    Placement placement = GangPlacer.place(capacity.nodes(), capacity.usedGpus(),
+        new GangRequest(spec.workers.min, spec.workers.max, spec.gpusPerWorker, tolerations));
     if (placement instanceof Placement.Unplaceable u) return new Result.Unschedulable(u.reason());
 
-    List<WorkerSlot> slots = ((Placement.Placed) placement).workers();
-    int size = WorldSizes.largestValid(slots.size(), spec);
-    if (size < spec.workers.min) {
-      return new Result.Unschedulable(WorldSizes.explain(slots.size(), spec));
+    int fitting = ((Placement.Placed) placement).workers().size();
+    int size = WorldSizes.largestValid(fitting, spec);
+    if (size < spec.workers.min) return new Result.Unschedulable(WorldSizes.explain(fitting, spec));
+    if (size < fitting) {
+      // the tightest fit for the smaller gang may lie elsewhere than a prefix of the larger one
+      placement = GangPlacer.place(capacity.nodes(), capacity.usedGpus(),
+          new GangRequest(size, size, spec.gpusPerWorker, tolerations));
     }
+    List<WorkerSlot> slots = ((Placement.Placed) placement).workers();
     List<Seat> seats = new ArrayList<>();
-    for (WorkerSlot slot : slots.subList(0, size)) {
+    for (WorkerSlot slot : slots) {
       seats.add(new Seat(slot.nodeRank(), slot.nodeRank(), slot.node(), slot.domain(), slot.rack()));
     }
     World world = new World(generation, seats);
@@ -77,6 +82,11 @@ public class GangAdmission {
       created.forEach(p -> client.resource(p).delete());
       throw e;
     }
+  }
+
+  private static java.util.Map<String, String> nodeSelector(TrainingJobSpec spec) {
+    var podSpec = spec.template.getSpec();
+    return podSpec == null || podSpec.getNodeSelector() == null ? java.util.Map.of() : podSpec.getNodeSelector();
   }
 
   private static List<Toleration> tolerations(TrainingJobSpec spec) {

@@ -84,6 +84,8 @@ public final class BalancerResources {
         .addNewEnv().withName("BALLAST_JOB").withValue(name).endEnv()
         .addNewEnv().withName("BALLAST_NAMESPACE").withValue(namespace).endEnv()
         .addNewEnv().withName("BALLAST_WORLD_CONFIGMAP").withValue(Names.worldConfigMap(name)).endEnv()
+        .addNewEnv().withName("BALLAST_POD_IP").withNewValueFrom().withNewFieldRef().withFieldPath("status.podIP")
+        .endFieldRef().endValueFrom().endEnv()
         .addNewEnv().withName("BALLAST_TOKEN").withNewValueFrom().withNewSecretKeyRef()
         .withName(Names.sidecarSecret(name)).withKey(SidecarSecret.TOKEN_KEY).endSecretKeyRef().endValueFrom()
         .endEnv()

@@ -19,8 +19,11 @@ import java.util.TreeMap;
  */
 public record ClusterCapacity(List<GpuNode> nodes, Map<String, Integer> usedGpus) {
 
-  public static ClusterCapacity of(List<Node> nodes, List<Pod> pods, TopologySpec topology) {
+  /** @param nodeSelector the pod template's nodeSelector: nodes without all these labels are not offered */
+  public static ClusterCapacity of(List<Node> nodes, List<Pod> pods, TopologySpec topology,
+      Map<String, String> nodeSelector) {
     List<GpuNode> gpuNodes = nodes.stream()
+        .filter(n -> matches(n, nodeSelector))
         .map(n -> toGpuNode(n, topology))
         .filter(n -> n.allocatableGpus() > 0)
         .toList();
@@ -35,6 +38,11 @@ public record ClusterCapacity(List<GpuNode> nodes, Map<String, Integer> usedGpus
       if (node != null && gpus > 0) used.merge(node, gpus, Integer::sum);
     }
     return new ClusterCapacity(gpuNodes, used);
+  }
+
+  private static boolean matches(Node node, Map<String, String> selector) {
+    var labels = node.getMetadata().getLabels() == null ? Map.<String, String>of() : node.getMetadata().getLabels();
+    return selector.entrySet().stream().allMatch(e -> e.getValue().equals(labels.get(e.getKey())));
   }
 
   static GpuNode toGpuNode(Node node, TopologySpec topology) {

@@ -43,7 +43,7 @@ class ClusterCapacityTest {
   @Test
   void nodesCarryTheirTopologyReadinessAndTaints() {
     var cap = ClusterCapacity.of(List.of(node("a", 8, true, false), node("b", 8, false, true), node("cpu", 0, true, false)),
-        List.of(), new TopologySpec());
+        List.of(), new TopologySpec(), Map.of());
     assertThat(cap.nodes()).extracting("name").containsExactly("a", "b"); // the CPU-only node is not a GPU node
     var a = cap.nodes().get(0);
     assertThat(a.allocatableGpus()).isEqualTo(8);
@@ -56,6 +56,15 @@ class ClusterCapacityTest {
   }
 
   @Test
+  void theTemplatesNodeSelectorNarrowsTheNodesOffered() {
+    Node other = node("b", 8, true, false);
+    other.getMetadata().getLabels().put("pool", "training");
+    var cap = ClusterCapacity.of(List.of(node("a", 8, true, false), other), List.of(), new TopologySpec(),
+        Map.of("pool", "training"));
+    assertThat(cap.nodes()).extracting("name").containsExactly("b");
+  }
+
+  @Test
   void boundAndPromisedPodsUseGpusFinishedOnesDoNot() {
     var cap = ClusterCapacity.of(List.of(), List.of(
         pod("a", null, "Running", 4, 0),
@@ -63,7 +72,7 @@ class ClusterCapacityTest {
         pod("b", null, "Succeeded", 8, 0),  // finished: its GPUs are free again
         pod(null, null, "Pending", 8, 0),   // an unscheduled non-Ballast pod holds nothing yet
         pod("c", null, "Running", 1, 1)),   // native sidecars add to the containers
-        new TopologySpec());
+        new TopologySpec(), Map.of());
     assertThat(cap.usedGpus()).isEqualTo(Map.of("a", 6, "c", 2));
   }
 }

@@ -1,0 +1,309 @@
+package dev.ballast.e2e.kubelet;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerStatus;
+import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodCondition;
+import io.fabric8.kubernetes.api.model.PodConditionBuilder;
+import io.fabric8.kubernetes.api.model.PodIP;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.io.IOException;
+import java.net.HttpURLConnection;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Logger;
+
+/**
+ * Plays kubelet for Ballast's own pods (label {@code ballast.dev/role}), which KWOK is configured to
+ * leave alone: when such a pod is bound to a node it starts the pod's containers as local processes,
+ * each pod on its own loopback address as its pod IP, and reports their real state and exit codes in
+ * the pod's status; when the pod is deleted it stops the processes and removes the pod object.
+ *
+ * <p>Scope and limits (see e2e/README.md): native sidecars start first and are stopped after the main
+ * containers; a container's "localhost" is its pod IP; there are no volumes, no resource limits, no
+ * probes other than the sidecar's startup probe, and no container restarts (Ballast pods use
+ * {@code restartPolicy: Never}).
+ */
+public final class ProcessKubelet implements AutoCloseable {
+  private static final Logger LOG = Logger.getLogger(ProcessKubelet.class.getName());
+  public static final String SELECTOR = "ballast.dev/role";
+
+  private final KubernetesClient client;
+  private final Path logDir;
+  private final Programs programs;
+  private final Addresses addresses;
+  private final Map<String, RunningPod> running = new ConcurrentHashMap<>();
+  private final ExecutorService events = Executors.newSingleThreadExecutor(r -> daemon(r, "kubelet-events"));
+  private final ExecutorService starters = Executors.newCachedThreadPool(r -> daemon(r, "kubelet-start"));
+  private SharedIndexInformer<Pod> informer;
+
+  public ProcessKubelet(KubernetesClient client, Path logDir, Programs programs) {
+    this.client = client;
+    this.logDir = logDir;
+    this.programs = programs;
+    this.addresses = new Addresses(client);
+  }
+
+  public ProcessKubelet start() throws IOException {
+    Files.createDirectories(logDir);
+    informer = client.pods().inAnyNamespace().withLabel(SELECTOR).inform(new ResourceEventHandler<>() {
+      @Override
+      public void onAdd(Pod pod) {
+        events.execute(() -> handle(pod));
+      }
+
+      @Override
+      public void onUpdate(Pod old, Pod pod) {
+        events.execute(() -> handle(pod));
+      }
+
+      @Override
+      public void onDelete(Pod pod, boolean unknown) {
+        events.execute(() -> stop(key(pod)));
+      }
+    });
+    LOG.info("process kubelet watching pods labelled " + SELECTOR + "; logs in " + logDir);
+    return this;
+  }
+
+  public Path logDir() {
+    return logDir;
+  }
+
+  private void handle(Pod pod) {
+    String key = key(pod);
+    try {
+      if (pod.getMetadata().getDeletionTimestamp() != null) {
+        stop(key);
+        forceDelete(pod);
+        return;
+      }
+      if (pod.getSpec().getNodeName() == null || running.containsKey(key)) return;
+      String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+      if ("Succeeded".equals(phase) || "Failed".equals(phase)) return;
+      RunningPod rp = new RunningPod(pod, addresses.of(pod.getMetadata().getNamespace(), pod.getMetadata().getName()));
+      running.put(key, rp);
+      starters.execute(() -> launch(rp));
+    } catch (RuntimeException e) {
+      LOG.warning("could not handle pod " + key + ": " + e);
+    }
+  }
+
+  /** Starts native sidecars, waits for their startup probes, then the main containers. */
+  private void launch(RunningPod rp) {
+    Pod pod = rp.pod;
+    try {
+      Instant started = Instant.now();
+      for (Container c : pod.getSpec().getInitContainers()) {
+        if (!"Always".equals(c.getRestartPolicy())) continue; // plain init containers are not supported here
+        rp.sidecars.add(spawn(rp, c));
+        awaitStartupProbe(rp, c);
+      }
+      for (Container c : pod.getSpec().getContainers()) rp.main.add(spawn(rp, c));
+      reportRunning(rp, started);
+      for (Proc p : rp.main) p.process.onExit().thenRun(() -> events.execute(() -> mainExited(rp)));
+    } catch (Exception e) {
+      LOG.warning("pod " + rp.key() + " failed to start: " + e.getMessage());
+      rp.stopAll();
+      reportFinished(rp, "Failed", e.getMessage());
+    }
+  }
+
+  private Proc spawn(RunningPod rp, Container c) throws IOException {
+    Map<String, String> env = new EnvResolver(client, addresses, rp.pod, rp.ip).resolve(c);
+    List<String> command = programs.commandFor(rp.pod, c);
+    ProcessBuilder pb = new ProcessBuilder(command);
+    pb.environment().putAll(env);
+    Path log = logDir.resolve(rp.pod.getMetadata().getNamespace() + "_" + rp.pod.getMetadata().getName() + "_"
+        + c.getName() + ".log");
+    pb.redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+    Process process = pb.start();
+    LOG.info("started " + c.getName() + " of pod " + rp.key() + " at " + rp.ip + " (pid " + process.pid() + ")");
+    return new Proc(c.getName(), process, Instant.now());
+  }
+
+  private void awaitStartupProbe(RunningPod rp, Container c) throws InterruptedException {
+    if (c.getStartupProbe() == null || c.getStartupProbe().getHttpGet() == null) return;
+    var get = c.getStartupProbe().getHttpGet();
+    URI uri = URI.create("http://" + rp.ip + ":" + get.getPort().getIntVal() + get.getPath());
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (System.nanoTime() < deadline) {
+      try {
+        HttpURLConnection conn = (HttpURLConnection) uri.toURL().openConnection();
+        conn.setConnectTimeout(500);
+        conn.setReadTimeout(500);
+        if (conn.getResponseCode() == 200) return;
+      } catch (IOException notYet) {
+        // keep probing
+      }
+      Thread.sleep(100);
+    }
+    throw new IllegalStateException("container " + c.getName() + " did not pass its startup probe " + uri + " in 30s");
+  }
+
+  private void mainExited(RunningPod rp) {
+    if (rp.finished || rp.main.stream().anyMatch(p -> p.process.isAlive())) return;
+    rp.finished = true;
+    rp.sidecars.forEach(Proc::stop);
+    boolean ok = rp.main.stream().allMatch(p -> p.process.exitValue() == 0);
+    reportFinished(rp, ok ? "Succeeded" : "Failed", null);
+  }
+
+  private void reportRunning(RunningPod rp, Instant started) {
+    String now = Instant.now().toString();
+    editStatus(rp.pod, p -> {
+      var s = p.getStatus();
+      s.setPhase("Running");
+      s.setPodIP(rp.ip);
+      s.setPodIPs(List.of(new PodIP(rp.ip)));
+      s.setHostIP("127.0.0.1");
+      s.setStartTime(started.toString());
+      s.setConditions(readyConditions(now, true));
+      s.setInitContainerStatuses(rp.sidecars.stream().map(x -> running(x, p, true)).toList());
+      s.setContainerStatuses(rp.main.stream().map(x -> running(x, p, false)).toList());
+    });
+  }
+
+  private void reportFinished(RunningPod rp, String phase, String message) {
+    String now = Instant.now().toString();
+    editStatus(rp.pod, p -> {
+      var s = p.getStatus();
+      s.setPhase(phase);
+      s.setMessage(message);
+      s.setConditions(readyConditions(now, false));
+      s.setInitContainerStatuses(rp.sidecars.stream().map(x -> terminated(x, p)).toList());
+      s.setContainerStatuses(rp.main.stream().map(x -> terminated(x, p)).toList());
+    });
+    LOG.info("pod " + rp.key() + " " + phase);
+  }
+
+  private static List<PodCondition> readyConditions(String now, boolean ready) {
+    String r = ready ? "True" : "False";
+    return List.of(
+        new PodConditionBuilder().withType("PodScheduled").withStatus("True").withLastTransitionTime(now).build(),
+        new PodConditionBuilder().withType("Initialized").withStatus("True").withLastTransitionTime(now).build(),
+        new PodConditionBuilder().withType("ContainersReady").withStatus(r).withLastTransitionTime(now).build(),
+        new PodConditionBuilder().withType("Ready").withStatus(r).withLastTransitionTime(now).build());
+  }
+
+  private static ContainerStatus running(Proc proc, Pod pod, boolean init) {
+    return new ContainerStatusBuilder().withName(proc.name).withImage(image(pod, proc.name)).withImageID("")
+        .withReady(true).withStarted(true).withRestartCount(0)
+        .withNewState().withNewRunning().withStartedAt(proc.started.toString()).endRunning().endState()
+        .build();
+  }
+
+  private static ContainerStatus terminated(Proc proc, Pod pod) {
+    int code = proc.process.isAlive() ? 137 : proc.process.exitValue();
+    return new ContainerStatusBuilder().withName(proc.name).withImage(image(pod, proc.name)).withImageID("")
+        .withReady(false).withStarted(false).withRestartCount(0)
+        .withNewState().withNewTerminated().withExitCode(code).withReason(code == 0 ? "Completed" : "Error")
+        .withStartedAt(proc.started.toString()).withFinishedAt(Instant.now().toString()).endTerminated().endState()
+        .build();
+  }
+
+  private static String image(Pod pod, String container) {
+    List<Container> all = new ArrayList<>(pod.getSpec().getContainers());
+    all.addAll(pod.getSpec().getInitContainers());
+    return all.stream().filter(c -> c.getName().equals(container)).map(Container::getImage).findFirst().orElse("");
+  }
+
+  private void editStatus(Pod pod, java.util.function.Consumer<Pod> change) {
+    try {
+      client.pods().inNamespace(pod.getMetadata().getNamespace()).withName(pod.getMetadata().getName())
+          .editStatus(p -> {
+            if (p.getStatus() == null) p.setStatus(new io.fabric8.kubernetes.api.model.PodStatus());
+            change.accept(p);
+            return p;
+          });
+    } catch (KubernetesClientException e) {
+      LOG.warning("could not update the status of pod " + pod.getMetadata().getName() + ": " + e.getMessage());
+    }
+  }
+
+  private void stop(String key) {
+    RunningPod rp = running.remove(key);
+    if (rp != null) {
+      rp.finished = true;
+      rp.stopAll();
+      LOG.info("stopped the processes of pod " + key);
+    }
+  }
+
+  private void forceDelete(Pod pod) {
+    try {
+      client.pods().inNamespace(pod.getMetadata().getNamespace()).withName(pod.getMetadata().getName())
+          .withGracePeriod(0).delete();
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != 404) LOG.warning("could not remove pod " + pod.getMetadata().getName() + ": " + e.getMessage());
+    }
+  }
+
+  @Override
+  public void close() {
+    if (informer != null) informer.close();
+    events.shutdownNow();
+    starters.shutdownNow();
+    running.values().forEach(RunningPod::stopAll);
+    running.clear();
+  }
+
+  private static String key(Pod pod) {
+    return pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName() + "/" + pod.getMetadata().getUid();
+  }
+
+  private static Thread daemon(Runnable r, String name) {
+    Thread t = new Thread(r, name);
+    t.setDaemon(true);
+    return t;
+  }
+
+  /** One container's process. */
+  record Proc(String name, Process process, Instant started) {
+    void stop() {
+      process.destroy();
+      try {
+        if (!process.waitFor(5, TimeUnit.SECONDS)) process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        process.destroyForcibly();
+      }
+    }
+  }
+
+  /** The processes of one pod. */
+  static final class RunningPod {
+    final Pod pod;
+    final String ip;
+    final List<Proc> sidecars = new java.util.concurrent.CopyOnWriteArrayList<>();
+    final List<Proc> main = new java.util.concurrent.CopyOnWriteArrayList<>();
+    volatile boolean finished;
+
+    RunningPod(Pod pod, String ip) {
+      this.pod = pod;
+      this.ip = ip;
+    }
+
+    String key() {
+      return pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
+    }
+
+    void stopAll() {
+      main.forEach(Proc::stop);
+      sidecars.forEach(Proc::stop);
+    }
+  }
+}
