@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Brings up (or reuses) the Ballast e2e cluster: a real kube-apiserver, etcd, kube-controller-manager
+# and kube-scheduler, run by `kwokctl --runtime binary` from the binaries e2e/control-plane/build.sh
+# built, with RBAC and admission on, KWOK simulating the fake GPU nodes from nodes.sh, and KWOK's
+# pod stages skipping pods labelled ballast.dev/managed-by-harness=true (kwok-stages.yaml).
+#   BALLAST_CACHE, BALLAST_CLUSTER (default ballast); node layout env: see nodes.sh.
+#   BALLAST_SKIP_BUILD=1  don't run build.sh first (it is a no-op when the binaries are current).
+# Prints the kubeconfig path at the end; `eval "$(e2e/cluster/env.sh)"` exports it.
+set -euo pipefail
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+. "$HERE/env.sh"
+NAME="${BALLAST_CLUSTER:-ballast}"
+log() { echo "up.sh: $*"; }
+die() { echo "up.sh: $*" >&2; exit 1; }
+
+if [[ "${BALLAST_SKIP_BUILD:-0}" != 1 ]]; then
+  "$HERE/../control-plane/build.sh" kube-apiserver kube-controller-manager kube-scheduler kubectl etcd kwok kwokctl
+fi
+for b in kube-apiserver kube-controller-manager kube-scheduler kubectl etcd kwok kwokctl; do
+  [[ -x "$BALLAST_BIN/$b" ]] || die "$BALLAST_BIN/$b is missing: run e2e/control-plane/build.sh"
+done
+
+# kwokctl reads these; flags would work too, but env also covers `kwokctl start/kubectl` later.
+export KWOK_KUBE_APISERVER_BINARY="$BALLAST_BIN/kube-apiserver"
+export KWOK_KUBE_CONTROLLER_MANAGER_BINARY="$BALLAST_BIN/kube-controller-manager"
+export KWOK_KUBE_SCHEDULER_BINARY="$BALLAST_BIN/kube-scheduler"
+export KWOK_KUBECTL_BINARY="$BALLAST_BIN/kubectl"
+export KWOK_ETCD_BINARY="$BALLAST_BIN/etcd"
+export KWOK_CONTROLLER_BINARY="$BALLAST_BIN/kwok"
+export KWOK_RUNTIME=binary
+
+healthy() { [[ -f "$KUBECONFIG" ]] && kubectl get --raw /readyz >/dev/null 2>&1; }
+
+if kwokctl get clusters 2>/dev/null | grep -qx "$NAME"; then
+  if healthy; then
+    log "reusing running cluster '$NAME'"
+  else
+    log "cluster '$NAME' exists but is not serving; starting it"
+    kwokctl start cluster --name "$NAME" --wait 2m
+  fi
+else
+  log "creating cluster '$NAME' (kwokctl --runtime binary, workdir $KWOK_WORKDIR)"
+  t0=$SECONDS
+  # --kubeconfig "": leave ~/.kube/config alone; the cluster's own kubeconfig is $KUBECONFIG.
+  kwokctl create cluster \
+    --name "$NAME" \
+    --runtime binary \
+    --config "$HERE/kwok-stages.yaml" \
+    --kube-authorization=true \
+    --kube-admission=true \
+    --kubeconfig "" \
+    --wait 3m
+  log "cluster created in $((SECONDS - t0))s"
+fi
+healthy || die "the API server of '$NAME' does not answer /readyz (logs: kwokctl logs kube-apiserver --name $NAME)"
+
+log "applying fake GPU nodes"
+"$HERE/nodes.sh" | kubectl apply -f - >/dev/null
+want=$(( ${BALLAST_RACKS:-4} * ${BALLAST_NODES_PER_RACK:-4} ))
+kubectl wait --for=condition=Ready node -l type=kwok --timeout=120s >/dev/null \
+  || die "fake nodes did not become Ready (is kwok-controller running? kwokctl logs kwok-controller --name $NAME)"
+have=$(kubectl get nodes -l type=kwok --no-headers | wc -l)
+[[ "$have" -ge "$want" ]] || die "expected $want fake nodes, found $have"
+log "$have fake GPU nodes Ready; server $(kubectl version -o json | sed -n 's/.*"gitVersion": *"\([^"]*\)".*/\1/p' | tail -1)"
+log "KUBECONFIG=$KUBECONFIG"
