@@ -24,6 +24,8 @@ public final class CostModel {
 
     private final MoeShape shape;
     private final Mode mode;
+    private static final int NETWORK = LinkClass.NETWORK.ordinal();
+    private double interTokens;
     private double[] send = new double[0];
     private double[] recv = new double[0];
 
@@ -50,21 +52,20 @@ public final class CostModel {
         Hardware hw = gt.hardware();
         reset(ep);
         double tokenBytes = shape.tokenBytes();
-        double interTokens = 0;
-        for (int i = 0; i < r.flowCount(); i++) {
-            int s = r.flowSource(i);
-            int g = p.copyGpu(r.flowCopy(i));
+        interTokens = 0;
+        r.forEachFlow((e, s, copy, tokens) -> {
+            int g = p.copyGpu(copy);
             int cls = gt.linkClass(s, g);
             if (cls == 0) {
-                continue;
+                return;
             }
-            double b = r.flowTokens(i) * tokenBytes;
+            double b = tokens * tokenBytes;
             send[s * 4 + cls] += b;
             recv[g * 4 + cls] += b;
-            if (cls >= LinkClass.NETWORK.ordinal()) {
+            if (cls >= NETWORK) {
                 interTokens += b;
             }
-        }
+        });
         double a2a = busiestLinkSeconds(ep, hw);
         long maxTokens = 0;
         long sum = 0;
@@ -224,12 +225,13 @@ public final class CostModel {
         double xr = hw.bytesPerSecond(LinkClass.CROSS_RACK);
         double worst = 0;
         for (int g = 0; g < ep; g++) {
-            for (double[] dir : new double[][] {send, recv}) {
-                int b = g * 4;
-                double t = Math.max(dir[b + 1] / nv, Math.max((dir[b + 2] + dir[b + 3]) / nic, dir[b + 3] / xr));
-                worst = Math.max(worst, t);
-            }
+            worst = Math.max(worst, linkSeconds(send, g * 4, nv, nic, xr));
+            worst = Math.max(worst, linkSeconds(recv, g * 4, nv, nic, xr));
         }
         return worst;
+    }
+
+    private static double linkSeconds(double[] dir, int b, double nv, double nic, double xr) {
+        return Math.max(dir[b + 1] / nv, Math.max((dir[b + 2] + dir[b + 3]) / nic, dir[b + 3] / xr));
     }
 }

@@ -57,45 +57,78 @@ public final class BallastPlanner implements Planner {
         return new Plan(r.version(), r.earliestStep(), c.mode(), name(), experts, c.parallelism(), out);
     }
 
+    /** Relative predicted gain a change must bring before it replaces what is in use (absorbs prediction noise). */
+    static final double HYSTERESIS = 0.005;
+
     LayerPlacement placeLayer(PlanningContext c, CostModel cost, GroupTopology gt, long[] counts, LayerPlacement current,
                               LayerPlacement staticP) {
-        LayerPlacement keep = incremental ? current : null;
-        LayerPlacement cand = shed(c, gt, counts, keep);
-        LayerPlacement inUse = incremental && current != null ? current : staticP;
-        boolean chargeMoves = incremental && c.mode() == Mode.REPLICATE;
+        int slotsTotal = c.redundantSlots() * gt.ep();
+        LayerPlacement balanced = shed(c, gt, counts, null, 0);
+        LayerPlacement local = shed(c, gt, counts, null, slotsTotal / 2);
         double interval = c.replanInterval();
-        LayerPlacement best = inUse;
-        double bestScore = score(c, cost, gt, counts, inUse, inUse, interval, chargeMoves);
-        if (!staticP.equals(inUse)) {
-            double s = score(c, cost, gt, counts, staticP, inUse, interval, chargeMoves);
-            if (s < bestScore) {
-                best = staticP;
-                bestScore = s;
+        if (!incremental || current == null) {
+            // From scratch: the best of static and both candidates by predicted steady-state time.
+            LayerPlacement best = staticP;
+            double bestScore = score(c, cost, gt, counts, staticP, null, interval);
+            for (LayerPlacement cand : new LayerPlacement[] {balanced, local}) {
+                if (!cand.equals(best)) {
+                    double sc = score(c, cost, gt, counts, cand, null, interval);
+                    if (sc < bestScore) {
+                        best = cand;
+                        bestScore = sc;
+                    }
+                }
+            }
+            return best;
+        }
+        // Incremental: also repair the placement in use (keep its useful replicas, fill freed slots), charge new
+        // copies, and change only for a gain above the hysteresis; prefer the repair when it is nearly as good.
+        LayerPlacement chargeFrom = c.mode() == Mode.REPLICATE ? current : null;
+        LayerPlacement repaired = shed(c, gt, counts, current, slotsTotal / 2);
+        double keepScore = score(c, cost, gt, counts, current, chargeFrom, interval);
+        LayerPlacement bestChanged = null;
+        double bestChangedScore = Double.POSITIVE_INFINITY;
+        double repairedScore = Double.POSITIVE_INFINITY;
+        for (LayerPlacement cand : new LayerPlacement[] {repaired, staticP, balanced, local}) {
+            if (cand.equals(current)) {
+                continue;
+            }
+            double sc = score(c, cost, gt, counts, cand, chargeFrom, interval);
+            if (cand == repaired) {
+                repairedScore = sc;
+            }
+            if (sc < bestChangedScore) {
+                bestChanged = cand;
+                bestChangedScore = sc;
             }
         }
-        if (!cand.equals(inUse) && !cand.equals(staticP)) {
-            double s = score(c, cost, gt, counts, cand, inUse, interval, chargeMoves);
-            if (s < bestScore) {
-                best = cand;
-            }
+        if (bestChanged == null) {
+            return current;
         }
-        return best;
+        LayerPlacement pick = repairedScore <= bestChangedScore + HYSTERESIS * Math.abs(bestChangedScore) ? repaired : bestChanged;
+        double pickScore = pick == repaired ? repairedScore : bestChangedScore;
+        return pickScore < keepScore * (1 - HYSTERESIS) ? pick : current;
     }
 
-    /** Predicted seconds over the interval: steady-state step time × interval, plus the one-off copy cost of new replicas. */
+    /** Predicted seconds over the interval: steady-state time × interval, plus the one-off copy cost of copies not in {@code chargeFrom}. */
     private static double score(PlanningContext c, CostModel cost, GroupTopology gt, long[] counts, LayerPlacement p,
-                                LayerPlacement inUse, double interval, boolean chargeMoves) {
+                                LayerPlacement chargeFrom, double interval) {
         QuotaResult q = QuotaRule.apply(gt, p, counts, null);
         double steady = cost.layer(gt, p, q, null).totalSec();
         double s = steady * interval;
-        if (chargeMoves && p != inUse) {
-            s += cost.layer(gt, p, q, inUse).totalSec() - steady;
+        if (chargeFrom != null && p != chargeFrom) {
+            s += cost.layer(gt, p, q, chargeFrom).totalSec() - steady;
         }
         return s;
     }
 
-    /** The shedding greedy; {@code keep} (may be null) marks replicas to prefer when opening slots. */
-    static LayerPlacement shed(PlanningContext c, GroupTopology gt, long[] counts, LayerPlacement keep) {
+    /**
+     * The shedding greedy; {@code seed} (may be null) is a placement whose replicas start in place (load-free; those
+     * still unused at the end are dropped and their slots reused). First up to
+     * {@code localReplicas} replicas go where a node's own tokens for an expert would otherwise cross the network
+     * (largest net saving first); then the busiest GPUs shed load.
+     */
+    static LayerPlacement shed(PlanningContext c, GroupTopology gt, long[] counts, LayerPlacement seed, int localReplicas) {
         int ep = gt.ep();
         int experts = c.shape().experts();
         int slots = c.redundantSlots();
@@ -115,86 +148,196 @@ public final class BallastPlanner implements Planner {
         for (long t : total) {
             all += t;
         }
-        State st = new State(ep, experts, slots, total);
-        long target = (all + ep - 1) / ep;
-        long tol = target / 1000;
         double tokenBytes = 4.0 * c.shape().tokenBytes();
         double refreshBytes = c.mode() == Mode.REPLICATE
                 ? c.shape().weightBytesPerExpert() + c.shape().gradBytesPerExpert() : 0;
-        boolean[] stuck = new boolean[ep];
-        int guard = 4 * (slots * ep + ep + experts) + 16;
-        int[] candE = new int[StaticLayout.maxHomeCount(ep, experts) + slots];
-        long[] candA = new long[candE.length];
-        boolean[] covered = new boolean[nc];
-        while (guard-- > 0) {
-            int gmax = -1;
+        State st = new State(ep, experts, slots, total);
+        int kept = 0;
+        if (seed != null) {
+            // Keep a replica in use while its node's tokens still outweigh its refresh traffic; it serves them first.
             for (int g = 0; g < ep; g++) {
-                if (!stuck[g] && (gmax < 0 || st.load[g] > st.load[gmax])) {
-                    gmax = g;
-                }
-            }
-            if (gmax < 0 || st.load[gmax] - target <= tol) {
-                break;
-            }
-            long excess = st.load[gmax] - target;
-            int n = st.expertsOn(gmax, candE, candA);
-            boolean progress = false;
-            for (int i = 0; i < n && !progress; i++) {
-                int e = candE[i];
-                long a = candA[i];
-                // Option 1: an existing copy with room.
-                int bestG = -1;
-                long bestSlack = 0;
-                for (int k = 0; k < st.copyCount(e); k++) {
-                    int x = st.copyGpu(e, k);
-                    long slack = target - st.load[x];
-                    if (x != gmax && slack > bestSlack) {
-                        bestG = x;
-                        bestSlack = slack;
+                for (int i = 0; i < seed.expertCount(g); i++) {
+                    int e = seed.expertAt(g, i);
+                    long d = nodeDemand[e * nc + gt.nodeIndex(g)];
+                    boolean homeNode = gt.nodeIndex(StaticLayout.home(e, ep, experts)) == gt.nodeIndex(g);
+                    if (StaticLayout.home(e, ep, experts) != g && st.hasFreeSlot(g)
+                            && d * tokenBytes > (homeNode ? 0 : refreshBytes)) {
+                        st.addReplica(e, g);
+                        st.shift(e, g, d);
+                        kept++;
                     }
                 }
-                if (bestG >= 0) {
-                    st.move(e, gmax, bestG, Math.min(Math.min(excess, a), bestSlack));
-                    progress = true;
-                    break;
-                }
-                // Option 2: open a replica.
-                long need = Math.min(excess, a);
-                Arrays.fill(covered, false);
-                for (int k = 0; k < st.copyCount(e); k++) {
-                    covered[gt.nodeIndex(st.copyGpu(e, k))] = true;
-                }
-                int homeNode = gt.nodeIndex(StaticLayout.home(e, ep, experts));
-                int t = chooseTarget(gt, st, e, gmax, need, target, keep, covered, nodeDemand, nc, homeNode, tokenBytes, refreshBytes);
-                if (t >= 0) {
-                    st.addReplica(e, t);
-                    st.move(e, gmax, t, Math.min(need, target - st.load[t]));
-                    progress = true;
-                }
             }
-            if (!progress) {
-                stuck[gmax] = true;
-            }
+        }
+        long target = (all + ep - 1) / ep;
+        long tol = target / 1000;
+        if (localReplicas > kept) {
+            placeLocal(gt, st, nodeDemand, nc, localReplicas - kept, tokenBytes, refreshBytes);
+        }
+        Shedder sh = new Shedder(gt, st, target, tol, nodeDemand, nc, tokenBytes, refreshBytes);
+        sh.run();
+        if (seed != null && st.pruneUnused() > 0) {
+            sh.run();
         }
         return st.toPlacement();
     }
 
-    private static int chooseTarget(GroupTopology gt, State st, int e, int src, long need, long target, LayerPlacement keep,
-                                    boolean[] covered, long[] nodeDemand, int nc, int homeNode, double tokenBytes,
+    /** Opens replicas for (expert, node) pairs whose node has no copy, by net inter-node bytes saved, best first. */
+    private static void placeLocal(GroupTopology gt, State st, long[] nodeDemand, int nc, int limit, double tokenBytes,
+                                   double refreshBytes) {
+        int ep = gt.ep();
+        int experts = st.experts;
+        if (nc > 255 || experts > (1 << 14)) {
+            return; // outside the packed sort key's range: balance only
+        }
+        // Candidates sorted by demand descending, then expert, then node (demand < 2^40 in practice; checked).
+        long[] keys = new long[experts * nc];
+        int[] rackOfNode = new int[nc];
+        for (int g = 0; g < ep; g++) {
+            rackOfNode[gt.nodeIndex(g)] = gt.rack(g);
+        }
+        // Tokens that would cross racks count extra, by how much slower the cross-rack link is than the NIC.
+        double crossRackWeight = Math.max(1, gt.hardware().nicGBps() / gt.hardware().crossRackGBps());
+        int n = 0;
+        for (int e = 0; e < experts; e++) {
+            int h = StaticLayout.home(e, ep, experts);
+            int homeNode = gt.nodeIndex(h);
+            for (int x = 0; x < nc; x++) {
+                long d = nodeDemand[e * nc + x];
+                if (x == homeNode || d * tokenBytes <= refreshBytes || d >= (1L << 38)) {
+                    continue;
+                }
+                long weighted = rackOfNode[x] == gt.rack(h) ? d : (long) (d * crossRackWeight);
+                keys[n++] = (weighted << 22) | ((long) ((1 << 14) - 1 - e) << 8) | (255 - Math.min(255, x));
+            }
+        }
+        Arrays.sort(keys, 0, n);
+        int placed = 0;
+        for (int i = n - 1; i >= 0 && placed < limit; i--) {
+            int e = (1 << 14) - 1 - (int) ((keys[i] >>> 8) & ((1 << 14) - 1));
+            int x = 255 - (int) (keys[i] & 255);
+            long d = nodeDemand[e * nc + x];
+            int best = -1;
+            boolean coveredNode = false;
+            for (int k = 0; k < st.copyCount(e); k++) {
+                coveredNode |= gt.nodeIndex(st.copyGpu(e, k)) == x;
+            }
+            if (coveredNode) {
+                continue;
+            }
+            for (int g = 0; g < ep; g++) {
+                if (gt.nodeIndex(g) == x && st.hasFreeSlot(g) && (best < 0 || st.load[g] < st.load[best])) {
+                    best = g;
+                }
+            }
+            if (best < 0) {
+                continue;
+            }
+            // The new copy takes this node's tokens from the expert's most loaded copy.
+            st.addReplica(e, best);
+            st.shift(e, best, d);
+            placed++;
+        }
+    }
+
+    /** The balancing loop: while the busiest GPU is above target, shift or replicate one of its experts. */
+    private static final class Shedder {
+        final GroupTopology gt;
+        final State st;
+        final long target;
+        final long tol;
+        final long[] nodeDemand;
+        final int nc;
+        final double tokenBytes;
+        final double refreshBytes;
+
+        Shedder(GroupTopology gt, State st, long target, long tol, long[] nodeDemand, int nc, double tokenBytes,
+                double refreshBytes) {
+            this.gt = gt;
+            this.st = st;
+            this.target = target;
+            this.tol = tol;
+            this.nodeDemand = nodeDemand;
+            this.nc = nc;
+            this.tokenBytes = tokenBytes;
+            this.refreshBytes = refreshBytes;
+        }
+
+        void run() {
+            int ep = st.ep;
+            int experts = st.experts;
+            boolean[] stuck = new boolean[ep];
+            int guard = 4 * (st.slots * ep + ep + experts) + 16;
+            int[] candE = new int[StaticLayout.maxHomeCount(ep, experts) + st.slots];
+            long[] candA = new long[candE.length];
+            boolean[] covered = new boolean[nc];
+            while (guard-- > 0) {
+                int gmax = -1;
+                for (int g = 0; g < ep; g++) {
+                    if (!stuck[g] && (gmax < 0 || st.load[g] > st.load[gmax])) {
+                        gmax = g;
+                    }
+                }
+                if (gmax < 0 || st.load[gmax] - target <= tol) {
+                    break;
+                }
+                long excess = st.load[gmax] - target;
+                int n = st.expertsOn(gmax, candE, candA);
+                boolean progress = false;
+                for (int i = 0; i < n && !progress; i++) {
+                    int e = candE[i];
+                    long a = candA[i];
+                    // Option 1: an existing copy with room.
+                    int bestG = -1;
+                    long bestSlack = 0;
+                    for (int k = 0; k < st.copyCount(e); k++) {
+                        int x = st.copyGpu(e, k);
+                        long slack = target - st.load[x];
+                        if (x != gmax && slack > bestSlack) {
+                            bestG = x;
+                            bestSlack = slack;
+                        }
+                    }
+                    if (bestG >= 0) {
+                        st.move(e, gmax, bestG, Math.min(Math.min(excess, a), bestSlack));
+                        progress = true;
+                        break;
+                    }
+                    // Option 2: open a replica.
+                    long need = Math.min(excess, a);
+                    Arrays.fill(covered, false);
+                    for (int k = 0; k < st.copyCount(e); k++) {
+                        covered[gt.nodeIndex(st.copyGpu(e, k))] = true;
+                    }
+                    int homeNode = gt.nodeIndex(StaticLayout.home(e, ep, experts));
+                    // Prefer GPUs with room for a useful share; if none has, take any room at all.
+                    long useful = Math.max(1, Math.min(need, target) / 8);
+                    int t = chooseTarget(gt, st, e, gmax, useful, target, covered, nodeDemand, nc, homeNode, tokenBytes, refreshBytes);
+                    if (t < 0 && useful > 1) {
+                        t = chooseTarget(gt, st, e, gmax, 1, target, covered, nodeDemand, nc, homeNode, tokenBytes, refreshBytes);
+                    }
+                    if (t >= 0) {
+                        st.addReplica(e, t);
+                        st.move(e, gmax, t, Math.min(need, target - st.load[t]));
+                        progress = true;
+                    }
+                }
+                if (!progress) {
+                    stuck[gmax] = true;
+                }
+            }
+        }
+    }
+
+    private static int chooseTarget(GroupTopology gt, State st, int e, int src, long useful, long target, boolean[] covered, long[] nodeDemand, int nc, int homeNode, double tokenBytes,
                                     double refreshBytes) {
         int ep = gt.ep();
-        long useful = Math.max(1, need / 4);
         int best = -1;
         double bestScore = 0;
         long bestSlack = 0;
-        boolean bestKept = false;
         for (int g = 0; g < ep; g++) {
             long slack = target - st.load[g];
-            if (slack <= 0 || !st.hasFreeSlot(g) || st.holds(e, g)) {
-                continue;
-            }
-            boolean kept = keep != null && keep.holds(g, e);
-            if (!kept && slack < useful) {
+            if (slack < useful || !st.hasFreeSlot(g) || st.holds(e, g)) {
                 continue;
             }
             int n = gt.nodeIndex(g);
@@ -202,8 +345,6 @@ public final class BallastPlanner implements Planner {
             boolean better;
             if (best < 0) {
                 better = true;
-            } else if (kept != bestKept) {
-                better = kept;
             } else if (score != bestScore) {
                 better = score > bestScore;
             } else {
@@ -215,7 +356,6 @@ public final class BallastPlanner implements Planner {
                 best = g;
                 bestScore = score;
                 bestSlack = slack;
-                bestKept = kept;
             }
         }
         return best;
@@ -330,6 +470,48 @@ public final class BallastPlanner implements Planner {
                 outA[j + 1] = a;
             }
             return n;
+        }
+
+        /** Moves up to {@code d} of expert e's load from its most loaded copy to its copy on GPU g. */
+        void shift(int e, int g, long d) {
+            int from = 0;
+            for (int k = 1; k < copies[e]; k++) {
+                if (amount[e][k] > amount[e][from]) {
+                    from = k;
+                }
+            }
+            int fromGpu = gpuOf[e][from];
+            long m = Math.min(d, amount[e][from]);
+            if (fromGpu != g && m > 0) {
+                move(e, fromGpu, g, m);
+            }
+        }
+
+        /** Drops replicas that carry no load; returns how many. */
+        int pruneUnused() {
+            int dropped = 0;
+            for (int e = 0; e < experts; e++) {
+                int w = 1;
+                for (int k = 1; k < copies[e]; k++) {
+                    if (amount[e][k] > 0) {
+                        gpuOf[e][w] = gpuOf[e][k];
+                        amount[e][w++] = amount[e][k];
+                    } else {
+                        dropped++;
+                    }
+                }
+                copies[e] = w;
+            }
+            if (dropped > 0) {
+                Arrays.fill(replicaCount, 0);
+                for (int e = 0; e < experts; e++) {
+                    for (int k = 1; k < copies[e]; k++) {
+                        int g = gpuOf[e][k];
+                        replicasOn[g][replicaCount[g]++] = e;
+                    }
+                }
+            }
+            return dropped;
         }
 
         LayerPlacement toPlacement() {

@@ -13,7 +13,16 @@ public final class EqualSplit {
     public static QuotaResult apply(LayerPlacement p, long[] counts) {
         int ep = p.gpus();
         int experts = p.experts();
-        int capacity = ep * p.totalCopies();
+        int capacity = 0;
+        for (int e = 0; e < experts; e++) {
+            if (p.copies(e) == 0) {
+                throw new IllegalArgumentException("expert " + e + " has no copy");
+            }
+            if (p.copies(e) > 1) {
+                capacity += ep * p.copies(e);
+            }
+        }
+        int[] start = new int[experts + 1];
         int[] fs = new int[capacity];
         int[] fc = new int[capacity];
         long[] ft = new long[capacity];
@@ -21,14 +30,17 @@ public final class EqualSplit {
         long[] load = new long[ep];
         int n = 0;
         for (int e = 0; e < experts; e++) {
-            int start = p.copyStart(e);
+            start[e] = n;
+            int first = p.copyStart(e);
             int k = p.copies(e);
-            if (k == 0) {
-                throw new IllegalArgumentException("expert " + e + " has no copy");
-            }
             for (int s = 0; s < ep; s++) {
                 long c = counts[s * experts + e];
                 if (c == 0) {
+                    continue;
+                }
+                if (k == 1) {
+                    quota[first] += c;
+                    load[p.copyGpu(first)] += c;
                     continue;
                 }
                 long share = c / k;
@@ -39,17 +51,18 @@ public final class EqualSplit {
                         continue;
                     }
                     fs[n] = s;
-                    fc[n] = start + j;
+                    fc[n] = first + j;
                     ft[n++] = x;
-                    quota[start + j] += x;
-                    load[p.copyGpu(start + j)] += x;
+                    quota[first + j] += x;
+                    load[p.copyGpu(first + j)] += x;
                 }
             }
         }
+        start[experts] = n;
         long max = 0;
         for (long l : load) {
             max = Math.max(max, l);
         }
-        return new QuotaResult(max, false, load, quota, fs, fc, ft, n);
+        return new QuotaResult(p, counts, max, false, load, quota, start, fs, fc, ft);
     }
 }

@@ -1,30 +1,42 @@
 package dev.ballast.planner.quota;
 
+import dev.ballast.planner.model.LayerPlacement;
+
 /**
- * Output of the quota rule for one EP group and layer. Copies are those of the placement's copy table
- * (expert-major, ascending GPU). Flows say how many tokens source GPU s sends to copy c; they are listed
- * expert by expert in the order the rule produced them.
+ * Output of the quota rule (or of the equal split) for one EP group and layer. Copies are those of the placement's
+ * copy table (expert-major, ascending GPU). Flows say how many tokens source GPU s sends to copy c. An expert with a
+ * single copy receives every source's count unchanged; those flows are not stored but produced from the counts.
  */
 public final class QuotaResult {
-    final long threshold;
-    final boolean capacityExceeded;
-    final long[] gpuLoad;
-    final long[] copyQuota;
-    final int[] flowSource;
-    final int[] flowCopy;
-    final long[] flowTokens;
-    final int flows;
+    /** Receives one flow. */
+    @FunctionalInterface
+    public interface FlowVisitor {
+        void flow(int expert, int source, int copy, long tokens);
+    }
 
-    QuotaResult(long threshold, boolean capacityExceeded, long[] gpuLoad, long[] copyQuota,
-                int[] flowSource, int[] flowCopy, long[] flowTokens, int flows) {
+    private final LayerPlacement placement;
+    private final long[] counts;
+    private final long threshold;
+    private final boolean capacityExceeded;
+    private final long[] gpuLoad;
+    private final long[] copyQuota;
+    private final int[] expertFlowStart; // explicit flows of expert e: [start[e], start[e+1])
+    private final int[] flowSource;
+    private final int[] flowCopy;
+    private final long[] flowTokens;
+
+    QuotaResult(LayerPlacement placement, long[] counts, long threshold, boolean capacityExceeded, long[] gpuLoad,
+                long[] copyQuota, int[] expertFlowStart, int[] flowSource, int[] flowCopy, long[] flowTokens) {
+        this.placement = placement;
+        this.counts = counts;
         this.threshold = threshold;
         this.capacityExceeded = capacityExceeded;
         this.gpuLoad = gpuLoad;
         this.copyQuota = copyQuota;
+        this.expertFlowStart = expertFlowStart;
         this.flowSource = flowSource;
         this.flowCopy = flowCopy;
         this.flowTokens = flowTokens;
-        this.flows = flows;
     }
 
     /** The smallest threshold T the rule found feasible: no GPU computes more than T tokens. */
@@ -53,19 +65,29 @@ public final class QuotaResult {
         return copyQuota.length;
     }
 
-    public int flowCount() {
-        return flows;
-    }
-
-    public int flowSource(int i) {
-        return flowSource[i];
-    }
-
-    public int flowCopy(int i) {
-        return flowCopy[i];
-    }
-
-    public long flowTokens(int i) {
-        return flowTokens[i];
+    /**
+     * Visits every non-zero flow, expert by expert; within an expert, single-copy flows by ascending source, others
+     * in the order the rule produced them (link class, then source, then copy).
+     */
+    public void forEachFlow(FlowVisitor v) {
+        int ep = placement.gpus();
+        int experts = placement.experts();
+        for (int e = 0; e < experts; e++) {
+            int a = expertFlowStart[e];
+            int b = expertFlowStart[e + 1];
+            if (a == b && placement.copies(e) == 1) {
+                int copy = placement.copyStart(e);
+                for (int s = 0; s < ep; s++) {
+                    long c = counts[s * experts + e];
+                    if (c > 0) {
+                        v.flow(e, s, copy, c);
+                    }
+                }
+            } else {
+                for (int i = a; i < b; i++) {
+                    v.flow(e, flowSource[i], flowCopy[i], flowTokens[i]);
+                }
+            }
+        }
     }
 }

@@ -104,21 +104,34 @@ public final class QuotaRule {
         long[] load = new long[ep];
         long[] cap = capacity;
         boolean exceeded = false;
-        if (cap != null && !fill(hi, cap, base, order, total, near, p, load, null)) {
+        Scratch sc = new Scratch(p, ep);
+        if (cap != null && !fill(hi, cap, base, order, total, near, p, load, copyQuota, sc)) {
             cap = null;
             exceeded = true;
         }
-        // Step 6: binary search the smallest feasible threshold.
+        // Step 6: gallop up from lo in steps of max(1, lo/256), doubling, to the first feasible probe (hi is always
+        // feasible), then binary search the smallest feasible threshold in between.
+        long step = Math.max(1, lo / 256);
+        long probe = lo;
+        while (probe < hi) {
+            if (fill(probe, cap, base, order, total, near, p, load, copyQuota, sc)) {
+                hi = probe;
+                break;
+            }
+            lo = probe + 1;
+            probe = Math.min(hi, probe + step);
+            step *= 2;
+        }
         while (lo < hi) {
             long mid = lo + (hi - lo) / 2;
-            if (fill(mid, cap, base, order, total, near, p, load, null)) {
+            if (fill(mid, cap, base, order, total, near, p, load, copyQuota, sc)) {
                 hi = mid;
             } else {
                 lo = mid + 1;
             }
         }
         long threshold = lo;
-        fill(threshold, cap, base, order, total, near, p, load, copyQuota);
+        fill(threshold, cap, base, order, total, near, p, load, copyQuota, sc);
         for (int e = 0; e < experts; e++) {
             if (p.copies(e) == 1) {
                 copyQuota[p.copyStart(e)] = total[e];
@@ -127,9 +140,9 @@ public final class QuotaRule {
         return route(gt, p, counts, threshold, exceeded, load, copyQuota);
     }
 
-    /** Greedy fill at threshold T; writes quotas when {@code quota} is non-null. Returns whether every token found a copy. */
+    /** Greedy fill at threshold T into {@code quota} (multi-copy experts only). Returns whether every token found a copy. */
     private static boolean fill(long t, long[] cap, long[] base, int[] order, long[] total, long[] near,
-                                LayerPlacement p, long[] load, long[] quota) {
+                                LayerPlacement p, long[] load, long[] quota, Scratch sc) {
         int ep = base.length;
         for (int g = 0; g < ep; g++) {
             if (base[g] > limit(t, cap, g)) {
@@ -137,6 +150,8 @@ public final class QuotaRule {
             }
         }
         System.arraycopy(base, 0, load, 0, ep);
+        java.util.Arrays.fill(quota, 0);
+        java.util.Arrays.fill(sc.done, false);
         for (int e : order) {
             long rem = total[e];
             int start = p.copyStart(e);
@@ -147,9 +162,7 @@ public final class QuotaRule {
                 long a = Math.min(Math.min(near[c], Math.max(0, limit(t, cap, g) - load[g])), rem);
                 load[g] += a;
                 rem -= a;
-                if (quota != null) {
-                    quota[c] = a;
-                }
+                quota[c] = a;
             }
             // Pass B: the rest goes to copies in ascending GPU order, each up to its slack.
             for (int c = start; c < end && rem > 0; c++) {
@@ -157,15 +170,74 @@ public final class QuotaRule {
                 long a = Math.min(rem, Math.max(0, limit(t, cap, g) - load[g]));
                 load[g] += a;
                 rem -= a;
-                if (quota != null) {
-                    quota[c] += a;
+                quota[c] += a;
+            }
+            // Pass C: make room on a full copy's GPU by shifting an earlier expert's tokens to another of its copies.
+            for (int c = start; c < end && rem > 0; c++) {
+                int x = p.copyGpu(c);
+                for (int i = sc.gpuStart[x]; i < sc.gpuStart[x + 1] && rem > 0; i++) {
+                    int c1 = sc.gpuCopy[i];
+                    int e1 = sc.copyExpert[c1];
+                    if (!sc.done[e1] || quota[c1] == 0) {
+                        continue;
+                    }
+                    int s1 = p.copyStart(e1);
+                    for (int c2 = s1; c2 < s1 + p.copies(e1) && rem > 0 && quota[c1] > 0; c2++) {
+                        int y = p.copyGpu(c2);
+                        long slack = limit(t, cap, y) - load[y];
+                        if (y == x || slack <= 0) {
+                            continue;
+                        }
+                        long m = Math.min(Math.min(quota[c1], slack), rem);
+                        quota[c1] -= m;
+                        quota[c2] += m;
+                        load[y] += m;
+                        quota[c] += m;
+                        rem -= m;
+                    }
                 }
             }
             if (rem > 0) {
                 return false;
             }
+            sc.done[e] = true;
         }
         return true;
+    }
+
+    /** Per-call lookup tables: each multi-copy copy's expert, and the multi-copy copies on each GPU (ascending copy index). */
+    private static final class Scratch {
+        final boolean[] done;
+        final int[] copyExpert;
+        final int[] gpuStart;
+        final int[] gpuCopy;
+
+        Scratch(LayerPlacement p, int ep) {
+            int experts = p.experts();
+            done = new boolean[experts];
+            copyExpert = new int[p.totalCopies()];
+            gpuStart = new int[ep + 1];
+            int n = 0;
+            for (int e = 0; e < experts; e++) {
+                for (int c = p.copyStart(e); c < p.copyStart(e) + p.copies(e); c++) {
+                    copyExpert[c] = e;
+                    if (p.copies(e) > 1) {
+                        gpuStart[p.copyGpu(c) + 1]++;
+                        n++;
+                    }
+                }
+            }
+            for (int g = 0; g < ep; g++) {
+                gpuStart[g + 1] += gpuStart[g];
+            }
+            gpuCopy = new int[n];
+            int[] fill = java.util.Arrays.copyOf(gpuStart, ep);
+            for (int c = 0; c < copyExpert.length; c++) {
+                if (p.copies(copyExpert[c]) > 1) {
+                    gpuCopy[fill[p.copyGpu(c)]++] = c;
+                }
+            }
+        }
     }
 
     private static long limit(long t, long[] cap, int g) {
@@ -177,7 +249,13 @@ public final class QuotaRule {
                                      long[] load, long[] copyQuota) {
         int ep = gt.ep();
         int experts = p.experts();
-        int capacity = ep * experts + p.totalCopies();
+        int[] start = new int[experts + 1];
+        int capacity = 0;
+        for (int e = 0; e < experts; e++) {
+            if (p.copies(e) > 1) {
+                capacity += ep + p.copies(e);
+            }
+        }
         int[] fs = new int[capacity];
         int[] fc = new int[capacity];
         long[] ft = new long[capacity];
@@ -185,23 +263,16 @@ public final class QuotaRule {
         long[] avail = new long[ep];
         long[] remaining = new long[16];
         for (int e = 0; e < experts; e++) {
-            int start = p.copyStart(e);
+            start[e] = n;
+            int first = p.copyStart(e);
             int k = p.copies(e);
             if (k == 1) {
-                for (int s = 0; s < ep; s++) {
-                    long c = counts[s * experts + e];
-                    if (c > 0) {
-                        fs[n] = s;
-                        fc[n] = start;
-                        ft[n++] = c;
-                    }
-                }
                 continue;
             }
             if (remaining.length < k) {
                 remaining = new long[k];
             }
-            System.arraycopy(copyQuota, start, remaining, 0, k);
+            System.arraycopy(copyQuota, first, remaining, 0, k);
             for (int s = 0; s < ep; s++) {
                 avail[s] = counts[s * experts + e];
             }
@@ -211,20 +282,21 @@ public final class QuotaRule {
                         continue;
                     }
                     for (int j = 0; j < k && avail[s] > 0; j++) {
-                        if (remaining[j] == 0 || gt.linkClass(s, p.copyGpu(start + j)) != cls) {
+                        if (remaining[j] == 0 || gt.linkClass(s, p.copyGpu(first + j)) != cls) {
                             continue;
                         }
                         long x = Math.min(avail[s], remaining[j]);
                         avail[s] -= x;
                         remaining[j] -= x;
                         fs[n] = s;
-                        fc[n] = start + j;
+                        fc[n] = first + j;
                         ft[n++] = x;
                     }
                 }
             }
         }
-        return new QuotaResult(threshold, exceeded, load.clone(), copyQuota, fs, fc, ft, n);
+        start[experts] = n;
+        return new QuotaResult(p, counts, threshold, exceeded, load.clone(), copyQuota, start, fs, fc, ft);
     }
 
     static long ceilDiv(long a, long b) {
@@ -237,17 +309,17 @@ public final class QuotaRule {
         int m = 0;
         for (int e = 0; e < experts; e++) {
             if (p.copies(e) >= 2) {
-                if (total[e] >= (1L << 43) || experts > (1 << 20)) {
+                if (total[e] >= (1L << 49) || experts > (1 << 14)) {
                     throw new ArithmeticException("expert load " + total[e] + " too large for the quota rule's sort key");
                 }
                 // Ascending sort of (load, -index) read backwards gives load descending, index ascending.
-                keys[m++] = (total[e] << 20) | ((1 << 20) - 1 - e);
+                keys[m++] = (total[e] << 14) | ((1 << 14) - 1 - e);
             }
         }
         Arrays.sort(keys);
         int[] order = new int[multi];
         for (int i = 0; i < multi; i++) {
-            order[i] = (1 << 20) - 1 - (int) (keys[multi - 1 - i] & ((1 << 20) - 1));
+            order[i] = (1 << 14) - 1 - (int) (keys[multi - 1 - i] & ((1 << 14) - 1));
         }
         return order;
     }

@@ -1,0 +1,155 @@
+package dev.ballast.planner.codec;
+
+import dev.ballast.planner.model.LayerPlacement;
+import dev.ballast.planner.model.Mode;
+import dev.ballast.planner.model.Parallelism;
+import dev.ballast.planner.model.Plan;
+import dev.ballast.planner.model.PlanVersion;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Compact binary encoding of a plan (docs/planner.md): magic "BPL1", then unsigned LEB128 varints:
+ * worldGeneration, sequence, earliestStep, mode (0 replicate, 1 fssdp), planner name (length + UTF-8 bytes),
+ * experts, ep, dp, pp, layers; then for each layer, copy and GPU: the expert count followed by the experts as
+ * gaps (first expert, then each next minus previous minus one).
+ */
+public final class PlanBinary {
+    private static final byte[] MAGIC = {'B', 'P', 'L', '1'};
+
+    private PlanBinary() {
+    }
+
+    public static byte[] encode(Plan p) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        out.writeBytes(MAGIC);
+        varint(out, p.version().worldGeneration());
+        varint(out, p.version().sequence());
+        varint(out, p.earliestStep());
+        varint(out, p.mode().ordinal());
+        byte[] name = p.planner().getBytes(StandardCharsets.UTF_8);
+        varint(out, name.length);
+        out.writeBytes(name);
+        Parallelism par = p.parallelism();
+        varint(out, p.experts());
+        varint(out, par.ep());
+        varint(out, par.dp());
+        varint(out, par.pp());
+        varint(out, p.layers());
+        for (int l = 0; l < p.layers(); l++) {
+            for (int c = 0; c < par.dp(); c++) {
+                LayerPlacement lp = p.placement(l, c);
+                for (int g = 0; g < lp.gpus(); g++) {
+                    int n = lp.expertCount(g);
+                    varint(out, n);
+                    int prev = -1;
+                    for (int i = 0; i < n; i++) {
+                        int e = lp.expertAt(g, i);
+                        varint(out, e - prev - 1);
+                        prev = e;
+                    }
+                }
+            }
+        }
+        return out.toByteArray();
+    }
+
+    public static Plan decode(byte[] bytes) {
+        Reader r = new Reader(bytes);
+        for (byte b : MAGIC) {
+            if (r.pos >= bytes.length || bytes[r.pos++] != b) {
+                throw new IllegalArgumentException("not a ballast plan: bad magic");
+            }
+        }
+        PlanVersion v = new PlanVersion(r.varint("worldGeneration"), r.varint("sequence"));
+        long earliest = r.varint("earliestStep");
+        int modeIdx = r.small("mode", Mode.values().length - 1);
+        int nameLen = r.small("planner name length", 1 << 10);
+        if (r.pos + nameLen > bytes.length) {
+            throw new IllegalArgumentException("truncated plan: planner name");
+        }
+        String planner = new String(bytes, r.pos, nameLen, StandardCharsets.UTF_8);
+        r.pos += nameLen;
+        int experts = r.small("experts", 1 << 20);
+        Parallelism par = new Parallelism(r.small("ep", 1 << 20), r.small("dp", 1 << 20), r.small("pp", 1 << 16));
+        int layers = r.small("layers", 1 << 16);
+        LayerPlacement[][] pl = new LayerPlacement[layers][par.dp()];
+        for (int l = 0; l < layers; l++) {
+            for (int c = 0; c < par.dp(); c++) {
+                int[][] lists = new int[par.ep()][];
+                for (int g = 0; g < par.ep(); g++) {
+                    int n = r.small("expert count", experts);
+                    lists[g] = new int[n];
+                    int prev = -1;
+                    for (int i = 0; i < n; i++) {
+                        long e = prev + 1 + r.varint("expert");
+                        if (e >= experts) {
+                            throw new IllegalArgumentException("layer " + l + " group " + c + " GPU " + g + ": expert " + e + " >= " + experts);
+                        }
+                        lists[g][i] = (int) e;
+                        prev = (int) e;
+                    }
+                }
+                pl[l][c] = LayerPlacement.of(experts, lists);
+            }
+        }
+        if (r.pos != bytes.length) {
+            throw new IllegalArgumentException("trailing bytes after plan");
+        }
+        return new Plan(v, earliest, Mode.values()[modeIdx], planner, experts, par, pl);
+    }
+
+    /** FNV-1a 64 of the binary encoding: the hash ranks all-reduce to check they hold the same plan. */
+    public static long fingerprint(Plan p) {
+        long h = 0xcbf29ce484222325L;
+        for (byte b : encode(p)) {
+            h ^= b & 0xff;
+            h *= 0x100000001b3L;
+        }
+        return h;
+    }
+
+    private static void varint(ByteArrayOutputStream out, long v) {
+        if (v < 0) {
+            throw new IllegalArgumentException("varint of a negative value");
+        }
+        while ((v & ~0x7FL) != 0) {
+            out.write((int) ((v & 0x7F) | 0x80));
+            v >>>= 7;
+        }
+        out.write((int) v);
+    }
+
+    private static final class Reader {
+        final byte[] b;
+        int pos;
+
+        Reader(byte[] b) {
+            this.b = b;
+        }
+
+        long varint(String what) {
+            long v = 0;
+            for (int shift = 0; shift < 63; shift += 7) {
+                if (pos >= b.length) {
+                    throw new IllegalArgumentException("truncated plan while reading " + what);
+                }
+                int x = b[pos++] & 0xff;
+                v |= (long) (x & 0x7F) << shift;
+                if ((x & 0x80) == 0) {
+                    return v;
+                }
+            }
+            throw new IllegalArgumentException("varint too long while reading " + what);
+        }
+
+        int small(String what, int max) {
+            long v = varint(what);
+            if (v > max) {
+                throw new IllegalArgumentException(what + " = " + v + " exceeds " + max);
+            }
+            return (int) v;
+        }
+    }
+}

@@ -1,0 +1,115 @@
+package dev.ballast.planner.codec;
+
+import dev.ballast.planner.json.Json;
+import dev.ballast.planner.json.JsonException;
+import dev.ballast.planner.json.JsonFields;
+import dev.ballast.planner.json.JsonWriter;
+import dev.ballast.planner.model.LayerPlacement;
+import dev.ballast.planner.model.Mode;
+import dev.ballast.planner.model.Parallelism;
+import dev.ballast.planner.model.Plan;
+import dev.ballast.planner.model.PlanVersion;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * JSON encoding of a plan (docs/planner.md, "Plan encodings"): compact, keys in a fixed order, integers only.
+ * <pre>{"format":"ballast-plan/v1","worldGeneration":3,"sequence":7,"earliestStep":1200,"mode":"replicate",
+ * "planner":"ballast","experts":64,"ep":8,"dp":1,"pp":1,
+ * "layers":[{"layer":0,"groups":[{"copy":0,"gpus":[[0,1,12],[2,3],...]}]}]}</pre>
+ */
+public final class PlanJson {
+    public static final String FORMAT = "ballast-plan/v1";
+
+    private PlanJson() {
+    }
+
+    public static String encode(Plan p) {
+        Parallelism par = p.parallelism();
+        JsonWriter w = new JsonWriter().beginObject()
+                .field("format", FORMAT)
+                .field("worldGeneration", p.version().worldGeneration())
+                .field("sequence", p.version().sequence())
+                .field("earliestStep", p.earliestStep())
+                .field("mode", p.mode().wireName())
+                .field("planner", p.planner())
+                .field("experts", p.experts())
+                .field("ep", par.ep())
+                .field("dp", par.dp())
+                .field("pp", par.pp())
+                .name("layers").beginArray();
+        for (int l = 0; l < p.layers(); l++) {
+            w.beginObject().field("layer", l).name("groups").beginArray();
+            for (int c = 0; c < par.dp(); c++) {
+                LayerPlacement lp = p.placement(l, c);
+                w.beginObject().field("copy", c).name("gpus").beginArray();
+                for (int g = 0; g < lp.gpus(); g++) {
+                    w.beginArray();
+                    for (int i = 0; i < lp.expertCount(g); i++) {
+                        w.value(lp.expertAt(g, i));
+                    }
+                    w.endArray();
+                }
+                w.endArray().endObject();
+            }
+            w.endArray().endObject();
+        }
+        return w.endArray().endObject().toString();
+    }
+
+    /** Parses and validates; errors name the field or the layer/group/GPU at fault. */
+    public static Plan decode(String json) {
+        Map<String, Object> m = JsonFields.object(Json.parse(json), "plan");
+        if (!FORMAT.equals(m.get("format"))) {
+            throw new JsonException("\"format\" must be \"" + FORMAT + "\"");
+        }
+        PlanVersion v = new PlanVersion(JsonFields.requireLong(m, "worldGeneration"), JsonFields.requireLong(m, "sequence"));
+        long earliest = JsonFields.requireLong(m, "earliestStep");
+        Mode mode = Mode.parse(JsonFields.requireString(m, "mode"));
+        String planner = JsonFields.requireString(m, "planner");
+        int experts = JsonFields.requireInt(m, "experts", 1, 1 << 20);
+        Parallelism par = new Parallelism(JsonFields.requireInt(m, "ep", 1, 1 << 20),
+                JsonFields.requireInt(m, "dp", 1, 1 << 20), JsonFields.requireInt(m, "pp", 1, 1 << 16));
+        List<Object> layers = JsonFields.requireArray(m, "layers");
+        LayerPlacement[][] placements = new LayerPlacement[layers.size()][par.dp()];
+        for (int l = 0; l < layers.size(); l++) {
+            Map<String, Object> lo = JsonFields.object(layers.get(l), "layers[" + l + "]");
+            if (JsonFields.requireLong(lo, "layer") != l) {
+                throw new JsonException("layers[" + l + "] has layer " + lo.get("layer"));
+            }
+            List<Object> groups = JsonFields.requireArray(lo, "groups");
+            if (groups.size() != par.dp()) {
+                throw new JsonException("layer " + l + ": " + groups.size() + " groups, expected dp=" + par.dp());
+            }
+            for (int c = 0; c < groups.size(); c++) {
+                Map<String, Object> go = JsonFields.object(groups.get(c), "layer " + l + " group " + c);
+                if (JsonFields.requireLong(go, "copy") != c) {
+                    throw new JsonException("layer " + l + " group " + c + " has copy " + go.get("copy"));
+                }
+                List<Object> gpus = JsonFields.requireArray(go, "gpus");
+                if (gpus.size() != par.ep()) {
+                    throw new JsonException("layer " + l + " group " + c + ": " + gpus.size() + " GPUs, expected ep=" + par.ep());
+                }
+                int[][] lists = new int[gpus.size()][];
+                for (int g = 0; g < gpus.size(); g++) {
+                    if (!(gpus.get(g) instanceof List<?> el)) {
+                        throw new JsonException("layer " + l + " group " + c + " GPU " + g + ": expected an array of experts");
+                    }
+                    lists[g] = new int[el.size()];
+                    for (int i = 0; i < el.size(); i++) {
+                        if (!(el.get(i) instanceof Long e) || e < 0 || e >= experts) {
+                            throw new JsonException("layer " + l + " group " + c + " GPU " + g + ": bad expert " + el.get(i));
+                        }
+                        if (i > 0 && e <= lists[g][i - 1]) {
+                            throw new JsonException("layer " + l + " group " + c + " GPU " + g + ": experts must be strictly ascending");
+                        }
+                        lists[g][i] = e.intValue();
+                    }
+                }
+                placements[l][c] = LayerPlacement.of(experts, lists);
+            }
+        }
+        return new Plan(v, earliest, mode, planner, experts, par, placements);
+    }
+}
