@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# Offline checks of the Ballast chart: CRD copy in sync with crds/, `helm lint --strict` and
+# `helm template` over the main value combinations (with assertions on what renders), the rendered
+# CRD spec identical to crds/, kubeVersion enforcement, and values.schema.json rejecting unknown
+# keys, wrong types and bad enums. Exits non-zero on the first failure, naming it.
+#   HELM  helm binary (default: $BALLAST_CACHE/bin/helm from e2e/control-plane/build.sh, else PATH)
+set -euo pipefail
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/../.." && pwd)"
+CACHE="${BALLAST_CACHE:-$HOME/.cache/ballast}"
+HELM="${HELM:-$( [[ -x "$CACHE/bin/helm" ]] && echo "$CACHE/bin/helm" || command -v helm || true)}"
+[[ -n "$HELM" && -x "$HELM" ]] || { echo "test.sh: no helm found; run e2e/control-plane/build.sh helm or set HELM" >&2; exit 1; }
+TMP="$(mktemp -d)"; trap 'rm -rf "$TMP"' EXIT
+
+pass=0
+fail() { echo "FAIL: $*" >&2; exit 1; }
+ok() { pass=$((pass + 1)); echo "ok   $*"; }
+render() { "$HELM" template t "$HERE" --namespace ballast-system "$@"; }
+# count KIND FILE -> number of rendered objects of that kind
+count() { grep -c "^kind: \"\{0,1\}$1\"\{0,1\}$" "$2" || true; }
+expect_kinds() {  # FILE KIND=N...
+  local f="$1"; shift
+  for kv in "$@"; do
+    local k="${kv%=*}" n="${kv#*=}" got
+    got="$(count "$k" "$f")"
+    [[ "$got" == "$n" ]] || fail "$(basename "$f"): expected $n $k, rendered $got"
+  done
+}
+
+echo "helm: $("$HELM" version --short)"
+
+# 1. The chart's CRD copy is the committed one.
+"$HERE/sync-crds.sh" --check >/dev/null || fail "files/crds differs from crds/ (run charts/ballast/sync-crds.sh)"
+ok "files/crds in sync with crds/"
+
+# 2. Lint, strict (warnings fail), for defaults and the non-default branches.
+"$HELM" lint --strict "$HERE" >"$TMP/lint.txt" 2>&1 || { cat "$TMP/lint.txt"; fail "helm lint --strict (defaults)"; }
+"$HELM" lint --strict "$HERE" --set metrics.serviceMonitor.enabled=true --set probes.enabled=true \
+  --set serviceAccount.create=false --set serviceAccount.name=ops >"$TMP/lint2.txt" 2>&1 \
+  || { cat "$TMP/lint2.txt"; fail "helm lint --strict (serviceMonitor, probes, external SA)"; }
+ok "helm lint --strict"
+
+# 3. Template combinations.
+render >"$TMP/default.yaml" || fail "template with defaults"
+expect_kinds "$TMP/default.yaml" CustomResourceDefinition=1 Deployment=1 ServiceAccount=1 ClusterRole=2 \
+  ClusterRoleBinding=1 Role=1 RoleBinding=1 Service=1 ServiceMonitor=0
+grep -q 'helm.sh/resource-policy: keep' "$TMP/default.yaml" || fail "CRD lacks helm.sh/resource-policy: keep"
+grep -q 'name: ballast-balancer' "$TMP/default.yaml" || fail "ballast-balancer ClusterRole missing"
+grep -q 'image: "ghcr.io/ballast-dev/operator:0.1.0"' "$TMP/default.yaml" || fail "operator image does not default its tag to appVersion"
+for e in BALLAST_SIDECAR_IMAGE BALLAST_BALANCER_IMAGE QUARKUS_LOG_LEVEL; do
+  grep -q "name: $e" "$TMP/default.yaml" || fail "operator env $e missing"
+done
+render --show-only templates/deployment.yaml >"$TMP/deploy.yaml"
+grep -q 'livenessProbe' "$TMP/deploy.yaml" && fail "probes rendered although probes.enabled=false"
+ok "template: defaults"
+
+render --set crds.install=false --set rbac.create=false --set serviceAccount.create=false \
+  --set serviceAccount.name=preexisting --set metrics.enabled=false >"$TMP/minimal.yaml" || fail "template minimal"
+expect_kinds "$TMP/minimal.yaml" CustomResourceDefinition=0 Deployment=1 ServiceAccount=0 ClusterRole=0 \
+  ClusterRoleBinding=0 Role=0 RoleBinding=0 Service=0
+grep -q 'serviceAccountName: preexisting' "$TMP/minimal.yaml" || fail "serviceAccount.name not used"
+ok "template: crds/rbac/serviceAccount/metrics off"
+
+render --set metrics.serviceMonitor.enabled=true --set metrics.serviceMonitor.labels.release=prom \
+  --set probes.enabled=true --set image.tag=dev --set logLevel=DEBUG --set replicaCount=2 \
+  --set nodeSelector.pool=system --set 'tolerations[0].key=dedicated' --set 'tolerations[0].operator=Exists' \
+  --set 'extraEnv[0].name=FOO' --set 'extraEnv[0].value=bar' >"$TMP/full.yaml" || fail "template full"
+expect_kinds "$TMP/full.yaml" ServiceMonitor=1 Deployment=1
+for s in 'image: "ghcr.io/ballast-dev/operator:dev"' 'replicas: 2' 'pool: system' 'key: dedicated' \
+         'name: FOO' 'value: "DEBUG"' 'path: /q/health/live' 'release: prom'; do
+  grep -qF "$s" "$TMP/full.yaml" || fail "full combination: '$s' not rendered"
+done
+ok "template: serviceMonitor, probes, scheduling, extraEnv"
+
+render --set fullnameOverride=acme >"$TMP/names.yaml" || fail "template fullnameOverride"
+grep -q 'name: acme-operator' "$TMP/names.yaml" || fail "fullnameOverride not applied to the ClusterRole"
+ok "template: fullnameOverride"
+
+if render --set metrics.enabled=false --set metrics.serviceMonitor.enabled=true >/dev/null 2>"$TMP/err"; then
+  fail "serviceMonitor without metrics Service was accepted"
+fi
+ok "template: serviceMonitor needs metrics.enabled"
+
+# 4. The rendered CRD spec is byte-identical to crds/ (only metadata is rebuilt by the template).
+render --show-only templates/crds/trainingjobs.ballast.dev.yaml >"$TMP/crd.yaml"
+diff <(sed -n '/^spec:/,$p' "$ROOT/crds/trainingjobs.ballast.dev.yaml") <(sed -n '/^spec:/,$p' "$TMP/crd.yaml") >"$TMP/crd.diff" \
+  || { head -20 "$TMP/crd.diff"; fail "rendered CRD spec differs from crds/trainingjobs.ballast.dev.yaml"; }
+ok "rendered CRD spec == crds/ ($(wc -l <"$TMP/crd.yaml") lines)"
+
+# 5. kubeVersion >= 1.29.
+render --kube-version 1.28.9 >/dev/null 2>&1 && fail "kubeVersion 1.28 accepted"
+render --kube-version 1.29.0 >/dev/null || fail "kubeVersion 1.29.0 rejected"
+ok "kubeVersion: 1.28 rejected, 1.29 accepted"
+
+# 6. values.schema.json rejects bad values; each case must fail with a schema error.
+reject() {  # DESCRIPTION helm-args...
+  local what="$1"; shift
+  if render "$@" >/dev/null 2>"$TMP/err"; then fail "schema accepted $what ($*)"; fi
+  grep -qi "schema" "$TMP/err" || { cat "$TMP/err"; fail "$what failed, but not with a schema error"; }
+  ok "schema rejects $what"
+}
+reject "an unknown top-level key" --set imagee.tag=x
+reject "an unknown nested key" --set image.tagg=x
+reject "an unknown key in serviceAccount" --set serviceAccount.nmae=x
+reject "a string for an integer" --set replicaCount=two
+reject "a string for a boolean" --set-string rbac.create=yes
+reject "a number for a string" --set image.repository=5
+reject "a bad enum (logLevel)" --set logLevel=LOUD
+reject "a bad enum (pullPolicy)" --set image.pullPolicy=Sometimes
+reject "an out-of-range port" --set metrics.port=70000
+reject "a malformed resource quantity" --set resources.requests.cpu=lots
+reject "an unknown toleration field" --set 'tolerations[0].keyy=a'
+reject "a malformed duration" --set metrics.serviceMonitor.interval=often
+
+echo "PASS: $pass checks"
