@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates kwok-stages.yaml from the kwok module pinned in e2e/control-plane/kwok/go.mod:
 # kwok's default node and pod stages, with every Pod stage extended by a selector that skips pods
-# labelled ballast.dev/managed-by-harness=true (the e2e process kubelet plays kubelet for those).
+# labelled ballast.dev/role=worker|balancer (the e2e process kubelet plays kubelet for those).
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 KWOK_DIR="$(cd "$HERE/../control-plane/kwok" && GOFLAGS=-mod=mod go mod download sigs.k8s.io/kwok && go list -m -f '{{.Dir}}' sigs.k8s.io/kwok)"
@@ -16,18 +16,19 @@ stages = [
     ('pod', 'kustomize/stage/pod/fast/pod-complete.yaml'),
     ('pod', 'kustomize/stage/pod/fast/pod-delete.yaml'),
 ]
-guard = ("    # Ballast: pods labelled ballast.dev/managed-by-harness=true are played by the e2e process\n"
-         "    # kubelet (harness), so KWOK must never touch them.\n"
-         "    - key: '.metadata.labels[\"ballast.dev/managed-by-harness\"]'\n"
+guard = ("    # Ballast: Ballast's own pods (label ballast.dev/role: worker or balancer) are played by the\n"
+         "    # e2e process kubelet, so KWOK must never touch them.\n"
+         "    - key: '.metadata.labels[\"ballast.dev/role\"]'\n"
          "      operator: 'NotIn'\n"
          "      values:\n"
-         "      - 'true'\n")
+         "      - 'worker'\n"
+         "      - 'balancer'\n")
 out = ["# KWOK stages for the Ballast e2e cluster (passed to `kwokctl create cluster --config`).\n",
        f"# Giving kwokctl any Stage replaces ALL its built-in stages, so this file carries kwok {ver}'s\n",
        "# defaults for the binary runtime verbatim (kustomize/stage/node/fast/node-initialize.yaml,\n",
        "# node/heartbeat-with-lease, pod/fast/pod-ready, pod-complete, pod-delete; Apache-2.0, the\n",
        "# Kubernetes Authors), with one change: every Pod stage also requires the label\n",
-       "# ballast.dev/managed-by-harness to be absent or not \"true\". Regenerate with gen-kwok-stages.sh.\n"]
+       "# ballast.dev/role to be neither \"worker\" nor \"balancer\". Regenerate with gen-kwok-stages.sh.\n"]
 for kind, rel in stages:
     text = open(f"{m}/{rel}").read()
     if kind == 'pod':

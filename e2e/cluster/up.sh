@@ -2,7 +2,7 @@
 # Brings up (or reuses) the Ballast e2e cluster: a real kube-apiserver, etcd, kube-controller-manager
 # and kube-scheduler, run by `kwokctl --runtime binary` from the binaries e2e/control-plane/build.sh
 # built, with RBAC and admission on, KWOK simulating the fake GPU nodes from nodes.sh, and KWOK's
-# pod stages skipping pods labelled ballast.dev/managed-by-harness=true (kwok-stages.yaml).
+# pod stages skipping pods labelled ballast.dev/role=worker|balancer (kwok-stages.yaml).
 #   BALLAST_CACHE, BALLAST_CLUSTER (default ballast); node layout env: see nodes.sh.
 #   BALLAST_SKIP_BUILD=1  don't run build.sh first (it is a no-op when the binaries are current).
 # Prints the kubeconfig path at the end; `eval "$(e2e/cluster/env.sh)"` exports it.

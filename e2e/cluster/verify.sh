@@ -2,11 +2,11 @@
 # Proves the e2e cluster behaves as Ballast's tests assume (run after up.sh; ~30 s):
 #  1. the API server is the real, locally built Kubernetes (kubectl version reports its version);
 #  2. the fake GPU nodes are Ready with nvidia.com/gpu capacity and topology labels;
-#  3. a pod WITHOUT ballast.dev/managed-by-harness is scheduled onto a fake node and KWOK makes it Running;
-#  4. a pod WITH ballast.dev/managed-by-harness=true is scheduled (real kube-scheduler) but KWOK leaves
+#  3. a pod WITHOUT ballast.dev/role is scheduled onto a fake node and KWOK makes it Running;
+#  4. a pod WITH ballast.dev/role=worker is scheduled (real kube-scheduler) but KWOK leaves
 #     it alone: it stays Pending with no container statuses and no pod IP;
 #  5. a pod with spec.schedulingGates stays unscheduled (SchedulingGated) until the gate is removed;
-#  6. RBAC is enforced: an unprivileged ServiceAccount may not list pods.
+#  6. admission (ServiceAccount plugin) and RBAC are enforced: an unprivileged ServiceAccount may not list pods.
 # Everything runs in a throwaway namespace that is deleted at the end.
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -57,9 +57,12 @@ POD
 
 # 3 + 4: both pods are scheduled by the real scheduler; only the plain one is run by KWOK.
 pod plain "" ""
-pod harnessed ", ballast.dev/managed-by-harness: \"true\"" ""
+pod harnessed ", ballast.dev/role: worker" ""
 kubectl -n "$NS" wait --for=jsonpath='{.status.phase}'=Running pod/plain --timeout=60s >/dev/null \
   || fail "unlabelled pod did not become Running: $(kubectl -n "$NS" get pod plain -o wide --no-headers)"
+vols="$(kubectl -n "$NS" get pod plain -o jsonpath='{.spec.serviceAccountName} {.spec.volumes[*].name}')"
+[[ "$vols" == "default kube-api-access-"* ]] || fail "ServiceAccount admission did not run (serviceAccountName + volumes: '$vols')"
+ok "admission on: ServiceAccount plugin defaulted '$vols'"
 ok "unlabelled pod Running on $(kubectl -n "$NS" get pod plain -o jsonpath='{.spec.nodeName}') (KWOK pod-ready stage)"
 for _ in $(seq 1 30); do
   node="$(kubectl -n "$NS" get pod harnessed -o jsonpath='{.spec.nodeName}')"
