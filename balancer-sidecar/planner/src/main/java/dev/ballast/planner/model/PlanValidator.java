@@ -8,8 +8,16 @@ public final class PlanValidator {
     private PlanValidator() {
     }
 
-    /** Throws IllegalStateException naming the first violation. */
+    /** Throws IllegalStateException naming the first violation; homes must stay in replicate mode. */
     public static void validate(Plan plan, int slotsPerGpu) {
+        validate(plan, slotsPerGpu, true);
+    }
+
+    /**
+     * As {@link #validate(Plan, int)}; {@code requireHomes} false accepts plans that move compute off a home GPU
+     * (EPLB's placements: the owner still keeps master weights and optimizer state).
+     */
+    public static void validate(Plan plan, int slotsPerGpu, boolean requireHomes) {
         int ep = plan.parallelism().ep();
         for (int l = 0; l < plan.layers(); l++) {
             for (int c = 0; c < plan.parallelism().dp(); c++) {
@@ -18,7 +26,7 @@ public final class PlanValidator {
                     if (p.copies(e) == 0) {
                         throw new IllegalStateException("layer " + l + " group " + c + ": expert " + e + " has no copy");
                     }
-                    if (plan.mode() == Mode.REPLICATE && !p.holds(StaticLayout.home(e, ep, plan.experts()), e)) {
+                    if (requireHomes && plan.mode() == Mode.REPLICATE && !p.holds(StaticLayout.home(e, ep, plan.experts()), e)) {
                         throw new IllegalStateException("layer " + l + " group " + c + ": expert " + e + " missing on its home GPU");
                     }
                 }
