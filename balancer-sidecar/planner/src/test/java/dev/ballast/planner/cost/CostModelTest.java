@@ -1,0 +1,69 @@
+package dev.ballast.planner.cost;
+
+import dev.ballast.planner.Fixtures;
+import dev.ballast.planner.model.GroupTopology;
+import dev.ballast.planner.model.LayerPlacement;
+import dev.ballast.planner.model.Mode;
+import dev.ballast.planner.model.MoeShape;
+import dev.ballast.planner.quota.QuotaResult;
+import dev.ballast.planner.quota.QuotaRule;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+class CostModelTest {
+    static final MoeShape SHAPE = MoeShape.generic("t", 1, 4, 1);
+
+    @Test
+    void uniformRoutingOnTheStaticLayoutIsTheIdeal() {
+        GroupTopology gt = Fixtures.group(4, 2, 2); // two nodes in one rack
+        LayerPlacement p = LayerPlacement.staticLayout(4, 4);
+        long[] counts = new long[16];
+        java.util.Arrays.fill(counts, 1000);
+        CostModel m = new CostModel(SHAPE, Mode.REPLICATE);
+        QuotaResult r = QuotaRule.apply(gt, p, counts, null);
+        LayerCost planned = m.layer(gt, p, r, null);
+        LayerCost ideal = m.ideal(gt, counts);
+        assertThat(planned.totalSec()).isCloseTo(ideal.totalSec(), within(1e-12));
+        assertThat(planned.imbalance()).isEqualTo(1.0);
+        // 4000 tokens per GPU x 3 x 2 x 3 x 2048 x 1024 FLOP at 989e12 x 0.6 FLOP/s.
+        assertThat(planned.computeSec()).isCloseTo(4000 * 3 * 2.0 * 3 * 2048 * 1024 / (989e12 * 0.6), within(1e-12));
+        // Each all-to-all: a GPU sends 1000 tokens to its node peer over NVLink and 2000 over the NIC.
+        double nic = 2000 * 4096 / 50e9;
+        assertThat(planned.allToAllSec()).isCloseTo(4 * nic, within(1e-12));
+        assertThat(planned.interNodeTokenBytes()).isCloseTo(4 * 4 * 2000 * 4096.0, within(1e-3));
+    }
+
+    @Test
+    void replicasCostRefreshAndGradientReturnAndNewCopiesCostOnce() {
+        GroupTopology gt = Fixtures.group(4, 2, 1);
+        LayerPlacement p = LayerPlacement.of(4, new int[][] {{0}, {1}, {2, 0}, {3}});
+        long[] counts = new long[16];
+        counts[0] = 100;
+        CostModel m = new CostModel(SHAPE, Mode.REPLICATE);
+        QuotaResult r = QuotaRule.apply(gt, p, counts, null);
+        double w = SHAPE.weightBytesPerExpert();
+        LayerCost steady = m.layer(gt, p, r, null);
+        assertThat(steady.paramBytes()).isEqualTo(w + SHAPE.gradBytesPerExpert());
+        assertThat(steady.interNodeParamBytes()).isEqualTo(steady.paramBytes());
+        LayerCost adopted = m.layer(gt, p, r, LayerPlacement.staticLayout(4, 4));
+        assertThat(adopted.migrationBytes()).isEqualTo(w);
+        assertThat(adopted.paramSec()).isGreaterThan(steady.paramSec());
+        // Overlap rule: only what exceeds the layer's compute is exposed.
+        assertThat(steady.exposedParamSec()).isEqualTo(Math.max(0, steady.paramSec() - steady.computeSec()));
+    }
+
+    @Test
+    void fssdpGathersEveryMaterializedExpert() {
+        GroupTopology gt = Fixtures.group(4, 4, 1);
+        LayerPlacement p = LayerPlacement.staticLayout(4, 4);
+        CostModel m = new CostModel(SHAPE, Mode.FSSDP);
+        long[] counts = new long[16];
+        LayerCost c = m.layer(gt, p, QuotaRule.apply(gt, p, counts, null), null);
+        // Each of 4 GPUs gathers 3/4 of one expert and reduce-scatters 3/4 of its gradient.
+        double perGpu = 0.75 * (SHAPE.weightBytesPerExpert() + SHAPE.gradBytesPerExpert());
+        assertThat(c.paramBytes()).isCloseTo(4 * perGpu, within(1.0));
+        assertThat(c.interNodeParamBytes()).isZero();
+    }
+}
