@@ -107,8 +107,10 @@ final class DocsSuite {
                 cfg.withPlanRepeats(31), progress, null);
         sb.append(Table.markdown(pt)).append('\n');
 
+        sb.append("Plan times are the planning thread's CPU time (see below).\n\n");
+        double quotaCpuUs = quotaCpuMicros(progress);
         sb.append("## Targets\n\n");
-        sb.append(targets(all, dr, pt, jmhFile));
+        sb.append(targets(all, dr, pt, jmhFile, quotaCpuUs));
         sb.append("\n## Quota rule (JMH)\n\n");
         sb.append(jmh(jmhFile));
         return sb.toString();
@@ -135,6 +137,35 @@ final class DocsSuite {
         return out;
     }
 
+    /** Median thread CPU time of the quota rule on the JMH input (whole-model layer 0, ballast placement), after warm-up. */
+    static double quotaCpuMicros(Progress progress) {
+        return progress.run("quota rule CPU time", () -> {
+            dev.ballast.planner.synth.SyntheticTrace t = new SyntheticTrace(Scenarios.byName("whole-model"));
+            Topology topo = Topology.parse(TOPOLOGIES[1][1]);
+            dev.ballast.planner.model.MoeShape shape = dev.ballast.planner.model.MoeShape.forModel(t.header().model(), 60, 256, 8);
+            dev.ballast.planner.model.Parallelism par = dev.ballast.planner.model.Parallelism.resolve(64, 256, null, 1);
+            dev.ballast.planner.planners.PlanningContext ctx = new dev.ballast.planner.planners.PlanningContext(topo, par, shape,
+                    Mode.REPLICATE, 2, 50);
+            dev.ballast.planner.load.ModelLoads loads = dev.ballast.planner.load.SourceMapping.toGpus(t.counts(0), par, 256, 8192L * 8);
+            dev.ballast.planner.model.LayerPlacement p = Planners.byName("ballast-scratch").plan(new dev.ballast.planner.planners.PlanRequest(
+                    ctx, loads, null, new dev.ballast.planner.model.PlanVersion(0, 1), 0)).placement(0, 0);
+            dev.ballast.planner.model.GroupTopology gt = ctx.group(0, 0);
+            long[] counts = loads.counts(0, 0);
+            List<Double> us = new ArrayList<>();
+            long sink = 0;
+            for (int i = 0; i < 4000; i++) {
+                long t0 = Evaluator.cpuNanos();
+                sink += dev.ballast.planner.quota.QuotaRule.apply(gt, p, counts, null).threshold();
+                long dt = Evaluator.cpuNanos() - t0;
+                if (i >= 2000) {
+                    us.add(dt / 1e3);
+                }
+            }
+            java.util.Collections.sort(us);
+            return sink == 42 ? -1 : Evaluator.percentile(us, 0.5);
+        });
+    }
+
     private static BenchResult find(List<BenchResult> rows, String trace, String topoPrefix, String planner) {
         for (BenchResult r : rows) {
             if (r.trace().startsWith(trace) && r.topology().startsWith(topoPrefix) && r.planner().equals(planner)
@@ -145,8 +176,8 @@ final class DocsSuite {
         return null;
     }
 
-    private static String targets(List<BenchResult> all, List<BenchResult> drift, List<BenchResult> planTime, String jmhFile)
-            throws IOException {
+    private static String targets(List<BenchResult> all, List<BenchResult> drift, List<BenchResult> planTime, String jmhFile,
+                                  double quotaCpuUs) throws IOException {
         StringBuilder sb = new StringBuilder("| target | measured | met |\n|---|---|---|\n");
         BenchResult ob = find(all, "olmoe", "8x8", "ballast");
         BenchResult oe = find(all, "olmoe", "8x8", "eplb");
@@ -182,11 +213,13 @@ final class DocsSuite {
                         Table.f("%.2f ms (p99 %.2f ms)", r.planMillisMedian(), r.planMillisP99()), r.planMillisMedian() <= 10);
             }
         }
+        row(sb, "quota rule <= 50 µs per layer (256 experts x 64 GPUs), thread CPU time, median of 2,000",
+                Table.f("%.1f µs", quotaCpuUs), quotaCpuUs <= 50);
         Double quota = jmhScore(jmhFile, "quotaRule256x64");
         if (quota == null) {
-            sb.append("| quota rule <= 50 µs per layer (256 experts x 64 GPUs), JMH | not run for this page | — |\n");
+            sb.append("| same, JMH wall-clock average | not run for this page | — |\n");
         } else {
-            row(sb, "quota rule <= 50 µs per layer (256 experts x 64 GPUs), JMH", Table.f("%.1f µs", quota), quota <= 50);
+            row(sb, "same, JMH wall-clock average (shared machine: see the load note)", Table.f("%.1f µs", quota), quota <= 50);
         }
         return sb.toString();
     }

@@ -261,7 +261,16 @@ public final class QuotaRule {
         long[] ft = new long[capacity];
         int n = 0;
         long[] avail = new long[ep];
-        long[] remaining = new long[16];
+        int maxK = 1;
+        for (int e = 0; e < experts; e++) {
+            maxK = Math.max(maxK, p.copies(e));
+        }
+        long[] remaining = new long[maxK];
+        int[] gpuOfCopy = new int[maxK];
+        // (source, copy) pairs bucketed by link class; generated source-major, copy-minor, so each bucket is in the
+        // order the rule visits pairs.
+        int[][] pairs = new int[LINK_CLASSES][ep * maxK];
+        int[] pairCount = new int[LINK_CLASSES];
         for (int e = 0; e < experts; e++) {
             start[e] = n;
             int first = p.copyStart(e);
@@ -269,29 +278,36 @@ public final class QuotaRule {
             if (k == 1) {
                 continue;
             }
-            if (remaining.length < k) {
-                remaining = new long[k];
-            }
             System.arraycopy(copyQuota, first, remaining, 0, k);
+            for (int j = 0; j < k; j++) {
+                gpuOfCopy[j] = p.copyGpu(first + j);
+            }
+            java.util.Arrays.fill(pairCount, 0);
             for (int s = 0; s < ep; s++) {
-                avail[s] = counts[s * experts + e];
+                long a = counts[s * experts + e];
+                avail[s] = a;
+                if (a == 0) {
+                    continue;
+                }
+                for (int j = 0; j < k; j++) {
+                    int cls = gt.linkClass(s, gpuOfCopy[j]);
+                    pairs[cls][pairCount[cls]++] = s * maxK + j;
+                }
             }
             for (int cls = 0; cls < LINK_CLASSES; cls++) {
-                for (int s = 0; s < ep; s++) {
-                    if (avail[s] == 0) {
+                int[] list = pairs[cls];
+                for (int i = 0; i < pairCount[cls]; i++) {
+                    int s = list[i] / maxK;
+                    int j = list[i] % maxK;
+                    if (avail[s] == 0 || remaining[j] == 0) {
                         continue;
                     }
-                    for (int j = 0; j < k && avail[s] > 0; j++) {
-                        if (remaining[j] == 0 || gt.linkClass(s, p.copyGpu(first + j)) != cls) {
-                            continue;
-                        }
-                        long x = Math.min(avail[s], remaining[j]);
-                        avail[s] -= x;
-                        remaining[j] -= x;
-                        fs[n] = s;
-                        fc[n] = first + j;
-                        ft[n++] = x;
-                    }
+                    long x = Math.min(avail[s], remaining[j]);
+                    avail[s] -= x;
+                    remaining[j] -= x;
+                    fs[n] = s;
+                    fc[n] = first + j;
+                    ft[n++] = x;
                 }
             }
         }

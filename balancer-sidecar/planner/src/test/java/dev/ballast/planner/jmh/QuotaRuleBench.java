@@ -1,0 +1,71 @@
+package dev.ballast.planner.jmh;
+
+import dev.ballast.planner.load.ModelLoads;
+import dev.ballast.planner.load.SourceMapping;
+import dev.ballast.planner.model.GroupTopology;
+import dev.ballast.planner.model.LayerPlacement;
+import dev.ballast.planner.model.Mode;
+import dev.ballast.planner.model.MoeShape;
+import dev.ballast.planner.model.Parallelism;
+import dev.ballast.planner.model.PlanVersion;
+import dev.ballast.planner.model.Topology;
+import dev.ballast.planner.planners.PlanRequest;
+import dev.ballast.planner.planners.Planners;
+import dev.ballast.planner.planners.PlanningContext;
+import dev.ballast.planner.quota.EqualSplit;
+import dev.ballast.planner.quota.QuotaResult;
+import dev.ballast.planner.quota.QuotaRule;
+import dev.ballast.planner.synth.Scenarios;
+import dev.ballast.planner.synth.SyntheticTrace;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The per-step quota rule on one layer of 256 experts over a 64-GPU EP group (8 nodes × 8, two racks), with the
+ * replicas the ballast planner chose for the named whole-model input (target: ≤ 50 µs on one core).
+ * Run: {@code bin/ballast jmh balancer-sidecar/planner -f 1 -wi 3 -i 5 QuotaRuleBench}
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(org.openjdk.jmh.annotations.Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Fork(1)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+public class QuotaRuleBench {
+    GroupTopology group;
+    LayerPlacement placement;
+    long[] counts;
+
+    @Setup
+    public void setup() {
+        SyntheticTrace t = new SyntheticTrace(Scenarios.byName("whole-model"));
+        Topology topo = Topology.parse("nodes=8,gpusPerNode=8,racks=2");
+        MoeShape shape = MoeShape.forModel(t.header().model(), t.header().layers(), 256, 8);
+        Parallelism par = Parallelism.resolve(64, 256, null, 1);
+        PlanningContext ctx = new PlanningContext(topo, par, shape, Mode.REPLICATE, 2, 50);
+        ModelLoads loads = SourceMapping.toGpus(t.counts(0), par, 256, 8192L * 8);
+        placement = Planners.byName("ballast-scratch").plan(new PlanRequest(ctx, loads, null, new PlanVersion(0, 1), 0))
+                .placement(0, 0);
+        group = ctx.group(0, 0);
+        counts = loads.counts(0, 0);
+    }
+
+    @Benchmark
+    public QuotaResult quotaRule256x64() {
+        return QuotaRule.apply(group, placement, counts, null);
+    }
+
+    @Benchmark
+    public QuotaResult equalSplit256x64() {
+        return EqualSplit.apply(placement, counts);
+    }
+}
