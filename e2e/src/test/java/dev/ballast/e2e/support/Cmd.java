@@ -24,12 +24,15 @@ public final class Cmd {
 
   private Cmd() {}
 
-  public static Result run(Path dir, Map<String, String> env, Duration timeout, List<String> command) {
+  /** @param stdin written to the command's standard input, or null for none */
+  public static Result run(Path dir, Map<String, String> env, Duration timeout, List<String> command, String stdin) {
     try {
       ProcessBuilder pb = new ProcessBuilder(command).directory(dir.toFile());
       pb.environment().putAll(env);
       Process p = pb.start();
-      p.getOutputStream().close();
+      try (var in = p.getOutputStream()) {
+        if (stdin != null) in.write(stdin.getBytes(StandardCharsets.UTF_8));
+      }
       CompletableFuture<String> out = CompletableFuture.supplyAsync(() -> read(p.getInputStream()));
       CompletableFuture<String> err = CompletableFuture.supplyAsync(() -> read(p.getErrorStream()));
       if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {

@@ -1,0 +1,114 @@
+package dev.ballast.e2e.admission;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.ballast.e2e.support.BallastEnvironment;
+import dev.ballast.e2e.support.E2eTest;
+import dev.ballast.e2e.support.Jobs;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Gang admission on the real scheduler: pods are created gated and pinned, released together, bound by
+ * kube-scheduler to the nodes the operator chose, packed by topology; jobs that cannot fit hold nothing.
+ */
+@E2eTest
+class GangAdmissionTest {
+  static final Duration WAIT = Duration.ofMinutes(2);
+  final BallastEnvironment env;
+  final Jobs jobs;
+
+  GangAdmissionTest(BallastEnvironment env) {
+    this.env = env;
+    this.jobs = new Jobs(env.admin(), Jobs.namespaceFor(GangAdmissionTest.class));
+  }
+
+  void apply(String name, int min, int max) {
+    String yaml = """
+        apiVersion: ballast.dev/v1alpha1
+        kind: TrainingJob
+        metadata: {name: %s}
+        spec:
+          template:
+            spec:
+              containers: [{name: trainer, image: registry.example/ballast-trainer:0.1.0}]
+          workers: {min: %d, max: %d}
+          parallelism: {expert: 16}
+          model: {moeLayers: 16, experts: 64, topK: 8}
+        """.formatted(name, min, max);
+    env.kubectlStdin(yaml, "apply", "-n", jobs.namespace(), "-f", "-").ok();
+  }
+
+  Map<String, Node> nodes() {
+    return env.admin().nodes().list().getItems().stream()
+        .collect(Collectors.toMap(n -> n.getMetadata().getName(), Function.identity()));
+  }
+
+  @Test
+  void aJobIsAdmittedAsAGangPackedByTopologyAndRuns() {
+    apply("packed", 2, 4);
+    await().atMost(WAIT).untilAsserted(() -> assertThat(jobs.phase("packed")).isEqualTo("Running"));
+
+    List<Pod> pods = jobs.workers("packed");
+    assertThat(pods).hasSize(4).allSatisfy(p -> {
+      assertThat(p.getSpec().getNodeName()).as("bound by kube-scheduler").isNotNull();
+      assertThat(p.getSpec().getNodeName()).isEqualTo(p.getMetadata().getAnnotations().get("ballast.dev/assigned-node"));
+      assertThat(p.getSpec().getSchedulingGates()).isEmpty();
+    });
+    Map<String, Node> nodes = nodes();
+    Set<String> racks = pods.stream().map(p -> nodes.get(p.getSpec().getNodeName()).getMetadata().getLabels()
+        .get("topology.kubernetes.io/rack")).collect(Collectors.toSet());
+    assertThat(racks).as("4 whole nodes fit in one rack, so one rack is used").hasSize(1);
+    // node rank follows topology: ranks sharing an NVLink domain are consecutive
+    List<String> domainsByRank = pods.stream()
+        .sorted(Comparator.comparingInt(p -> Integer.parseInt(p.getMetadata().getAnnotations().get("ballast.dev/node-rank"))))
+        .map(p -> nodes.get(p.getSpec().getNodeName()).getMetadata().getLabels().get("nvidia.com/gpu.clique")).toList();
+    assertThat(domainsByRank.get(0)).isEqualTo(domainsByRank.get(1));
+    assertThat(domainsByRank.get(2)).isEqualTo(domainsByRank.get(3));
+
+    env.kubectl("wait", "--for=condition=Ready", "tj/packed", "-n", jobs.namespace(), "--timeout=60s").ok();
+    String table = env.kubectl("get", "tj", "packed", "-n", jobs.namespace()).ok().stdout();
+    assertThat(table.lines().findFirst().orElseThrow().split("\\s+"))
+        .containsExactly("NAME", "PHASE", "READY", "DESIRED", "IMBALANCE", "PLAN", "AGE");
+    assertThat(table).contains("Running");
+    env.kubectl("delete", "tj", "packed", "-n", jobs.namespace(), "--wait=false").ok();
+  }
+
+  @Test
+  void aJobThatCannotFitStaysPendingSaysWhyAndHoldsNoGpus() {
+    apply("too-big", 20, 20); // 20 × 8 GPUs > the 128 GPUs of the cluster
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(jobs.phase("too-big")).isEqualTo("Pending");
+      assertThat(jobs.condition("too-big", "Admitted")).hasValueSatisfying(c -> {
+        assertThat(c.get("reason")).isEqualTo("InsufficientGPUs");
+        assertThat((String) c.get("message")).contains("20");
+      });
+    });
+    assertThat(jobs.workers("too-big")).isEmpty();
+    env.kubectl("delete", "tj", "too-big", "-n", jobs.namespace(), "--wait=false").ok();
+  }
+
+  @Test
+  void twoJobsNeverShareAGpu() {
+    apply("first", 4, 4);
+    apply("second", 4, 4);
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(jobs.phase("first")).isEqualTo("Running");
+      assertThat(jobs.phase("second")).isEqualTo("Running");
+    });
+    Set<String> first = jobs.workers("first").stream().map(p -> p.getSpec().getNodeName()).collect(Collectors.toSet());
+    Set<String> second = jobs.workers("second").stream().map(p -> p.getSpec().getNodeName()).collect(Collectors.toSet());
+    assertThat(first).hasSize(4);
+    assertThat(second).hasSize(4).doesNotContainAnyElementsOf(first);
+    env.kubectl("delete", "tj", "first", "second", "-n", jobs.namespace(), "--wait=false").ok();
+  }
+}

@@ -1,0 +1,147 @@
+package dev.ballast.e2e.lifecycle;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.ballast.e2e.support.BallastEnvironment;
+import dev.ballast.e2e.support.E2eTest;
+import dev.ballast.e2e.support.Jobs;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.ManagedFieldsEntry;
+import io.fabric8.kubernetes.api.model.Pod;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A job's life on the real control plane: real process exits decide success and failure, the
+ * operator's desired-vs-live logic holds against real defaulting (no writes when nothing changed),
+ * status is written by server-side apply under the operator's field manager, and deleting a job lets
+ * the real garbage collector remove everything it owned.
+ */
+@E2eTest
+class JobLifecycleTest {
+  static final Duration WAIT = Duration.ofMinutes(2);
+  final BallastEnvironment env;
+  final Jobs jobs;
+
+  JobLifecycleTest(BallastEnvironment env) {
+    this.env = env;
+    this.jobs = new Jobs(env.admin(), Jobs.namespaceFor(JobLifecycleTest.class));
+  }
+
+  /** A 2-worker job whose stand-in trainers run for {@code seconds} (null: until stopped) and exit with {@code code}. */
+  String manifest(String name, Integer seconds, int code) {
+    String env = seconds == null ? "[]" : "[{name: BALLAST_TEST_RUN_SECONDS, value: \"" + seconds
+        + "\"}, {name: BALLAST_TEST_EXIT_CODE, value: \"" + code + "\"}]";
+    return """
+        apiVersion: ballast.dev/v1alpha1
+        kind: TrainingJob
+        metadata: {name: %s}
+        spec:
+          template:
+            spec:
+              containers: [{name: trainer, image: registry.example/ballast-trainer:0.1.0, env: %s}]
+          workers: {min: 2, max: 2}
+          parallelism: {expert: 16}
+          model: {moeLayers: 16, experts: 64, topK: 8}
+        """.formatted(name, env);
+  }
+
+  void apply(String yaml, String... extra) {
+    List<String> args = new ArrayList<>(List.of("apply", "-n", jobs.namespace(), "-f", "-"));
+    args.addAll(List.of(extra));
+    env.kubectlStdin(yaml, args.toArray(String[]::new)).ok();
+  }
+
+  @Test
+  void allWorkersExitingZeroSucceedsTheJob() {
+    apply(manifest("completes", 3, 0));
+    await().atMost(WAIT).untilAsserted(() -> assertThat(jobs.phase("completes")).isEqualTo("Succeeded"));
+    assertThat(jobs.condition("completes", "Succeeded")).hasValueSatisfying(c ->
+        assertThat((String) c.get("message")).contains("all 2 workers"));
+    assertThat(jobs.workers("completes")).allSatisfy(p -> assertThat(p.getStatus().getPhase()).isEqualTo("Succeeded"));
+  }
+
+  @Test
+  void aWorkerExitingNonZeroFailsTheJobWithItsExitCode() {
+    apply(manifest("crashes", 2, 3));
+    await().atMost(WAIT).untilAsserted(() -> assertThat(jobs.phase("crashes")).isEqualTo("Failed"));
+    assertThat(jobs.condition("crashes", "Failed")).hasValueSatisfying(c ->
+        assertThat((String) c.get("message")).contains("container trainer exited with code 3"));
+  }
+
+  @Test
+  void aRunningJobIsLeftAloneWhenNothingChanges() throws InterruptedException {
+    String yaml = manifest("steady", null, 0);
+    apply(yaml, "--server-side", "--field-manager=e2e-user");
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(jobs.phase("steady")).isEqualTo("Running");
+      var balancer = env.admin().apps().deployments().inNamespace(jobs.namespace()).withName("steady-balancer").get();
+      assertThat(balancer.getStatus().getReadyReplicas()).isEqualTo(1);
+    });
+    Thread.sleep(3000); // let the last status writes settle
+
+    Map<String, String> before = versions("steady");
+    List<Pod> pods = jobs.workers("steady");
+    String poked = pods.get(0).getMetadata().getName();
+    // a minute of reconciles: every pod event makes the operator reconcile the job
+    for (int i = 0; i < 6; i++) {
+      env.kubectl("label", "pod", poked, "-n", jobs.namespace(), "--overwrite", "e2e-poke=" + i).ok();
+      Thread.sleep(10_000);
+    }
+    Map<String, String> after = versions("steady");
+    after.remove("Pod/" + poked);
+    before.remove("Pod/" + poked);
+    assertThat(after).as("resource versions of the job and everything it owns").isEqualTo(before);
+
+    // server-side apply of the same manifest again changes nothing
+    String rv = jobs.get("steady").getMetadata().getResourceVersion();
+    apply(yaml, "--server-side", "--field-manager=e2e-user");
+    assertThat(jobs.get("steady").getMetadata().getResourceVersion()).isEqualTo(rv);
+
+    // the operator wrote status (and only status) with server-side apply under its own field manager
+    List<ManagedFieldsEntry> managers = jobs.get("steady").getMetadata().getManagedFields();
+    assertThat(managers).anySatisfy(m -> {
+      assertThat(m.getManager()).isEqualTo("ballast-operator");
+      assertThat(m.getOperation()).isEqualTo("Apply");
+      assertThat(m.getSubresource()).isEqualTo("status");
+    });
+    assertThat(managers).filteredOn(m -> "ballast-operator".equals(m.getManager()))
+        .allSatisfy(m -> assertThat(m.getSubresource()).isEqualTo("status"));
+  }
+
+  @Test
+  void deletingAJobGarbageCollectsEverythingItOwned() {
+    apply(manifest("collected", null, 0));
+    await().atMost(WAIT).untilAsserted(() -> assertThat(jobs.phase("collected")).isEqualTo("Running"));
+    assertThat(versions("collected")).containsKeys("Service/collected", "ConfigMap/collected-world",
+        "Deployment/collected-balancer", "Secret/collected-sidecar-auth", "RoleBinding/collected-balancer",
+        "ServiceAccount/collected-balancer", "Pod/collected-worker-0", "Pod/collected-worker-1");
+
+    env.kubectl("delete", "tj", "collected", "-n", jobs.namespace(), "--wait=false").ok();
+    await().atMost(WAIT).untilAsserted(() -> assertThat(versions("collected")).isEmpty());
+  }
+
+  /** kind/name → resourceVersion of the job and of every object labelled with it. */
+  Map<String, String> versions(String job) {
+    var c = env.admin();
+    String ns = jobs.namespace();
+    Map<String, String> out = new TreeMap<>();
+    List<HasMetadata> all = new ArrayList<>();
+    all.addAll(c.pods().inNamespace(ns).withLabel("ballast.dev/job", job).list().getItems());
+    all.addAll(c.services().inNamespace(ns).withLabel("ballast.dev/job", job).list().getItems());
+    all.addAll(c.configMaps().inNamespace(ns).withLabel("ballast.dev/job", job).list().getItems());
+    all.addAll(c.secrets().inNamespace(ns).withLabel("ballast.dev/job", job).list().getItems());
+    all.addAll(c.serviceAccounts().inNamespace(ns).withLabel("ballast.dev/job", job).list().getItems());
+    all.addAll(c.apps().deployments().inNamespace(ns).withLabel("ballast.dev/job", job).list().getItems());
+    all.addAll(c.rbac().roleBindings().inNamespace(ns).withLabel("ballast.dev/job", job).list().getItems());
+    var tj = jobs.get(job);
+    if (tj != null) all.add(tj);
+    for (HasMetadata r : all) out.put(r.getKind() + "/" + r.getMetadata().getName(), r.getMetadata().getResourceVersion());
+    return out;
+  }
+}

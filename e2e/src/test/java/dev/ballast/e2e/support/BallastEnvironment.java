@@ -1,0 +1,211 @@
+package dev.ballast.e2e.support;
+
+import dev.ballast.e2e.kubelet.ProcessKubelet;
+import dev.ballast.e2e.kubelet.Programs;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Logger;
+
+/**
+ * A whole local Ballast installation on a real control plane, as a user would have it: the kwokctl
+ * cluster (e2e/cluster/up.sh), the Helm chart installed with the real helm, the operator running as a
+ * local process with the chart's ServiceAccount credentials (so RBAC is exercised for real), and the
+ * process kubelet running Ballast's pods. Used by the e2e suite and by {@code bin/ballast demo}.
+ */
+public final class BallastEnvironment implements AutoCloseable {
+  private static final Logger LOG = Logger.getLogger(BallastEnvironment.class.getName());
+  public static final String NAMESPACE = "ballast-system";
+  public static final String RELEASE = "ballast";
+
+  private final Path root;
+  private final Path cache;
+  private final String cluster;
+  private final Path logs;
+  private KubernetesClient admin;
+  private Process operator;
+  private ProcessKubelet kubelet;
+
+  public BallastEnvironment(Path root, String cluster, Path logs) {
+    this.root = root.toAbsolutePath().normalize();
+    this.cache = Path.of(System.getenv().getOrDefault("BALLAST_CACHE",
+        System.getProperty("user.home") + "/.cache/ballast"));
+    this.cluster = cluster;
+    this.logs = logs.toAbsolutePath();
+  }
+
+  /** The repository root: system property ballast.root (set by Maven), else the current directory's parent. */
+  public static Path repositoryRoot() {
+    String prop = System.getProperty("ballast.root");
+    return prop != null ? Path.of(prop) : Path.of("").toAbsolutePath().getParent();
+  }
+
+  public Path kubeconfig() {
+    return cache.resolve("kwok/clusters/" + cluster + "/kubeconfig.yaml");
+  }
+
+  public Path bin(String name) {
+    return cache.resolve("bin").resolve(name);
+  }
+
+  public Path root() {
+    return root;
+  }
+
+  public Path logs() {
+    return logs;
+  }
+
+  public KubernetesClient admin() {
+    return admin;
+  }
+
+  /**
+   * Brings everything up; each step says what it does. The chart's operator Deployment is scaled to
+   * zero: the operator runs here as a local process (there is no container runtime).
+   */
+  public BallastEnvironment start() throws IOException {
+    Files.createDirectories(logs);
+    step("building the control plane (cached after the first run) and starting cluster '" + cluster + "'",
+        () -> script(Duration.ofMinutes(60), "e2e/cluster/up.sh"));
+    admin = new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(Files.readString(kubeconfig()))).build();
+    step("installing the Helm chart into " + NAMESPACE, () -> helm("upgrade", "--install", RELEASE,
+        root.resolve("charts/ballast").toString(), "--namespace", NAMESPACE, "--create-namespace", "--set", "replicaCount=0", "--wait",
+        "--timeout", "2m"));
+    step("starting the process kubelet for Ballast pods", this::startKubelet);
+    step("starting the operator with the chart's ServiceAccount credentials", this::startOperator);
+    return this;
+  }
+
+  public Cmd.Result kubectl(String... args) {
+    List<String> cmd = new ArrayList<>(List.of(bin("kubectl").toString(), "--kubeconfig", kubeconfig().toString()));
+    cmd.addAll(List.of(args));
+    return Cmd.run(root, Map.of(), Duration.ofMinutes(3), cmd, null);
+  }
+
+  /** kubectl with {@code input} on its standard input (for {@code -f -}). */
+  public Cmd.Result kubectlStdin(String input, String... args) {
+    List<String> cmd = new ArrayList<>(List.of(bin("kubectl").toString(), "--kubeconfig", kubeconfig().toString()));
+    cmd.addAll(List.of(args));
+    return Cmd.run(root, Map.of(), Duration.ofMinutes(3), cmd, input);
+  }
+
+  public Cmd.Result helm(String... args) {
+    List<String> cmd = new ArrayList<>(List.of(bin("helm").toString(), "--kubeconfig", kubeconfig().toString()));
+    cmd.addAll(List.of(args));
+    return Cmd.run(root, Map.of("HELM_CACHE_HOME", cache.resolve("helm/cache").toString(),
+        "HELM_CONFIG_HOME", cache.resolve("helm/config").toString(),
+        "HELM_DATA_HOME", cache.resolve("helm/data").toString()), Duration.ofMinutes(5), cmd, null).ok();
+  }
+
+  private Cmd.Result script(Duration timeout, String script, String... args) {
+    List<String> cmd = new ArrayList<>(List.of(root.resolve(script).toString()));
+    cmd.addAll(List.of(args));
+    Map<String, String> env = new HashMap<>();
+    env.put("BALLAST_CLUSTER", cluster);
+    Cmd.Result r = Cmd.run(root, env, timeout, cmd, null).ok();
+    try {
+      Files.writeString(logs.resolve(Path.of(script).getFileName() + ".log"), r.stdout() + r.stderr());
+    } catch (IOException ignored) {
+      // the log copy is a convenience
+    }
+    return r;
+  }
+
+  private void startKubelet() {
+    try {
+      kubelet = new ProcessKubelet(admin, logs.resolve("pods"), new Programs(root.resolve("e2e/programs"))).start();
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** A kubeconfig holding a token of the chart's ServiceAccount: the operator runs with exactly the chart's RBAC. */
+  private Path operatorKubeconfig() throws IOException {
+    String sa = admin.serviceAccounts().inNamespace(NAMESPACE).withLabel("app.kubernetes.io/instance", RELEASE)
+        .list().getItems().stream().map(s -> s.getMetadata().getName()).findFirst()
+        .orElseThrow(() -> new IllegalStateException("the chart created no ServiceAccount in " + NAMESPACE));
+    String token = kubectl("create", "token", sa, "-n", NAMESPACE, "--duration", "24h").ok().stdout().strip();
+    Path file = logs.resolve("operator-kubeconfig.yaml");
+    // the admin kubeconfig's server and CA, with the ServiceAccount's token as the user
+    String view = kubectl("config", "view", "--raw", "--minify", "--flatten", "-o",
+        "jsonpath={.clusters[0].cluster.server} {.clusters[0].cluster.certificate-authority-data}").ok().stdout();
+    String[] parts = view.strip().split(" ");
+    String yaml = "apiVersion: v1\nkind: Config\nclusters:\n- name: ballast\n  cluster:\n    server: " + parts[0]
+        + "\n" + (parts.length > 1 ? "    certificate-authority-data: " + parts[1] + "\n" : "    insecure-skip-tls-verify: true\n")
+        + "users:\n- name: operator\n  user:\n    token: " + token + "\ncontexts:\n- name: operator\n  context:\n"
+        + "    cluster: ballast\n    user: operator\ncurrent-context: operator\n";
+    Files.writeString(file, yaml);
+    return file;
+  }
+
+  private void startOperator() {
+    try {
+      Path jar = root.resolve("operator/target/quarkus-app/quarkus-run.jar");
+      if (!Files.exists(jar)) {
+        throw new IllegalStateException(jar + " is missing: build it with ./mvnw -pl operator -am package");
+      }
+      Path log = logs.resolve("operator.log");
+      ProcessBuilder pb = new ProcessBuilder(javaBinary(), "-Xmx512m", "-Dquarkus.http.port=0", "-jar", jar.toString())
+          .redirectErrorStream(true).redirectOutput(log.toFile());
+      pb.environment().put("KUBECONFIG", operatorKubeconfig().toString());
+      pb.environment().put("BALLAST_PENDING_RETRY_SECONDS", "3");
+      operator = pb.start();
+      Instant deadline = Instant.now().plusSeconds(120);
+      while (Instant.now().isBefore(deadline)) {
+        if (!operator.isAlive()) {
+          throw new IllegalStateException("the operator exited with " + operator.exitValue() + ":\n" + Files.readString(log));
+        }
+        if (Files.readString(log).contains("Connected to Kubernetes")) return;
+        Thread.sleep(250);
+      }
+      throw new IllegalStateException("the operator did not start within 120s:\n" + Files.readString(log));
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static String javaBinary() {
+    return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+  }
+
+  private static void step(String what, Runnable action) {
+    long t0 = System.nanoTime();
+    LOG.info(what + " ...");
+    action.run();
+    LOG.info(what + ": done in " + TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0) + "s");
+  }
+
+  /** Stops the operator and the kubelet's processes; with {@code deleteCluster}, also the cluster. */
+  public void stop(boolean deleteCluster) {
+    if (operator != null) {
+      operator.destroy();
+      try {
+        if (!operator.waitFor(10, TimeUnit.SECONDS)) operator.destroyForcibly();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    if (kubelet != null) kubelet.close();
+    if (admin != null) admin.close();
+    if (deleteCluster) script(Duration.ofMinutes(2), "e2e/cluster/down.sh");
+  }
+
+  @Override
+  public void close() {
+    stop(false);
+  }
+}

@@ -1,0 +1,63 @@
+package dev.ballast.e2e.support;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+/** Reads TrainingJobs (as generic resources: the suite does not depend on the operator's classes) and their pods. */
+public final class Jobs {
+  private final KubernetesClient client;
+  private final String namespace;
+
+  /** Starts the namespace afresh, so a re-run on a kept cluster (-Dballast.e2e.keep=true) sees no old jobs. */
+  public Jobs(KubernetesClient client, String namespace) {
+    this.client = client;
+    this.namespace = namespace;
+    if (client.namespaces().withName(namespace).get() != null) {
+      client.namespaces().withName(namespace).delete();
+      client.namespaces().withName(namespace).waitUntilCondition(Objects::isNull, 2, TimeUnit.MINUTES);
+    }
+    client.resource(new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build()).create();
+  }
+
+  public static String namespaceFor(Class<?> testClass) {
+    return testClass.getSimpleName().replaceAll("([a-z])([A-Z])", "$1-$2").toLowerCase();
+  }
+
+  public String namespace() {
+    return namespace;
+  }
+
+  public GenericKubernetesResource get(String name) {
+    return client.genericKubernetesResources("ballast.dev/v1alpha1", "TrainingJob").inNamespace(namespace)
+        .withName(name).get();
+  }
+
+  @SuppressWarnings("unchecked")
+  public Map<String, Object> status(String name) {
+    GenericKubernetesResource job = get(name);
+    Object status = job == null ? null : job.getAdditionalProperties().get("status");
+    return status == null ? Map.of() : (Map<String, Object>) status;
+  }
+
+  public String phase(String name) {
+    return (String) status(name).get("phase");
+  }
+
+  @SuppressWarnings("unchecked")
+  public Optional<Map<String, Object>> condition(String name, String type) {
+    List<Map<String, Object>> conditions = (List<Map<String, Object>>) status(name).getOrDefault("conditions", List.of());
+    return conditions.stream().filter(c -> type.equals(c.get("type"))).findFirst();
+  }
+
+  public List<Pod> workers(String name) {
+    return client.pods().inNamespace(namespace).withLabel("ballast.dev/job", name)
+        .withLabel("ballast.dev/role", "worker").list().getItems();
+  }
+}
