@@ -1,0 +1,49 @@
+package dev.ballast.agent.balancer;
+
+import dev.ballast.planner.json.Json;
+import dev.ballast.planner.json.JsonFields;
+import dev.ballast.planner.json.JsonWriter;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.Map;
+
+/** status.balancer in a JSON file (BALLAST_STATUS_FILE): for running a balancer outside a cluster (bench, tests). */
+public final class FileStatusStore implements StatusStore {
+    private final Path file;
+
+    public FileStatusStore(Path file) {
+        this.file = file;
+    }
+
+    @Override
+    public long loadPlanSequence() {
+        if (!Files.exists(file)) {
+            return 0;
+        }
+        try {
+            Map<String, Object> m = JsonFields.object(Json.parse(Files.readString(file)), file.toString());
+            return m.containsKey("planSequence") ? JsonFields.requireLong(m, "planSequence") : 0;
+        } catch (IOException e) {
+            throw new UncheckedIOException("reading " + file, e);
+        }
+    }
+
+    @Override
+    public void write(BalancerStatus s) {
+        String json = new JsonWriter().beginObject().field("planVersion", s.planVersion())
+                .field("planSequence", s.planSequence()).field("adoptedAtStep", s.adoptedAtStep())
+                .field("imbalanceBefore", s.imbalanceBefore()).field("imbalanceAfter", s.imbalanceAfter())
+                .field("predictedSpeedup", s.predictedSpeedup()).endObject().toString();
+        try {
+            Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+            Files.writeString(tmp, json + "\n");
+            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException e) {
+            throw new UncheckedIOException("writing " + file, e);
+        }
+    }
+}

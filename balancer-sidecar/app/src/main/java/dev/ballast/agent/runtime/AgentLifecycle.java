@@ -1,0 +1,54 @@
+package dev.ballast.agent.runtime;
+
+import dev.ballast.agent.Role;
+import dev.ballast.agent.balancer.BalancerHttp;
+import dev.ballast.agent.sidecar.SidecarHttp;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.quarkus.runtime.ShutdownEvent;
+import io.vertx.ext.web.Router;
+import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.Instance;
+import jakarta.inject.Inject;
+import jakarta.inject.Singleton;
+
+/**
+ * Starts the role chosen in {@link dev.ballast.agent.Main} when the HTTP router is created, and registers that
+ * role's routes (sidecar: the trainer API on 8470; balancer: plan, loads and status for the dashboard on 8472).
+ */
+@Singleton
+public class AgentLifecycle {
+    @Inject
+    Instance<KubernetesClient> kube;
+
+    private BalancerRuntime balancer;
+    private SidecarRuntime sidecar;
+
+    void routes(@Observes Router router) {
+        if (Role.current() == Role.BALANCER) {
+            balancer = new BalancerRuntime();
+            balancer.start(kube::get);
+            new BalancerHttp(balancer).register(router);
+        } else {
+            sidecar = new SidecarRuntime();
+            sidecar.start();
+            new SidecarHttp(sidecar.core(), sidecar.link()::wake).register(router);
+        }
+    }
+
+    void stop(@Observes ShutdownEvent e) {
+        if (balancer != null) {
+            balancer.close();
+        }
+        if (sidecar != null) {
+            sidecar.close();
+        }
+    }
+
+    /** For the readiness check: the balancer is ready once it serves sidecars and knows the world and spec. */
+    public boolean ready() {
+        if (balancer != null) {
+            return balancer.ready();
+        }
+        return sidecar != null;
+    }
+}

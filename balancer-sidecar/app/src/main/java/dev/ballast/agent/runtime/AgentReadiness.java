@@ -1,0 +1,26 @@
+package dev.ballast.agent.runtime;
+
+import org.eclipse.microprofile.health.HealthCheck;
+import org.eclipse.microprofile.health.HealthCheckResponse;
+import org.eclipse.microprofile.health.Readiness;
+import jakarta.inject.Inject;
+import jakarta.inject.Singleton;
+
+/** /q/health/ready: the balancer's readiness probe (the sidecar uses its startup probe on /healthz). */
+@Readiness
+@Singleton
+public class AgentReadiness implements HealthCheck {
+    @Inject
+    AgentLifecycle lifecycle;
+
+    @Override
+    public HealthCheckResponse call() {
+        boolean ready;
+        try {
+            ready = lifecycle.ready();
+        } catch (RuntimeException e) {
+            ready = false;
+        }
+        return HealthCheckResponse.named("ballast-agent").status(ready).build();
+    }
+}

@@ -1,0 +1,126 @@
+package dev.ballast.agent.runtime;
+
+import dev.ballast.agent.AgentEnv;
+import dev.ballast.agent.balancer.BalancerCore;
+import dev.ballast.agent.balancer.BalancerService;
+import dev.ballast.agent.balancer.FileSources;
+import dev.ballast.agent.balancer.FileStatusStore;
+import dev.ballast.agent.balancer.StatusStore;
+import dev.ballast.agent.kube.KubeSources;
+import dev.ballast.agent.kube.KubeStatusStore;
+import dev.ballast.agent.wire.Protocol;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.grpc.Server;
+import io.grpc.netty.NettyServerBuilder;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import java.util.logging.Logger;
+
+/**
+ * Wires the balancer role: one loop thread owns {@link BalancerCore}; a planner thread runs planning; the gRPC
+ * server (port 8471) feeds sessions; the world and spec come from the cluster (or files), status goes back to the
+ * TrainingJob (or a file).
+ */
+public final class BalancerRuntime implements AutoCloseable {
+    private static final Logger LOG = Logger.getLogger(BalancerRuntime.class.getName());
+
+    private final ScheduledExecutorService loop = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "ballast-balancer-loop"));
+    private final ExecutorService plannerThread = Executors.newSingleThreadExecutor(r -> daemon(r, "ballast-planner"));
+    private BalancerCore core;
+    private Server server;
+    private KubeSources kubeSources;
+    private volatile boolean grpcUp;
+
+    private static Thread daemon(Runnable r, String name) {
+        Thread t = new Thread(r, name);
+        t.setDaemon(true);
+        return t;
+    }
+
+    public void start(Supplier<KubernetesClient> kube) {
+        String job = AgentEnv.require("BALLAST_JOB");
+        String ns = AgentEnv.require("BALLAST_NAMESPACE");
+        String token = AgentEnv.require("BALLAST_TOKEN");
+        String worldFile = AgentEnv.get("BALLAST_WORLD_FILE", null);
+        String statusFile = AgentEnv.get("BALLAST_STATUS_FILE", null);
+        StatusStore status = statusFile != null ? new FileStatusStore(Path.of(statusFile))
+                : new KubeStatusStore(kube.get(), ns, job);
+        BalancerCore.PlanRunner runner = (jobFn, done, failed) -> plannerThread.execute(() -> {
+            try {
+                BalancerCore.PlanResult r = jobFn.call();
+                loop.execute(() -> done.accept(r));
+            } catch (Exception e) {
+                loop.execute(() -> failed.accept(e));
+            }
+        });
+        String id = UUID.randomUUID().toString();
+        core = call(() -> new BalancerCore(job, ns, token, status, runner, System::nanoTime, id));
+        if (worldFile != null) {
+            FileSources files = new FileSources(Path.of(worldFile), Path.of(AgentEnv.require("BALLAST_SPEC_FILE")));
+            loop.scheduleWithFixedDelay(() -> files.poll(core::onWorld, core::onSpec), 0, 1, TimeUnit.SECONDS);
+        } else {
+            kubeSources = new KubeSources();
+            kubeSources.start(kube.get(), ns, job, AgentEnv.get("BALLAST_WORLD_CONFIGMAP", job + "-world"),
+                    w -> loop.execute(() -> core.onWorld(w)), s -> loop.execute(() -> core.onSpec(s)));
+        }
+        loop.scheduleWithFixedDelay(() -> {
+            try {
+                core.tick();
+            } catch (RuntimeException e) {
+                LOG.warning("balancer tick failed: " + e);
+            }
+        }, 1, 1, TimeUnit.SECONDS);
+        int port = AgentEnv.intValue("BALLAST_GRPC_PORT", 8471);
+        String bind = AgentEnv.get("BALLAST_BIND_ADDRESS", "0.0.0.0");
+        try {
+            server = NettyServerBuilder.forAddress(new InetSocketAddress(bind, port))
+                    .addService(new BalancerService(core, loop))
+                    .maxInboundMessageSize(Protocol.MAX_GRPC_MESSAGE_BYTES)
+                    .permitKeepAliveTime(10, TimeUnit.SECONDS)
+                    .build().start();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot listen for sidecars on " + bind + ":" + port, e);
+        }
+        grpcUp = true;
+        LOG.info("balancer for " + ns + "/" + job + " listening for sidecars on " + bind + ":" + port + " (id " + id + ")");
+    }
+
+    /** Runs a read on the loop thread (the core is single-threaded) and waits for it. */
+    public <T> T call(Callable<T> c) {
+        try {
+            return loop.submit(c).get(5, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new IllegalStateException("balancer loop did not answer: " + e, e);
+        }
+    }
+
+    public BalancerCore core() {
+        return core;
+    }
+
+    public boolean ready() {
+        return grpcUp && core != null && call(core::ready);
+    }
+
+    @Override
+    public void close() {
+        if (server != null) {
+            server.shutdownNow();
+        }
+        if (kubeSources != null) {
+            kubeSources.close();
+        }
+        loop.shutdownNow();
+        plannerThread.shutdownNow();
+    }
+}

@@ -1,0 +1,48 @@
+package dev.ballast.agent.runtime;
+
+import dev.ballast.agent.AgentEnv;
+import dev.ballast.agent.sidecar.PlanStore;
+import dev.ballast.agent.sidecar.SidecarCore;
+import dev.ballast.agent.sidecar.SidecarIdentity;
+import dev.ballast.agent.sidecar.SidecarLink;
+
+import java.util.logging.Logger;
+
+/** Wires the sidecar role: identity from the downward API, the plan store, and the link to the balancer. */
+public final class SidecarRuntime implements AutoCloseable {
+    private static final Logger LOG = Logger.getLogger(SidecarRuntime.class.getName());
+
+    private SidecarCore core;
+    private SidecarLink link;
+
+    public void start() {
+        String job = AgentEnv.require("BALLAST_JOB");
+        String podName = AgentEnv.get("BALLAST_POD_NAME", job + "-worker-" + AgentEnv.require("BALLAST_POD_INDEX"));
+        SidecarIdentity id = new SidecarIdentity(job, AgentEnv.require("BALLAST_NAMESPACE"),
+                AgentEnv.intValue("BALLAST_POD_INDEX", -1), podName, AgentEnv.get("BALLAST_TOKEN", ""));
+        if (id.podIndex() < 0) {
+            throw new IllegalStateException("environment variable BALLAST_POD_INDEX is required");
+        }
+        core = new SidecarCore(id, AgentEnv.intValue("BALLAST_PLAN_CAPACITY", PlanStore.DEFAULT_CAPACITY),
+                SidecarCore.DEFAULT_OUTBOX_CAPACITY, System::nanoTime);
+        String address = AgentEnv.get("BALLAST_BALANCER_ADDRESS", job + "-balancer." + id.namespace() + ".svc:8471");
+        link = new SidecarLink(core, address);
+        link.start();
+        LOG.info("sidecar of " + id.namespace() + "/" + podName + " (pod index " + id.podIndex() + ") streaming to " + address);
+    }
+
+    public SidecarCore core() {
+        return core;
+    }
+
+    public SidecarLink link() {
+        return link;
+    }
+
+    @Override
+    public void close() {
+        if (link != null) {
+            link.close();
+        }
+    }
+}

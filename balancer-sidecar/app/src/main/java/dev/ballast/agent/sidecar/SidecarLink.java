@@ -1,0 +1,147 @@
+package dev.ballast.agent.sidecar;
+
+import dev.ballast.agent.proto.BalancerGrpc;
+import dev.ballast.agent.proto.BalancerMessage;
+import dev.ballast.agent.proto.SidecarMessage;
+import dev.ballast.agent.wire.Protocol;
+import io.grpc.ManagedChannel;
+import io.grpc.netty.NettyChannelBuilder;
+import io.grpc.stub.ClientCallStreamObserver;
+import io.grpc.stub.ClientResponseObserver;
+
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.logging.Logger;
+
+/**
+ * The sidecar's one long-lived stream to its balancer. One thread owns the sending side: it sends hello, drains
+ * the report outbox while the stream is ready (gRPC flow control), sends resync requests, and reconnects with
+ * exponential backoff and full jitter when the stream ends.
+ */
+public final class SidecarLink implements AutoCloseable {
+    private static final Logger LOG = Logger.getLogger(SidecarLink.class.getName());
+    static final long BACKOFF_MIN_MILLIS = 250;
+    static final long BACKOFF_MAX_MILLIS = 15_000;
+
+    private final SidecarCore core;
+    private final ManagedChannel channel;
+    private final Thread thread;
+    private final ConcurrentLinkedQueue<SidecarMessage> replies = new ConcurrentLinkedQueue<>();
+    private volatile boolean closed;
+    private volatile boolean streamDone;
+    private volatile long connects;
+
+    public SidecarLink(SidecarCore core, String balancerAddress) {
+        this.core = core;
+        this.channel = NettyChannelBuilder.forTarget(balancerAddress).usePlaintext()
+                .maxInboundMessageSize(Protocol.MAX_GRPC_MESSAGE_BYTES).keepAliveTime(30, TimeUnit.SECONDS).build();
+        this.thread = new Thread(this::run, "ballast-sidecar-link");
+        thread.setDaemon(true);
+    }
+
+    public void start() {
+        thread.start();
+    }
+
+    /** Called after a report was queued, so the link sends it without waiting for its next poll. */
+    public void wake() {
+        LockSupport.unpark(thread);
+    }
+
+    public long connects() {
+        return connects;
+    }
+
+    private void run() {
+        long backoff = BACKOFF_MIN_MILLIS;
+        while (!closed) {
+            long started = System.nanoTime();
+            try {
+                stream();
+            } catch (RuntimeException e) {
+                LOG.warning("balancer stream failed: " + e);
+            }
+            core.onDisconnected();
+            if (closed) {
+                return;
+            }
+            // A stream that stayed up for a while resets the backoff; one that failed at once doubles it.
+            backoff = System.nanoTime() - started > TimeUnit.SECONDS.toNanos(30) ? BACKOFF_MIN_MILLIS
+                    : Math.min(BACKOFF_MAX_MILLIS, backoff * 2);
+            long sleep = ThreadLocalRandom.current().nextLong(BACKOFF_MIN_MILLIS / 2, backoff + 1);
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(sleep));
+        }
+    }
+
+    private void stream() {
+        streamDone = false;
+        replies.clear();
+        final ClientCallStreamObserver<SidecarMessage>[] req = new ClientCallStreamObserver[1];
+        BalancerGrpc.newStub(channel).connect(new ClientResponseObserver<SidecarMessage, BalancerMessage>() {
+            @Override
+            public void beforeStart(ClientCallStreamObserver<SidecarMessage> r) {
+                req[0] = r;
+                r.setOnReadyHandler(SidecarLink.this::wake);
+            }
+
+            @Override
+            public void onNext(BalancerMessage m) {
+                if (m.hasError() && m.getError().getFatal()) {
+                    LOG.warning("balancer refused this sidecar: " + m.getError().getCode() + ": " + m.getError().getMessage());
+                }
+                replies.addAll(core.onBalancerMessage(m));
+                wake();
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                LOG.fine("balancer stream ended: " + t);
+                streamDone = true;
+                wake();
+            }
+
+            @Override
+            public void onCompleted() {
+                streamDone = true;
+                wake();
+            }
+        });
+        ClientCallStreamObserver<SidecarMessage> out = req[0];
+        connects++;
+        out.onNext(core.hello());
+        for (SidecarMessage m : core.onConnected()) {
+            out.onNext(m);
+        }
+        long lastTick = System.nanoTime();
+        while (!closed && !streamDone) {
+            SidecarMessage r;
+            while ((r = replies.poll()) != null) {
+                out.onNext(r);
+            }
+            while (out.isReady()) {
+                SidecarMessage m = core.pollOutbound();
+                if (m == null) {
+                    break;
+                }
+                out.onNext(m);
+            }
+            if (System.nanoTime() - lastTick > TimeUnit.SECONDS.toNanos(1)) {
+                lastTick = System.nanoTime();
+                replies.addAll(core.tick());
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
+        }
+        if (!streamDone) {
+            out.onCompleted();
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        wake();
+        channel.shutdownNow();
+    }
+}
