@@ -31,12 +31,24 @@ export KWOK_RUNTIME=binary
 
 healthy() { [[ -f "$KUBECONFIG" ]] && kubectl get --raw /readyz >/dev/null 2>&1; }
 
-if kwokctl get clusters 2>/dev/null | grep -qx "$NAME"; then
+# (no `kwokctl ... | grep -q`: with pipefail, grep quitting early fails the pipeline)
+clusters="$(kwokctl get clusters 2>/dev/null || true)"
+# kwokctl copies the stages into the cluster at creation; a cluster made from an older
+# kwok-stages.yaml would silently apply old pod semantics, so it is recreated.
+STAGES_SUM="$(sha256sum "$HERE/kwok-stages.yaml" | cut -d' ' -f1)"
+SUM_FILE="$KWOK_WORKDIR/clusters/$NAME/ballast-stages.sha256"
+if grep -qx "$NAME" <<<"$clusters" && [[ "$(cat "$SUM_FILE" 2>/dev/null)" != "$STAGES_SUM" ]]; then
+  log "cluster '$NAME' was created from a different kwok-stages.yaml; recreating it"
+  kwokctl delete cluster --name "$NAME" --kubeconfig "$KUBECONFIG" >/dev/null  # never touch ~/.kube/config
+  clusters=""
+fi
+if grep -qx "$NAME" <<<"$clusters"; then
   if healthy; then
     log "reusing running cluster '$NAME'"
   else
     log "cluster '$NAME' exists but is not serving; starting it"
     kwokctl start cluster --name "$NAME" --wait 2m
+    restarted=1
   fi
 else
   log "creating cluster '$NAME' (kwokctl --runtime binary, workdir $KWOK_WORKDIR)"
@@ -50,9 +62,28 @@ else
     --kube-admission=true \
     --kubeconfig "" \
     --wait 3m
+  echo "$STAGES_SUM" >"$SUM_FILE"
   log "cluster created in $((SECONDS - t0))s"
 fi
 healthy || die "the API server of '$NAME' does not answer /readyz (logs: kwokctl logs kube-apiserver --name $NAME)"
+
+if [[ "${restarted:-0}" == 1 ]]; then
+  # kwok v0.8.0 after a restart: the node Leases still name the previous kwok-controller as holder
+  # and the new one never takes them over, so it manages no node (pods stay Pending). Deleting the
+  # Leases lets it create its own within a few seconds.
+  kubectl -n kube-node-lease delete lease $(kubectl get nodes -l type=kwok -o name | sed 's#^node/##') \
+    --ignore-not-found >/dev/null 2>&1 || true
+  for _ in $(seq 1 120); do
+    missing=0
+    for n in $(kubectl get nodes -l type=kwok -o name | sed 's#^node/##'); do
+      kubectl -n kube-node-lease get lease "$n" >/dev/null 2>&1 || { missing=1; break; }
+    done
+    [[ $missing == 0 ]] && break
+    sleep 0.5
+  done
+  [[ $missing == 0 ]] || die "kwok-controller did not re-acquire the node leases after the restart"
+  log "kwok-controller holds the node leases again"
+fi
 
 log "applying fake GPU nodes"
 "$HERE/nodes.sh" | kubectl apply -f - >/dev/null

@@ -3,8 +3,8 @@
 #  1. the API server is the real, locally built Kubernetes (kubectl version reports its version);
 #  2. the fake GPU nodes are Ready with nvidia.com/gpu capacity and topology labels;
 #  3. a pod WITHOUT ballast.dev/role is scheduled onto a fake node and KWOK makes it Running;
-#  4. a pod WITH ballast.dev/role=worker is scheduled (real kube-scheduler) but KWOK leaves
-#     it alone: it stays Pending with no container statuses and no pod IP;
+#  4. pods WITH ballast.dev/role=worker or =balancer are scheduled (real kube-scheduler) but KWOK
+#     leaves them alone: Pending, no container statuses, no pod IP, and not removed when deleted;
 #  5. a pod with spec.schedulingGates stays unscheduled (SchedulingGated) until the gate is removed;
 #  6. admission (ServiceAccount plugin) and RBAC are enforced: an unprivileged ServiceAccount may not list pods.
 # Everything runs in a throwaway namespace that is deleted at the end.
@@ -16,7 +16,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 ok() { echo "ok   $*"; }
 cleanup() {
   # The harness pod has no kubelet to confirm its deletion: force it (what the harness does).
-  kubectl -n "$NS" delete pod harnessed --grace-period=0 --force --wait=false >/dev/null 2>&1 || true
+  kubectl -n "$NS" delete pod harnessed harnessed-balancer --grace-period=0 --force --wait=false >/dev/null 2>&1 || true
   kubectl delete namespace "$NS" --wait=false >/dev/null 2>&1 || true
 }
 trap cleanup EXIT
@@ -37,6 +37,8 @@ clique="$(kubectl get node rack-0-node-1 -o jsonpath='{.metadata.labels.nvidia\.
 ok "$ready fake nodes Ready; rack-0-node-0 has nvidia.com/gpu=$gpus, rack=$rack; rack-0-node-1 clique=$clique"
 
 kubectl create namespace "$NS" >/dev/null
+# The ServiceAccount admission plugin rejects pods until kube-controller-manager made "default".
+for _ in $(seq 1 60); do kubectl -n "$NS" get serviceaccount default >/dev/null 2>&1 && break; sleep 0.5; done
 pod() {  # NAME LABELS-YAML EXTRA-SPEC-YAML
   cat <<POD | kubectl -n "$NS" apply -f - >/dev/null
 apiVersion: v1
@@ -58,21 +60,27 @@ POD
 # 3 + 4: both pods are scheduled by the real scheduler; only the plain one is run by KWOK.
 pod plain "" ""
 pod harnessed ", ballast.dev/role: worker" ""
+pod harnessed-balancer ", ballast.dev/role: balancer" ""
 kubectl -n "$NS" wait --for=jsonpath='{.status.phase}'=Running pod/plain --timeout=60s >/dev/null \
   || fail "unlabelled pod did not become Running: $(kubectl -n "$NS" get pod plain -o wide --no-headers)"
 vols="$(kubectl -n "$NS" get pod plain -o jsonpath='{.spec.serviceAccountName} {.spec.volumes[*].name}')"
 [[ "$vols" == "default kube-api-access-"* ]] || fail "ServiceAccount admission did not run (serviceAccountName + volumes: '$vols')"
 ok "admission on: ServiceAccount plugin defaulted '$vols'"
 ok "unlabelled pod Running on $(kubectl -n "$NS" get pod plain -o jsonpath='{.spec.nodeName}') (KWOK pod-ready stage)"
-for _ in $(seq 1 30); do
-  node="$(kubectl -n "$NS" get pod harnessed -o jsonpath='{.spec.nodeName}')"
-  [[ -n "$node" ]] && break; sleep 0.5
-done
-[[ -n "$node" ]] || fail "harness pod was not scheduled"
 sleep 8   # well past KWOK's pod-ready delay, which the plain pod just went through
-st="$(kubectl -n "$NS" get pod harnessed -o jsonpath='{.status.phase}|{.status.podIP}|{.status.containerStatuses}')"
-[[ "$st" == "Pending||" ]] || fail "harness pod was touched by KWOK: phase|podIP|containerStatuses = $st"
-ok "harness-labelled pod bound to $node and left alone by KWOK (phase Pending, no podIP, no container status)"
+for p in harnessed harnessed-balancer; do
+  node="$(kubectl -n "$NS" get pod "$p" -o jsonpath='{.spec.nodeName}')"
+  [[ -n "$node" ]] || fail "harness pod $p was not scheduled"
+  st="$(kubectl -n "$NS" get pod "$p" -o jsonpath='{.status.phase}|{.status.podIP}|{.status.containerStatuses}')"
+  [[ "$st" == "Pending||" ]] || fail "harness pod $p (labels $(kubectl -n "$NS" get pod "$p" -o jsonpath="{.metadata.labels}")) was touched by KWOK: phase|podIP|containerStatuses = $st"
+  ok "pod $p ($(kubectl -n "$NS" get pod "$p" -o jsonpath='{.metadata.labels.ballast\.dev/role}')) bound to $node and left alone by KWOK (Pending, no podIP, no container status)"
+done
+# Deletion is the harness's job too: KWOK's pod-delete stage must not remove the pod.
+kubectl -n "$NS" delete pod harnessed --wait=false >/dev/null
+sleep 3
+[[ -n "$(kubectl -n "$NS" get pod harnessed -o jsonpath='{.metadata.deletionTimestamp}')" ]] \
+  || fail "deleted harness pod vanished without the harness (KWOK pod-delete stage ran on it)"
+ok "deleted harness pod stays Terminating until the harness force-deletes it"
 
 # 5. scheduling gates
 pod gated "" "  schedulingGates: [{name: ballast.dev/admission}]"

@@ -54,6 +54,17 @@ modver() { (cd "$HERE/$1" && go list -m -f '{{.Version}}' "$2"); }
 # modtime DIR MODULE -> the module version's publication time, used as a reproducible build date
 modtime() { (cd "$HERE/$1" && go list -m -f '{{if .Time}}{{.Time.UTC.Format "2006-01-02T15:04:05Z"}}{{end}}' "$2"); }
 
+# fetch DIR: download the wrapper module's dependencies once per run (timed apart from compiling).
+declare -A FETCHED=()
+fetch() {
+  [[ -n "${FETCHED[$1]:-}" ]] && return
+  local t0=$SECONDS
+  echo "==> downloading modules of $1/go.mod (no-op when GOMODCACHE has them)"
+  (cd "$HERE/$1" && go mod download) || die "downloading the modules of $1/go.mod failed (is the Go module proxy, $(go env GOPROXY), reachable?)"
+  echo "    $1 modules ready in $((SECONDS - t0))s ($(go env GOMODCACHE))"
+  FETCHED[$1]=1
+}
+
 # build NAME DIR PACKAGE TAGS LDFLAGS: skip when the stamp (version + flags + Go) is unchanged.
 build() {
   local name="$1" dir="$2" pkg="$3" tags="$4" ldflags="$5"
@@ -62,6 +73,7 @@ build() {
     echo "==> $name: up to date ($BIN/$name)"
     return
   fi
+  fetch "$dir"
   echo "==> $name: building $pkg"
   local t0=$SECONDS
   rm -f "$STAMPS/$name"
