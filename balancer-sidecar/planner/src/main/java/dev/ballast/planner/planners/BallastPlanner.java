@@ -63,8 +63,9 @@ public final class BallastPlanner implements Planner {
     LayerPlacement placeLayer(PlanningContext c, CostModel cost, GroupTopology gt, long[] counts, LayerPlacement current,
                               LayerPlacement staticP) {
         int slotsTotal = c.redundantSlots() * gt.ep();
-        LayerPlacement balanced = shed(c, gt, counts, null, 0);
-        LayerPlacement local = shed(c, gt, counts, null, slotsTotal / 2);
+        Demand demand = Demand.of(gt, counts, c.shape().experts());
+        LayerPlacement balanced = shed(c, gt, demand, null, 0);
+        LayerPlacement local = shed(c, gt, demand, null, slotsTotal / 2);
         double interval = c.replanInterval();
         if (!incremental || current == null) {
             // From scratch: the best of static and both candidates by predicted steady-state time.
@@ -81,33 +82,208 @@ public final class BallastPlanner implements Planner {
             }
             return best;
         }
-        // Incremental: also repair the placement in use (keep its useful replicas, fill freed slots), charge new
-        // copies, and change only for a gain above the hysteresis; prefer the repair when it is nearly as good.
+        // Incremental: candidates also include a repair of the placement in use and the scratch candidates re-aligned
+        // to it (same replicas per node, kept on the GPUs that already hold them). New copies are charged; among the
+        // candidates within the hysteresis of the best, the one with the fewest new copies wins, and it replaces the
+        // placement in use only if it beats keeping it by more than the hysteresis.
         LayerPlacement chargeFrom = c.mode() == Mode.REPLICATE ? current : null;
-        LayerPlacement repaired = shed(c, gt, counts, current, slotsTotal / 2);
+        LayerPlacement alignedLocal = align(gt, local, current, c.redundantSlots());
+        LayerPlacement alignedBalanced = align(gt, balanced, current, c.redundantSlots());
+        LayerPlacement[] cands = {
+            partial(gt, demand, current, alignedLocal, 8), partial(gt, demand, current, alignedLocal, 4),
+            partial(gt, demand, current, alignedLocal, 2), partial(gt, demand, current, alignedBalanced, 4),
+            shed(c, gt, demand, current, slotsTotal / 2), alignedLocal, alignedBalanced, staticP, balanced, local};
         double keepScore = score(c, cost, gt, counts, current, chargeFrom, interval);
-        LayerPlacement bestChanged = null;
-        double bestChangedScore = Double.POSITIVE_INFINITY;
-        double repairedScore = Double.POSITIVE_INFINITY;
-        for (LayerPlacement cand : new LayerPlacement[] {repaired, staticP, balanced, local}) {
-            if (cand.equals(current)) {
-                continue;
-            }
-            double sc = score(c, cost, gt, counts, cand, chargeFrom, interval);
-            if (cand == repaired) {
-                repairedScore = sc;
-            }
-            if (sc < bestChangedScore) {
-                bestChanged = cand;
-                bestChangedScore = sc;
+        double[] scores = new double[cands.length];
+        double best = Double.POSITIVE_INFINITY;
+        for (int i = 0; i < cands.length; i++) {
+            scores[i] = cands[i].equals(current) ? Double.POSITIVE_INFINITY
+                    : score(c, cost, gt, counts, cands[i], chargeFrom, interval);
+            best = Math.min(best, scores[i]);
+        }
+        int pick = -1;
+        int pickMoves = Integer.MAX_VALUE;
+        for (int i = 0; i < cands.length; i++) {
+            if (scores[i] <= best + HYSTERESIS * Math.abs(best)) {
+                int moves = newCopies(cands[i], current);
+                if (moves < pickMoves) {
+                    pick = i;
+                    pickMoves = moves;
+                }
             }
         }
-        if (bestChanged == null) {
-            return current;
+        return pick >= 0 && scores[pick] < keepScore * (1 - HYSTERESIS) ? cands[pick] : current;
+    }
+
+    /**
+     * {@code current} with only the most valuable 1/{@code part} of the slot changes that lead to {@code target}
+     * (rounded up): a change replaces (or adds, or drops) one replica on one GPU; its value is the node-local tokens of
+     * the expert it brings minus those of the expert it evicts.
+     */
+    static LayerPlacement partial(GroupTopology gt, Demand demand, LayerPlacement current, LayerPlacement target, int part) {
+        int ep = gt.ep();
+        int experts = current.experts();
+        int nc = gt.nodeCount();
+        java.util.List<long[]> ops = new java.util.ArrayList<>(); // {value, gpu, removed or -1, added or -1}
+        for (int g = 0; g < ep; g++) {
+            int[] removed = new int[current.expertCount(g)];
+            int[] added = new int[target.expertCount(g)];
+            int nr = 0;
+            int na = 0;
+            for (int i = 0; i < current.expertCount(g); i++) {
+                int e = current.expertAt(g, i);
+                if (!target.holds(g, e)) {
+                    removed[nr++] = e;
+                }
+            }
+            for (int i = 0; i < target.expertCount(g); i++) {
+                int e = target.expertAt(g, i);
+                if (!current.holds(g, e)) {
+                    added[na++] = e;
+                }
+            }
+            int node = gt.nodeIndex(g);
+            for (int i = 0; i < Math.max(nr, na); i++) {
+                int r = i < nr ? removed[i] : -1;
+                int a = i < na ? added[i] : -1;
+                long value = (a >= 0 ? demand.nodeDemand()[a * nc + node] : 0) - (r >= 0 ? demand.nodeDemand()[r * nc + node] : 0);
+                ops.add(new long[] {value, g, r, a});
+            }
         }
-        LayerPlacement pick = repairedScore <= bestChangedScore + HYSTERESIS * Math.abs(bestChangedScore) ? repaired : bestChanged;
-        double pickScore = pick == repaired ? repairedScore : bestChangedScore;
-        return pickScore < keepScore * (1 - HYSTERESIS) ? pick : current;
+        ops.sort((x, y) -> x[0] != y[0] ? Long.compare(y[0], x[0]) : x[1] != y[1] ? Long.compare(x[1], y[1])
+                : Long.compare(x[3], y[3]));
+        int apply = (ops.size() + part - 1) / part;
+        int[][] lists = new int[ep][];
+        for (int g = 0; g < ep; g++) {
+            lists[g] = current.expertsOn(g);
+        }
+        for (int i = 0; i < apply; i++) {
+            long[] op = ops.get(i);
+            int g = (int) op[1];
+            int r = (int) op[2];
+            int a = (int) op[3];
+            int[] l = lists[g];
+            int n = l.length;
+            int[] next = new int[n + (a >= 0 ? 1 : 0)];
+            int k = 0;
+            for (int e : l) {
+                if (e != r) {
+                    next[k++] = e;
+                }
+            }
+            if (a >= 0) {
+                next[k++] = a;
+            }
+            lists[g] = java.util.Arrays.copyOf(next, k);
+        }
+        return LayerPlacement.of(experts, lists);
+    }
+
+    /** Copies in {@code p} that {@code from} does not hold. */
+    static int newCopies(LayerPlacement p, LayerPlacement from) {
+        int n = 0;
+        for (int g = 0; g < p.gpus(); g++) {
+            for (int i = 0; i < p.expertCount(g); i++) {
+                if (!from.holds(g, p.expertAt(g, i))) {
+                    n++;
+                }
+            }
+        }
+        return n;
+    }
+
+    /**
+     * The placement {@code target} with each node's replicas moved onto the GPUs of that node that already hold them in
+     * {@code current}; the rest go to the node's free slots, the target's own GPU first, then ascending GPU.
+     */
+    static LayerPlacement align(GroupTopology gt, LayerPlacement target, LayerPlacement current, int slots) {
+        int ep = gt.ep();
+        int experts = target.experts();
+        int[][] lists = new int[ep][];
+        int[] count = new int[ep];
+        int[][] reps = new int[ep][slots];
+        for (int g = 0; g < ep; g++) {
+            int first = StaticLayout.firstExpert(g, ep, experts);
+            int homes = StaticLayout.homeCount(g, ep, experts);
+            lists[g] = new int[homes + slots];
+            for (int i = 0; i < homes; i++) {
+                lists[g][i] = first + i;
+            }
+            count[g] = homes;
+        }
+        int[] repCount = new int[ep];
+        boolean[] placed = new boolean[ep * (slots + 1)];
+        // Pass 1: replicas the target wants on a node and the current placement already has on that node stay put.
+        for (int g = 0; g < ep; g++) {
+            int homes = StaticLayout.homeCount(g, ep, experts);
+            int k = 0;
+            for (int i = 0; i < target.expertCount(g); i++) {
+                int e = target.expertAt(g, i);
+                if (StaticLayout.home(e, ep, experts) != g) {
+                    reps[g][k++] = e;
+                }
+            }
+            for (int i = k; i < slots; i++) {
+                reps[g][i] = -1;
+            }
+            count[g] = homes;
+        }
+        for (int g = 0; g < ep; g++) {
+            for (int k = 0; k < slots; k++) {
+                int e = reps[g][k];
+                if (e < 0) {
+                    continue;
+                }
+                int keepAt = -1;
+                for (int x = 0; x < ep && keepAt < 0; x++) {
+                    if (gt.nodeIndex(x) == gt.nodeIndex(g) && current.holds(x, e) && StaticLayout.home(e, ep, experts) != x
+                            && repCount[x] < slots && !contains(lists[x], count[x], e)) {
+                        keepAt = x;
+                    }
+                }
+                if (keepAt >= 0) {
+                    lists[keepAt][count[keepAt]++] = e;
+                    repCount[keepAt]++;
+                    placed[g * (slots + 1) + k] = true;
+                }
+            }
+        }
+        // Pass 2: the rest, on the target's GPU if it has room, else the node's first GPU with room.
+        for (int g = 0; g < ep; g++) {
+            for (int k = 0; k < slots; k++) {
+                int e = reps[g][k];
+                if (e < 0 || placed[g * (slots + 1) + k]) {
+                    continue;
+                }
+                int at = -1;
+                if (repCount[g] < slots && !contains(lists[g], count[g], e)) {
+                    at = g;
+                }
+                for (int x = 0; x < ep && at < 0; x++) {
+                    if (gt.nodeIndex(x) == gt.nodeIndex(g) && repCount[x] < slots && StaticLayout.home(e, ep, experts) != x
+                            && !contains(lists[x], count[x], e)) {
+                        at = x;
+                    }
+                }
+                if (at >= 0) {
+                    lists[at][count[at]++] = e;
+                    repCount[at]++;
+                }
+            }
+        }
+        for (int g = 0; g < ep; g++) {
+            lists[g] = java.util.Arrays.copyOf(lists[g], count[g]);
+        }
+        return LayerPlacement.of(experts, lists);
+    }
+
+    private static boolean contains(int[] list, int n, int e) {
+        for (int i = 0; i < n; i++) {
+            if (list[i] == e) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Predicted seconds over the interval: steady-state time × interval, plus the one-off copy cost of copies not in {@code chargeFrom}. */
@@ -129,25 +305,41 @@ public final class BallastPlanner implements Planner {
      * (largest net saving first); then the busiest GPUs shed load.
      */
     static LayerPlacement shed(PlanningContext c, GroupTopology gt, long[] counts, LayerPlacement seed, int localReplicas) {
+        return shed(c, gt, Demand.of(gt, counts, c.shape().experts()), seed, localReplicas);
+    }
+
+    /** Per-expert totals and per-(expert, node) token demand of one layer, computed once per layer. */
+    record Demand(long[] total, long[] nodeDemand, long all) {
+        static Demand of(GroupTopology gt, long[] counts, int experts) {
+            int ep = gt.ep();
+            int nc = gt.nodeCount();
+            long[] total = new long[experts];
+            long[] nodeDemand = new long[experts * nc];
+            long all = 0;
+            for (int s = 0; s < ep; s++) {
+                int row = s * experts;
+                int node = gt.nodeIndex(s);
+                for (int e = 0; e < experts; e++) {
+                    long x = counts[row + e];
+                    total[e] += x;
+                    nodeDemand[e * nc + node] += x;
+                }
+            }
+            for (long t : total) {
+                all += t;
+            }
+            return new Demand(total, nodeDemand, all);
+        }
+    }
+
+    static LayerPlacement shed(PlanningContext c, GroupTopology gt, Demand demand, LayerPlacement seed, int localReplicas) {
         int ep = gt.ep();
         int experts = c.shape().experts();
         int slots = c.redundantSlots();
         int nc = gt.nodeCount();
-        long[] total = new long[experts];
-        long[] nodeDemand = new long[experts * nc];
-        long all = 0;
-        for (int s = 0; s < ep; s++) {
-            int row = s * experts;
-            int nodeBase = gt.nodeIndex(s);
-            for (int e = 0; e < experts; e++) {
-                long x = counts[row + e];
-                total[e] += x;
-                nodeDemand[e * nc + nodeBase] += x;
-            }
-            }
-        for (long t : total) {
-            all += t;
-        }
+        long[] total = demand.total();
+        long[] nodeDemand = demand.nodeDemand();
+        long all = demand.all();
         double tokenBytes = 4.0 * c.shape().tokenBytes();
         double refreshBytes = c.mode() == Mode.REPLICATE
                 ? c.shape().weightBytesPerExpert() + c.shape().gradBytesPerExpert() : 0;
