@@ -131,7 +131,7 @@ public final class ProcessKubelet implements AutoCloseable {
         + c.getName() + ".log");
     pb.redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
     Process process = pb.start();
-    LOG.info("started " + c.getName() + " of pod " + rp.key() + " at " + rp.ip + " (pid " + process.pid() + ")");
+    LOG.fine("started " + c.getName() + " of pod " + rp.key() + " at " + rp.ip + " (pid " + process.pid() + ")");
     return new Proc(c.getName(), process, Instant.now());
   }
 

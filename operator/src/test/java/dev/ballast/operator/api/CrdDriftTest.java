@@ -39,7 +39,7 @@ class CrdDriftTest {
   void theHelmChartCarriesTheSameCrd() throws IOException {
     Path chartCopy = Path.of("..", "charts", "ballast", "files", "crds", "trainingjobs.ballast.dev.yaml");
     assertThat(Files.readString(chartCopy))
-        .as("charts/ballast/files/crds differs from crds/; run: charts/ballast/sync-crds.sh")
+        .as("charts/ballast/files/crds differs from crds/; run: bin/ballast crd")
         .isEqualTo(Files.readString(COMMITTED));
   }
 

@@ -1,0 +1,99 @@
+package dev.ballast.e2e.demo;
+
+import dev.ballast.e2e.support.BallastEnvironment;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+/**
+ * {@code bin/ballast demo}: a local cluster with simulated GPU nodes, the Helm chart, the operator,
+ * and a sample MoE job admitted as a gang; prints where its workers run and how to look further,
+ * then keeps everything running until Ctrl-C, when it shuts all of it down.
+ */
+public final class Demo {
+  static final String CLUSTER = System.getenv().getOrDefault("BALLAST_CLUSTER", "ballast");
+  static final String NAMESPACE = "default";
+  static final String JOB = "olmoe-demo";
+
+  public static void main(String[] args) throws Exception {
+    Path root = BallastEnvironment.repositoryRoot();
+    BallastEnvironment env = new BallastEnvironment(root, CLUSTER, root.resolve("e2e/target/demo-logs"));
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      System.out.println("\nStopping: the operator, Ballast's pods and the cluster '" + CLUSTER + "' ...");
+      env.stop(true);
+      System.out.println("Stopped.");
+      stopped.countDown();
+    }));
+    env.start();
+
+    System.out.println("\nApplying the sample job " + root.relativize(root.resolve("e2e/demo/olmoe-demo.yaml")));
+    env.kubectl("apply", "-n", NAMESPACE, "-f", root.resolve("e2e/demo/olmoe-demo.yaml").toString()).ok();
+    waitForRunning(env);
+    System.out.println();
+    System.out.println(env.kubectl("get", "tj", "-n", NAMESPACE).ok().stdout());
+    System.out.println(topologyTable(env));
+    System.out.println("""
+        The operator chose these nodes for the whole gang before any pod was scheduled: it filled
+        NVLink domains and one rack first, created the pods gated and pinned, then released them
+        together to kube-scheduler. Node rank follows the topology.
+
+        Look further (in another terminal):
+          export KUBECONFIG=%s
+          export PATH=%s:$PATH
+          kubectl describe tj %s          # conditions and the admission events
+          kubectl get tj %s -o yaml       # status.world: ranks, nodes, domains, racks
+          kubectl get pods -o wide -l ballast.dev/job=%s
+          kubectl get nodes -L nvidia.com/gpu.clique,topology.kubernetes.io/rack
+        Logs: %s
+
+        Press Ctrl-C to stop everything.""".formatted(env.kubeconfig(), env.bin("kubectl").getParent(), JOB, JOB, JOB,
+        env.logs()));
+    stopped.await();
+  }
+
+  static void waitForRunning(BallastEnvironment env) throws InterruptedException {
+    String last = "";
+    for (int i = 0; i < 240; i++) {
+      GenericKubernetesResource job = env.admin().genericKubernetesResources("ballast.dev/v1alpha1", "TrainingJob")
+          .inNamespace(NAMESPACE).withName(JOB).get();
+      @SuppressWarnings("unchecked")
+      Map<String, Object> status = job == null ? Map.of()
+          : (Map<String, Object>) job.getAdditionalProperties().getOrDefault("status", Map.of());
+      String phase = String.valueOf(status.getOrDefault("phase", "(no status yet)"));
+      if (!phase.equals(last)) {
+        System.out.println("  " + JOB + ": " + phase);
+        last = phase;
+      }
+      if ("Running".equals(phase)) return;
+      Thread.sleep(500);
+    }
+    throw new IllegalStateException(JOB + " did not reach Running in 2 minutes; see kubectl describe tj " + JOB);
+  }
+
+  static String topologyTable(BallastEnvironment env) {
+    Map<String, Node> nodes = env.admin().nodes().list().getItems().stream()
+        .collect(Collectors.toMap(n -> n.getMetadata().getName(), Function.identity()));
+    List<Pod> pods = env.admin().pods().inNamespace(NAMESPACE).withLabel("ballast.dev/job", JOB)
+        .withLabel("ballast.dev/role", "worker").list().getItems().stream()
+        .sorted(Comparator.comparingInt(p -> Integer.parseInt(p.getMetadata().getAnnotations().get("ballast.dev/node-rank"))))
+        .toList();
+    StringBuilder t = new StringBuilder(String.format("%-6s %-22s %-14s %-18s %-8s %-8s %s%n",
+        "RANK", "POD", "NODE", "NVLINK DOMAIN", "RACK", "PHASE", "POD IP"));
+    for (Pod p : pods) {
+      var labels = nodes.get(p.getSpec().getNodeName()).getMetadata().getLabels();
+      t.append(String.format("%-6s %-22s %-14s %-18s %-8s %-8s %s%n",
+          p.getMetadata().getAnnotations().get("ballast.dev/node-rank"), p.getMetadata().getName(),
+          p.getSpec().getNodeName(), labels.get("nvidia.com/gpu.clique"), labels.get("topology.kubernetes.io/rack"),
+          p.getStatus().getPhase(), p.getStatus().getPodIP()));
+    }
+    return t.toString();
+  }
+}
