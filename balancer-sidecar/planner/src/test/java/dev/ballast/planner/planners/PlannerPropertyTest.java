@@ -31,14 +31,15 @@ class PlannerPropertyTest {
         Topology topo = Topology.parse("nodes=" + nodes + ",gpusPerNode=" + perNode + ",racks=" + (nodes > 1 ? 2 : 1));
         int gpus = topo.gpus();
         int experts = Math.max(gpus, 2) + r.nextInt(3 * gpus + 1);
-        int ep = gpus;
-        // Sometimes a smaller EP group with data-parallel copies.
-        if (gpus % 2 == 0 && r.nextBoolean()) {
-            ep = gpus / 2;
-        }
         int layers = 1 + r.nextInt(3);
+        // Sometimes two pipeline stages (each planned over its own GPUs) and a smaller EP group with data-parallel copies.
+        int pp = layers >= 2 && gpus % 2 == 0 && r.nextInt(3) == 0 ? 2 : 1;
+        int ep = gpus / pp;
+        if (ep % 2 == 0 && r.nextBoolean()) {
+            ep = ep / 2;
+        }
         MoeShape shape = MoeShape.generic("t", layers, experts, Math.min(experts, 1 + r.nextInt(4)));
-        Parallelism par = Parallelism.resolve(gpus, experts, ep, 1);
+        Parallelism par = Parallelism.resolve(gpus, experts, ep, pp);
         PlanningContext ctx = new PlanningContext(topo, par, shape, mode, r.nextInt(3), 1 + r.nextInt(60));
         ModelLoads loads = new ModelLoads(layers, par.dp(), ep, experts);
         for (int l = 0; l < layers; l++) {
