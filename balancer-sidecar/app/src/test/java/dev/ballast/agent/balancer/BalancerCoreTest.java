@@ -1,0 +1,163 @@
+package dev.ballast.agent.balancer;
+
+import dev.ballast.agent.proto.BalancerMessage;
+import dev.ballast.agent.proto.ErrorNotice;
+import dev.ballast.agent.proto.Hello;
+import dev.ballast.agent.proto.LoadReport;
+import dev.ballast.agent.proto.SidecarMessage;
+import dev.ballast.agent.sim.MemoryStatusStore;
+import dev.ballast.agent.wire.Protocol;
+import dev.ballast.agent.wire.World;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class BalancerCoreTest {
+    static final JobSpec SPEC = JobSpec.fromSpec(Map.of(
+            "model", Map.of("moeLayers", 2, "experts", 4, "topK", 1),
+            "parallelism", Map.of("expert", 4), "gpusPerWorker", 2,
+            "balancer", Map.of("replanEverySteps", 2, "redundantSlotsPerGpu", 1)));
+    static final World WORLD = World.parse("{\"job\":\"j\",\"namespace\":\"ns\",\"generation\":3,\"gpusPerWorker\":2,\"nodes\":["
+            + "{\"index\":0,\"pod\":\"j-worker-0\",\"nodeRank\":1,\"node\":\"a\",\"domain\":\"d\",\"rack\":\"r\"},"
+            + "{\"index\":5,\"pod\":\"j-worker-5\",\"nodeRank\":0,\"node\":\"b\",\"domain\":\"d\",\"rack\":\"r\"}]}");
+
+    static final class Recorder implements BalancerCore.Session {
+        final List<BalancerMessage> got = new ArrayList<>();
+        ErrorNotice closedWith;
+
+        @Override
+        public void send(BalancerMessage m) {
+            got.add(m);
+        }
+
+        @Override
+        public void close(ErrorNotice why) {
+            closedWith = why;
+        }
+
+        List<ErrorNotice> errors() {
+            return got.stream().filter(BalancerMessage::hasError).map(BalancerMessage::getError).toList();
+        }
+    }
+
+    MemoryStatusStore status;
+    BalancerCore core;
+    long now;
+
+    @BeforeEach
+    void setUp() {
+        status = new MemoryStatusStore();
+        core = newCore();
+    }
+
+    BalancerCore newCore() {
+        BalancerCore c = new BalancerCore("j", "ns", "tok", status, BalancerCore.PlanRunner.SYNC, () -> now, "b");
+        c.onSpec(SPEC);
+        c.onWorld(WORLD);
+        return c;
+    }
+
+    static SidecarMessage hello(int protocol, String job, String ns, String token, int podIndex, long generation) {
+        return SidecarMessage.newBuilder().setHello(Hello.newBuilder().setProtocolVersion(protocol).setJob(job)
+                .setNamespace(ns).setToken(token).setPodIndex(podIndex).setWorldGeneration(generation)).build();
+    }
+
+    static SidecarMessage report(long gen, long step, int rank, int experts, long... counts) {
+        LoadReport.Builder b = LoadReport.newBuilder().setWorldGeneration(gen).setStep(step).setGpuRank(rank)
+                .setFirstLayer(0).setLayers(2).setExperts(experts);
+        for (long c : counts) {
+            b.addCounts(c);
+        }
+        return SidecarMessage.newBuilder().setReport(b).build();
+    }
+
+    Recorder connect(SidecarMessage hello) {
+        Recorder r = new Recorder();
+        long id = core.open(r);
+        core.onMessage(id, hello);
+        r.got.add(BalancerMessage.newBuilder().setWelcome(dev.ballast.agent.proto.Welcome.newBuilder().setBalancerId("id=" + id)).build());
+        return r;
+    }
+
+    @Test
+    void refusesBadCredentialsOtherJobsStaleGenerationsAndOldProtocols() {
+        assertThat(connect(hello(1, "j", "ns", "", 0, 3)).closedWith.getCode()).isEqualTo(ErrorNotice.Code.UNAUTHENTICATED);
+        Recorder wrong = connect(hello(1, "j", "ns", "nope", 0, 3));
+        assertThat(wrong.closedWith.getCode()).isEqualTo(ErrorNotice.Code.UNAUTHENTICATED);
+        assertThat(wrong.closedWith.getMessage()).contains("wrong token");
+        assertThat(connect(hello(1, "other", "ns", "tok", 0, 3)).closedWith.getCode()).isEqualTo(ErrorNotice.Code.WRONG_JOB);
+        Recorder stale = connect(hello(1, "j", "ns", "tok", 7, 2));
+        assertThat(stale.closedWith.getCode()).isEqualTo(ErrorNotice.Code.STALE_GENERATION);
+        assertThat(stale.closedWith.getMessage()).contains("pod index 7 of world generation 2 is not part of world generation 3");
+        Recorder newer = connect(hello(Protocol.VERSION + 1, "j", "ns", "tok", 0, 3));
+        assertThat(newer.closedWith.getCode()).isEqualTo(ErrorNotice.Code.INCOMPATIBLE_PROTOCOL);
+        assertThat(newer.closedWith.getMessage()).contains("supports 1..1");
+        for (Recorder r : List.of(wrong, stale, newer)) {
+            assertThat(r.got.stream().filter(m -> m.hasWelcome() && !m.getWelcome().getBalancerId().startsWith("id="))).isEmpty();
+        }
+    }
+
+    @Test
+    void refusesBadReportsKeepsTheStreamAndStoresNothing() {
+        Recorder r = new Recorder();
+        long id = core.open(r);
+        core.onMessage(id, hello(1, "j", "ns", "tok", 5, 3)); // node rank 0: GPU ranks 0 and 1
+        assertThat(r.closedWith).isNull();
+        assertThat(r.got.get(0).hasWelcome()).isTrue();
+        core.onMessage(id, report(2, 1, 0, 4, 1, 1, 1, 1, 1, 1, 1, 1));           // stale generation
+        core.onMessage(id, report(3, 1, 2, 4, 1, 1, 1, 1, 1, 1, 1, 1));           // rank of another pod
+        core.onMessage(id, report(3, 1, 0, 4, 1, 1, 1));                          // wrong length
+        core.onMessage(id, report(3, 1, 0, 3, 1, 1, 1, 1, 1, 1));                 // wrong expert count
+        core.onMessage(id, report(3, 1, 0, 4, 1, 1, 1, 1, 1, 1, 1, -1L));         // 2^64-1 on the wire: out of range
+        assertThat(r.closedWith).as("the stream stays open").isNull();
+        assertThat(r.errors()).extracting(ErrorNotice::getCode).containsExactly(ErrorNotice.Code.STALE_GENERATION,
+                ErrorNotice.Code.BAD_REPORT, ErrorNotice.Code.BAD_REPORT, ErrorNotice.Code.BAD_REPORT, ErrorNotice.Code.BAD_REPORT);
+        assertThat(r.errors().get(1).getMessage()).contains("gpu rank 2 is not a rank of pod index 5");
+        assertThat(r.errors().get(2).getMessage()).contains("expected layers × experts = 8");
+        assertThat(core.reportsAccepted()).isZero();
+        assertThat(core.reportsRefused()).isEqualTo(5);
+        core.onMessage(id, report(3, 1, 0, 4, 1, 2, 3, 4, 5, 6, 7, 8));
+        assertThat(core.reportsAccepted()).isEqualTo(1);
+    }
+
+    @Test
+    void aRestartedBalancerNeverReusesAPlanVersion() {
+        Recorder a = new Recorder();
+        Recorder b = new Recorder();
+        long ia = core.open(a);
+        long ib = core.open(b);
+        core.onMessage(ia, hello(1, "j", "ns", "tok", 5, 3));
+        core.onMessage(ib, hello(1, "j", "ns", "tok", 0, 3));
+        for (long step = 0; step < 6; step++) {
+            core.onMessage(ia, report(3, step, 0, 4, 9, 1, 1, 1, 9, 1, 1, 1));
+            core.onMessage(ia, report(3, step, 1, 4, 9, 1, 1, 1, 9, 1, 1, 1));
+            core.onMessage(ib, report(3, step, 2, 4, 9, 1, 1, 1, 9, 1, 1, 1));
+            core.onMessage(ib, report(3, step, 3, 4, 9, 1, 1, 1, 9, 1, 1, 1));
+        }
+        assertThat(core.plansPublished()).isGreaterThanOrEqualTo(2);
+        long lastSeq = core.lastPublished().sequence();
+        assertThat(status.last().planSequence()).as("reserved ahead of use").isGreaterThanOrEqualTo(lastSeq);
+        assertThat(a.got.stream().filter(BalancerMessage::hasPlan).findFirst().orElseThrow().getPlan().hasPrevious())
+                .as("the first plan of an incarnation starts a chain").isFalse();
+
+        core = newCore(); // restart: state lost, status kept
+        Recorder c = new Recorder();
+        long ic = core.open(c);
+        core.onMessage(ic, hello(1, "j", "ns", "tok", 5, 3));
+        long ic2 = core.open(new Recorder());
+        core.onMessage(ic2, hello(1, "j", "ns", "tok", 0, 3));
+        for (long step = 6; step < 8; step++) {
+            for (int rank = 0; rank < 4; rank++) {
+                core.onMessage(rank < 2 ? ic : ic2, report(3, step, rank, 4, 1, 9, 1, 1, 1, 9, 1, 1));
+            }
+        }
+        assertThat(core.lastPublished()).isNotNull();
+        assertThat(core.lastPublished().sequence()).isGreaterThan(status.writes.get(0).planSequence());
+        assertThat(core.lastPublished().sequence()).isGreaterThan(lastSeq);
+    }
+}
