@@ -26,6 +26,7 @@ public final class CostModel {
     private final Mode mode;
     private static final int NETWORK = LinkClass.NETWORK.ordinal();
     private double interTokens;
+    private long[] matrix = new long[0];
     private double[] send = new double[0];
     private double[] recv = new double[0];
 
@@ -48,24 +49,69 @@ public final class CostModel {
      * replicas cost one extra copy), or null.
      */
     public LayerCost layer(GroupTopology gt, LayerPlacement p, QuotaResult r, LayerPlacement adoptedFrom) {
+        return layer(gt, p, r, adoptedFrom, null);
+    }
+
+    /**
+     * Tokens each source sends to each GPU when every expert runs only on its home: {@code [s * ep + g]}. Planners
+     * compute it once per layer and pass it to {@link #layer(GroupTopology, LayerPlacement, QuotaResult, LayerPlacement,
+     * long[])} so scoring a placement touches only the experts that differ from the static layout.
+     */
+    public static long[] homeTraffic(int ep, int experts, long[] counts) {
+        long[] m = new long[ep * ep];
+        for (int s = 0; s < ep; s++) {
+            int row = s * experts;
+            for (int e = 0; e < experts; e++) {
+                m[s * ep + StaticLayout.home(e, ep, experts)] += counts[row + e];
+            }
+        }
+        return m;
+    }
+
+    /** As {@link #layer(GroupTopology, LayerPlacement, QuotaResult, LayerPlacement)}; {@code homeTraffic} may be null. */
+    public LayerCost layer(GroupTopology gt, LayerPlacement p, QuotaResult r, LayerPlacement adoptedFrom, long[] homeTraffic) {
         int ep = gt.ep();
         Hardware hw = gt.hardware();
         reset(ep);
         double tokenBytes = shape.tokenBytes();
         interTokens = 0;
-        r.forEachFlow((e, s, copy, tokens) -> {
-            int g = p.copyGpu(copy);
-            int cls = gt.linkClass(s, g);
-            if (cls == 0) {
-                return;
+        if (homeTraffic == null) {
+            r.forEachFlow((e, s, copy, tokens) -> addTokens(gt, s, p.copyGpu(copy), tokens * tokenBytes));
+        } else {
+            // Start from "everything at home", take out the experts whose routing differs, add their real flows.
+            if (matrix.length != ep * ep) {
+                matrix = new long[ep * ep];
             }
-            double b = tokens * tokenBytes;
-            send[s * 4 + cls] += b;
-            recv[g * 4 + cls] += b;
-            if (cls >= NETWORK) {
-                interTokens += b;
+            System.arraycopy(homeTraffic, 0, matrix, 0, ep * ep);
+            long[] counts = r.counts();
+            int experts = p.experts();
+            for (int e = 0; e < experts; e++) {
+                int h = StaticLayout.home(e, ep, experts);
+                boolean atHome = !r.hasExplicitFlows(e) && p.copyGpu(p.copyStart(e)) == h;
+                if (atHome) {
+                    continue;
+                }
+                for (int s = 0; s < ep; s++) {
+                    matrix[s * ep + h] -= counts[s * experts + e];
+                }
+                if (r.hasExplicitFlows(e)) {
+                    r.forEachExplicitFlow(e, (x, s, copy, tokens) -> matrix[s * ep + p.copyGpu(copy)] += tokens);
+                } else {
+                    int g = p.copyGpu(p.copyStart(e));
+                    for (int s = 0; s < ep; s++) {
+                        matrix[s * ep + g] += counts[s * experts + e];
+                    }
+                }
             }
-        });
+            for (int s = 0; s < ep; s++) {
+                for (int g = 0; g < ep; g++) {
+                    long t = matrix[s * ep + g];
+                    if (t != 0) {
+                        addTokens(gt, s, g, t * tokenBytes);
+                    }
+                }
+            }
+        }
         double a2a = busiestLinkSeconds(ep, hw);
         long maxTokens = 0;
         long sum = 0;
@@ -81,6 +127,21 @@ public final class CostModel {
         double exposed = Math.max(0, paramSec - compute);
         return new LayerCost(compute, ALL_TO_ALLS_PER_LAYER * a2a, paramSec, exposed, maxTokens, (double) sum / ep,
                 ALL_TO_ALLS_PER_LAYER * interTokens, param[1], param[0], param[2], peakMemory(gt, p));
+    }
+
+    /**
+     * Total seconds of {@code steady} (a cost of {@code p} without adoption) on the step {@code p} is adopted after
+     * {@code adoptedFrom}: only the parameter traffic changes, so only that is recomputed.
+     */
+    public double withMigration(GroupTopology gt, LayerPlacement p, LayerCost steady, LayerPlacement adoptedFrom) {
+        reset(gt.ep());
+        if (mode == Mode.REPLICATE) {
+            replicaTraffic(gt, p, adoptedFrom);
+        } else {
+            fssdpTraffic(gt, p);
+        }
+        double paramSec = busiestLinkSeconds(gt.ep(), gt.hardware());
+        return steady.computeSec() + steady.allToAllSec() + Math.max(0, paramSec - steady.computeSec());
     }
 
     /**
@@ -206,6 +267,18 @@ public final class CostModel {
             max = Math.max(max, bytes);
         }
         return max;
+    }
+
+    private void addTokens(GroupTopology gt, int s, int g, double bytes) {
+        int cls = gt.linkClass(s, g);
+        if (cls == 0) {
+            return;
+        }
+        send[s * 4 + cls] += bytes;
+        recv[g * 4 + cls] += bytes;
+        if (cls >= NETWORK) {
+            interTokens += bytes;
+        }
     }
 
     private void reset(int ep) {

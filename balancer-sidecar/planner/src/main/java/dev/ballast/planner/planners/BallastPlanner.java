@@ -1,6 +1,7 @@
 package dev.ballast.planner.planners;
 
 import dev.ballast.planner.cost.CostModel;
+import dev.ballast.planner.cost.LayerCost;
 import dev.ballast.planner.model.GroupTopology;
 import dev.ballast.planner.model.LayerPlacement;
 import dev.ballast.planner.model.Mode;
@@ -70,10 +71,10 @@ public final class BallastPlanner implements Planner {
         if (!incremental || current == null) {
             // From scratch: the best of static and both candidates by predicted steady-state time.
             LayerPlacement best = staticP;
-            double bestScore = score(c, cost, gt, counts, staticP, null, interval);
+            double bestScore = score(c, cost, gt, counts, demand, staticP, null, interval);
             for (LayerPlacement cand : new LayerPlacement[] {balanced, local}) {
                 if (!cand.equals(best)) {
-                    double sc = score(c, cost, gt, counts, cand, null, interval);
+                    double sc = score(c, cost, gt, counts, demand, cand, null, interval);
                     if (sc < bestScore) {
                         best = cand;
                         bestScore = sc;
@@ -93,12 +94,12 @@ public final class BallastPlanner implements Planner {
             partial(gt, demand, current, alignedLocal, 8), partial(gt, demand, current, alignedLocal, 4),
             partial(gt, demand, current, alignedLocal, 2), partial(gt, demand, current, alignedBalanced, 4),
             shed(c, gt, demand, current, slotsTotal / 2), alignedLocal, alignedBalanced, staticP, balanced, local};
-        double keepScore = score(c, cost, gt, counts, current, chargeFrom, interval);
+        double keepScore = score(c, cost, gt, counts, demand, current, chargeFrom, interval);
         double[] scores = new double[cands.length];
         double best = Double.POSITIVE_INFINITY;
         for (int i = 0; i < cands.length; i++) {
             scores[i] = cands[i].equals(current) ? Double.POSITIVE_INFINITY
-                    : score(c, cost, gt, counts, cands[i], chargeFrom, interval);
+                    : score(c, cost, gt, counts, demand, cands[i], chargeFrom, interval);
             best = Math.min(best, scores[i]);
         }
         int pick = -1;
@@ -146,7 +147,7 @@ public final class BallastPlanner implements Planner {
             for (int i = 0; i < Math.max(nr, na); i++) {
                 int r = i < nr ? removed[i] : -1;
                 int a = i < na ? added[i] : -1;
-                long value = (a >= 0 ? demand.nodeDemand()[a * nc + node] : 0) - (r >= 0 ? demand.nodeDemand()[r * nc + node] : 0);
+                long value = (a >= 0 ? demand.nodeDemand()[node * experts + a] : 0) - (r >= 0 ? demand.nodeDemand()[node * experts + r] : 0);
                 ops.add(new long[] {value, g, r, a});
             }
         }
@@ -287,13 +288,14 @@ public final class BallastPlanner implements Planner {
     }
 
     /** Predicted seconds over the interval: steady-state time × interval, plus the one-off copy cost of copies not in {@code chargeFrom}. */
-    private static double score(PlanningContext c, CostModel cost, GroupTopology gt, long[] counts, LayerPlacement p,
+    private static double score(PlanningContext c, CostModel cost, GroupTopology gt, long[] counts, Demand d, LayerPlacement p,
                                 LayerPlacement chargeFrom, double interval) {
-        QuotaResult q = QuotaRule.apply(gt, p, counts, null);
-        double steady = cost.layer(gt, p, q, null).totalSec();
-        double s = steady * interval;
+        QuotaResult q = QuotaRule.apply(gt, p, counts, null, d.total());
+        LayerCost steady = cost.layer(gt, p, q, null, d.homeTraffic());
+        double s = steady.totalSec() * interval;
         if (chargeFrom != null && p != chargeFrom) {
-            s += cost.layer(gt, p, q, chargeFrom).totalSec() - steady;
+            // The one-off copy only changes parameter traffic: recompute that part alone.
+            s += cost.withMigration(gt, p, steady, chargeFrom) - steady.totalSec();
         }
         return s;
     }
@@ -308,27 +310,33 @@ public final class BallastPlanner implements Planner {
         return shed(c, gt, Demand.of(gt, counts, c.shape().experts()), seed, localReplicas);
     }
 
-    /** Per-expert totals and per-(expert, node) token demand of one layer, computed once per layer. */
-    record Demand(long[] total, long[] nodeDemand, long all) {
+    /** Per-expert totals, per-(node, expert) token demand ([node * experts + e]) and home traffic of one layer. */
+    record Demand(long[] total, long[] nodeDemand, long all, long[] homeTraffic) {
         static Demand of(GroupTopology gt, long[] counts, int experts) {
             int ep = gt.ep();
             int nc = gt.nodeCount();
             long[] total = new long[experts];
             long[] nodeDemand = new long[experts * nc];
+            long[] home = new long[ep * ep];
+            int[] homeOf = StaticLayout.homes(ep, experts);
             long all = 0;
             for (int s = 0; s < ep; s++) {
                 int row = s * experts;
                 int node = gt.nodeIndex(s);
                 for (int e = 0; e < experts; e++) {
                     long x = counts[row + e];
+                    if (x < 0) {
+                        throw new IllegalArgumentException("negative count at source " + s + " expert " + e);
+                    }
                     total[e] += x;
-                    nodeDemand[e * nc + node] += x;
+                    nodeDemand[node * experts + e] += x;
+                    home[s * ep + homeOf[e]] += x;
                 }
             }
             for (long t : total) {
                 all += t;
             }
-            return new Demand(total, nodeDemand, all);
+            return new Demand(total, nodeDemand, all, home);
         }
     }
 
@@ -350,7 +358,7 @@ public final class BallastPlanner implements Planner {
             for (int g = 0; g < ep; g++) {
                 for (int i = 0; i < seed.expertCount(g); i++) {
                     int e = seed.expertAt(g, i);
-                    long d = nodeDemand[e * nc + gt.nodeIndex(g)];
+                    long d = nodeDemand[gt.nodeIndex(g) * experts + e];
                     boolean homeNode = gt.nodeIndex(StaticLayout.home(e, ep, experts)) == gt.nodeIndex(g);
                     if (StaticLayout.home(e, ep, experts) != g && st.hasFreeSlot(g)
                             && d * tokenBytes > (homeNode ? 0 : refreshBytes)) {
@@ -395,7 +403,7 @@ public final class BallastPlanner implements Planner {
             int h = StaticLayout.home(e, ep, experts);
             int homeNode = gt.nodeIndex(h);
             for (int x = 0; x < nc; x++) {
-                long d = nodeDemand[e * nc + x];
+                long d = nodeDemand[x * experts + e];
                 if (x == homeNode || d * tokenBytes <= refreshBytes || d >= (1L << 38)) {
                     continue;
                 }
@@ -408,7 +416,7 @@ public final class BallastPlanner implements Planner {
         for (int i = n - 1; i >= 0 && placed < limit; i--) {
             int e = (1 << 14) - 1 - (int) ((keys[i] >>> 8) & ((1 << 14) - 1));
             int x = 255 - (int) (keys[i] & 255);
-            long d = nodeDemand[e * nc + x];
+            long d = nodeDemand[x * experts + e];
             int best = -1;
             boolean coveredNode = false;
             for (int k = 0; k < st.copyCount(e); k++) {
@@ -533,7 +541,7 @@ public final class BallastPlanner implements Planner {
                 continue;
             }
             int n = gt.nodeIndex(g);
-            double score = (covered[n] ? 0 : nodeDemand[e * nc + n] * tokenBytes) - (n == homeNode ? 0 : refreshBytes);
+            double score = (covered[n] ? 0 : nodeDemand[n * st.experts + e] * tokenBytes) - (n == homeNode ? 0 : refreshBytes);
             boolean better;
             if (best < 0) {
                 better = true;

@@ -22,6 +22,14 @@ public final class QuotaRule {
      * @param capacity per-GPU token capacity, or null for none
      */
     public static QuotaResult apply(GroupTopology gt, LayerPlacement p, long[] counts, long[] capacity) {
+        return apply(gt, p, counts, capacity, null);
+    }
+
+    /**
+     * As {@link #apply(GroupTopology, LayerPlacement, long[], long[])} with the per-expert totals already summed by the
+     * caller (a planner scoring several placements of one layer); {@code totals} null means compute them.
+     */
+    public static QuotaResult apply(GroupTopology gt, LayerPlacement p, long[] counts, long[] capacity, long[] totals) {
         final int ep = gt.ep();
         final int experts = p.experts();
         if (p.gpus() != ep) {
@@ -34,16 +42,21 @@ public final class QuotaRule {
             throw new IllegalArgumentException("capacity length " + capacity.length + " != ep " + ep);
         }
         // Step 1: expert totals.
-        long[] total = new long[experts];
-        for (int s = 0; s < ep; s++) {
-            int row = s * experts;
-            for (int e = 0; e < experts; e++) {
-                long c = counts[row + e];
-                if (c < 0) {
-                    throw new IllegalArgumentException("negative count at source " + s + " expert " + e);
+        long[] total = totals;
+        if (total == null) {
+            total = new long[experts];
+            for (int s = 0; s < ep; s++) {
+                int row = s * experts;
+                for (int e = 0; e < experts; e++) {
+                    long c = counts[row + e];
+                    if (c < 0) {
+                        throw new IllegalArgumentException("negative count at source " + s + " expert " + e);
+                    }
+                    total[e] += c;
                 }
-                total[e] += c;
             }
+        } else if (total.length != experts) {
+            throw new IllegalArgumentException("totals length " + total.length + " != experts " + experts);
         }
         long all = 0;
         for (long t : total) {
@@ -64,6 +77,19 @@ public final class QuotaRule {
         }
         // Step 3: multi-copy experts by load descending, then expert index ascending.
         int[] order = sortByLoadDescending(total, p, multi);
+        // The multi-copy experts' columns, gathered in one pass over the rows (column reads are cache-hostile).
+        int[] slot = new int[experts];
+        Arrays.fill(slot, -1);
+        for (int i = 0; i < order.length; i++) {
+            slot[order[i]] = i;
+        }
+        long[] col = new long[order.length * ep];
+        for (int s = 0; s < ep; s++) {
+            int row = s * experts;
+            for (int i = 0; i < order.length; i++) {
+                col[i * ep + s] = counts[row + order[i]];
+            }
+        }
         // Step 4: each copy's near demand: its node's tokens for the expert, split among the expert's copies on that node.
         long[] copyQuota = new long[p.totalCopies()];
         long[] near = new long[p.totalCopies()];
@@ -76,7 +102,7 @@ public final class QuotaRule {
             int start = p.copyStart(e);
             int k = p.copies(e);
             for (int s = 0; s < ep; s++) {
-                nodeSum[gt.nodeIndex(s)] += counts[s * experts + e];
+                nodeSum[gt.nodeIndex(s)] += col[slot[e] * ep + s];
             }
             for (int j = 0; j < k; j++) {
                 nodeCopies[gt.nodeIndex(p.copyGpu(start + j))]++;
@@ -137,7 +163,7 @@ public final class QuotaRule {
                 copyQuota[p.copyStart(e)] = total[e];
             }
         }
-        return route(gt, p, counts, threshold, exceeded, load, copyQuota);
+        return route(gt, p, counts, col, slot, threshold, exceeded, load, copyQuota);
     }
 
     /** Greedy fill at threshold T into {@code quota} (multi-copy experts only). Returns whether every token found a copy. */
@@ -245,8 +271,8 @@ public final class QuotaRule {
     }
 
     /** Splits each copy's quota among sources: link class by link class (same GPU, NVLink, network, cross-rack), sources ascending, copies ascending. */
-    private static QuotaResult route(GroupTopology gt, LayerPlacement p, long[] counts, long threshold, boolean exceeded,
-                                     long[] load, long[] copyQuota) {
+    private static QuotaResult route(GroupTopology gt, LayerPlacement p, long[] counts, long[] col, int[] slot, long threshold,
+                                     boolean exceeded, long[] load, long[] copyQuota) {
         int ep = gt.ep();
         int experts = p.experts();
         int[] start = new int[experts + 1];
@@ -284,7 +310,7 @@ public final class QuotaRule {
             }
             java.util.Arrays.fill(pairCount, 0);
             for (int s = 0; s < ep; s++) {
-                long a = counts[s * experts + e];
+                long a = col[slot[e] * ep + s];
                 avail[s] = a;
                 if (a == 0) {
                     continue;

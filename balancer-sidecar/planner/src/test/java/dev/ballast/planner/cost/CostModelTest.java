@@ -66,4 +66,27 @@ class CostModelTest {
         assertThat(c.paramBytes()).isCloseTo(4 * perGpu, within(1.0));
         assertThat(c.interNodeParamBytes()).isZero();
     }
+
+    @Test
+    void homeTrafficShortcutMatchesTheFullComputation() {
+        java.util.SplittableRandom rnd = new java.util.SplittableRandom(8);
+        for (int trial = 0; trial < 100; trial++) {
+            int ep = 8;
+            int experts = 8 + rnd.nextInt(17);
+            GroupTopology gt = Fixtures.group(ep, 4, 1);
+            LayerPlacement p = Fixtures.randomPlacement(rnd, ep, experts, 3);
+            long[] counts = Fixtures.counts(rnd, ep, experts, 500);
+            MoeShape shape = MoeShape.generic("t", 1, experts, 2);
+            CostModel m = new CostModel(shape, trial % 2 == 0 ? Mode.REPLICATE : Mode.FSSDP);
+            for (QuotaResult r : new QuotaResult[] {QuotaRule.apply(gt, p, counts, null),
+                    dev.ballast.planner.quota.EqualSplit.apply(p, counts)}) {
+                LayerCost slow = m.layer(gt, p, r, null);
+                LayerCost fast = m.layer(gt, p, r, null, CostModel.homeTraffic(ep, experts, counts));
+                assertThat(fast.allToAllSec()).isCloseTo(slow.allToAllSec(), within(1e-12));
+                assertThat(fast.interNodeTokenBytes()).isCloseTo(slow.interNodeTokenBytes(), within(1e-3));
+                LayerPlacement from = LayerPlacement.staticLayout(ep, experts);
+                assertThat(m.withMigration(gt, p, slow, from)).isCloseTo(m.layer(gt, p, r, from).totalSec(), within(1e-12));
+            }
+        }
+    }
 }
