@@ -1,0 +1,144 @@
+"""The trainer API of the pod's sidecar over HTTP/JSON on localhost (docs/protocol.md, "Trainer API").
+
+``report`` never blocks the training loop: it puts the report in a bounded queue that one daemon thread sends;
+when the queue is full the oldest report is dropped and counted.
+"""
+from __future__ import annotations
+
+import collections
+import json
+import os
+import threading
+import urllib.error
+import urllib.request
+from typing import Optional, Sequence, Tuple
+
+from . import versions
+from .versions import PlanVersion
+
+QUEUE_CAPACITY = 256
+
+
+class SidecarError(RuntimeError):
+    """The sidecar answered with an error status; ``status`` is the HTTP code, the message its explanation."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(f"HTTP {status}: {message}")
+        self.status = status
+
+
+class SidecarClient:
+    def __init__(self, base_url: Optional[str] = None, timeout: float = 2.0):
+        self.base_url = (base_url or os.environ.get("BALLAST_SIDECAR_URL", "http://127.0.0.1:8470")).rstrip("/")
+        self.timeout = timeout
+        self._queue: collections.deque = collections.deque()
+        self._cv = threading.Condition()
+        self._closed = False
+        self.sent = 0
+        self.dropped = 0
+        self.refused = 0
+        self.last_error: Optional[str] = None
+        self._thread = threading.Thread(target=self._send_loop, name="ballast-report-sender", daemon=True)
+        self._thread.start()
+
+    # ------------------------------------------------------------------ reports (asynchronous)
+
+    def report(self, world_generation: int, step: int, gpu_rank: int, counts: Sequence[Sequence[int]],
+               first_layer: int = 0, adopted: Optional[PlanVersion] = None) -> None:
+        """Queues one GPU's per-layer counts for one step and returns at once.
+
+        The client takes ``counts`` as it is (no copy, so the call stays cheap): pass a fresh list, e.g.
+        ``tensor.tolist()``, and do not modify it afterwards. It is encoded and checked on the sender thread.
+        """
+        body = (world_generation, step, gpu_rank, first_layer, counts, adopted)
+        with self._cv:
+            if len(self._queue) >= QUEUE_CAPACITY:
+                self._queue.popleft()
+                self.dropped += 1
+            self._queue.append(body)
+            self._cv.notify()
+
+    def flush(self, timeout: float = 5.0) -> bool:
+        """Waits until every queued report was handed to the sidecar (for tests and shutdown)."""
+        with self._cv:
+            return self._cv.wait_for(lambda: not self._queue and not self._sending, timeout)
+
+    _sending = False
+
+    def _send_loop(self) -> None:
+        while True:
+            with self._cv:
+                self._cv.wait_for(lambda: self._queue or self._closed)
+                if self._closed and not self._queue:
+                    return
+                body = self._queue.popleft()
+                self._sending = True
+            try:
+                generation, step, rank, first, counts, adopted = body
+                self.send_report_now(generation, step, rank, [[int(x) for x in row] for row in counts], first, adopted)
+                self.sent += 1
+            except SidecarError as e:
+                self.refused += 1
+                self.last_error = str(e)
+            except (OSError, TypeError, ValueError) as e:
+                self.dropped += 1
+                self.last_error = str(e)
+            finally:
+                with self._cv:
+                    self._sending = False
+                    self._cv.notify_all()
+
+    def send_report_now(self, world_generation: int, step: int, gpu_rank: int, counts, first_layer: int = 0,
+                        adopted: Optional[PlanVersion] = None) -> dict:
+        """Synchronous variant that raises :class:`SidecarError` on refusal (diagnostics and tests)."""
+        body = {"worldGeneration": world_generation, "step": step, "gpuRank": gpu_rank, "firstLayer": first_layer,
+                "counts": counts}
+        if adopted is not None:
+            body["adopted"] = str(adopted)
+        return self._request("POST", "/v1/loads", body)
+
+    # ------------------------------------------------------------------ plans and world
+
+    def heads(self, generation: int, step: int) -> Tuple[Optional[PlanVersion], Optional[PlanVersion]]:
+        """(newest eligible plan of the generation, oldest held plan); either may be None."""
+        r = self._request("GET", f"/v1/plans/heads?generation={generation}&step={step}")
+        newest, oldest = r.get("newest"), r.get("oldest")
+        return (versions.parse(newest) if newest else None, versions.parse(oldest) if oldest else None)
+
+    def plan(self, version: PlanVersion) -> Optional[dict]:
+        """The plan as the ballast-plan/v1 JSON object, or None when the sidecar does not hold it."""
+        try:
+            return self._request("GET", f"/v1/plans/{version}")
+        except SidecarError as e:
+            if e.status == 404:
+                return None
+            raise
+
+    def world(self) -> dict:
+        return self._request("GET", "/v1/world")
+
+    def health(self) -> dict:
+        return self._request("GET", "/healthz")
+
+    def status(self) -> dict:
+        return self._request("GET", "/v1/status")
+
+    def close(self) -> None:
+        with self._cv:
+            self._closed = True
+            self._cv.notify_all()
+
+    def _request(self, method: str, path: str, body=None) -> dict:
+        data = None if body is None else json.dumps(body, separators=(",", ":")).encode()
+        req = urllib.request.Request(self.base_url + path, data=data, method=method,
+                                     headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(req, timeout=self.timeout) as resp:
+                return json.loads(resp.read().decode() or "{}")
+        except urllib.error.HTTPError as e:
+            text = e.read().decode(errors="replace")
+            try:
+                message = json.loads(text).get("error", text)
+            except ValueError:
+                message = text
+            raise SidecarError(e.code, message) from None

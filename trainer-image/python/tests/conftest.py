@@ -1,0 +1,90 @@
+"""Starts a real balancer (file mode) and two real sidecars from the built agent jar, or skips with the reason."""
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+REPO = Path(__file__).resolve().parents[3]
+JAR = Path(os.environ.get("BALLAST_AGENT_JAR", REPO / "balancer-sidecar/app/target/quarkus-app/quarkus-run.jar"))
+VECTORS = REPO / "balancer-sidecar/planner/src/test/resources/quota-rule-vectors.json"
+
+JOB, NS, TOKEN = "pyjob", "default", "py-token"
+SPEC = {"model": {"moeLayers": 2, "experts": 8, "topK": 2}, "parallelism": {"expert": 4, "pipeline": 1},
+        "gpusPerWorker": 2, "balancer": {"mode": "replicate", "planner": "ballast", "redundantSlotsPerGpu": 1,
+                                         "replanEverySteps": 3}}
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_http(url, deadline):
+    while time.time() < deadline:
+        try:
+            with urllib.request.urlopen(url, timeout=1) as r:
+                if r.status == 200:
+                    return True
+        except OSError:
+            pass
+        time.sleep(0.3)
+    return False
+
+
+@pytest.fixture(scope="session")
+def agents(tmp_path_factory):
+    if not JAR.exists():
+        pytest.skip(f"agent jar not built ({JAR}); build it with: ./mvnw -B -pl balancer-sidecar/app -am package -DskipTests")
+    if shutil.which("java") is None:
+        pytest.skip("java not on PATH")
+    work = tmp_path_factory.mktemp("agents")
+    world = {"job": JOB, "namespace": NS, "generation": 1, "gpusPerWorker": 2, "nodes": [
+        {"index": 0, "pod": f"{JOB}-worker-0", "nodeRank": 0, "node": "n0", "domain": "d0", "rack": "r0"},
+        {"index": 1, "pod": f"{JOB}-worker-1", "nodeRank": 1, "node": "n1", "domain": "d0", "rack": "r0"}]}
+    (work / "world.json").write_text(json.dumps(world))
+    (work / "spec.json").write_text(json.dumps(SPEC))
+    grpc, bal_http = free_port(), free_port()
+    base_env = dict(os.environ, BALLAST_JOB=JOB, BALLAST_NAMESPACE=NS, BALLAST_TOKEN=TOKEN,
+                    BALLAST_BIND_ADDRESS="127.0.0.1")
+    procs = []
+
+    def start(role, env, log):
+        p = subprocess.Popen(["java", "-Xmx192m", "-XX:TieredStopAtLevel=1", "-jar", str(JAR), role],
+                             env=env, stdout=open(work / log, "w"), stderr=subprocess.STDOUT)
+        procs.append(p)
+        return p
+
+    start("balancer", dict(base_env, BALLAST_GRPC_PORT=str(grpc), BALLAST_HTTP_PORT=str(bal_http),
+                           BALLAST_WORLD_FILE=str(work / "world.json"), BALLAST_SPEC_FILE=str(work / "spec.json"),
+                           BALLAST_STATUS_FILE=str(work / "status.json")), "balancer.log")
+    ports = [free_port(), free_port()]
+    for i, port in enumerate(ports):
+        start("sidecar", dict(base_env, BALLAST_POD_INDEX=str(i), BALLAST_SIDECAR_PORT=str(port),
+                              BALLAST_BALANCER_ADDRESS=f"127.0.0.1:{grpc}"), f"sidecar{i}.log")
+    deadline = time.time() + 120
+    ok = wait_http(f"http://127.0.0.1:{bal_http}/q/health/ready", deadline) and all(
+        wait_http(f"http://127.0.0.1:{p}/healthz", deadline) for p in ports)
+    if not ok:
+        for p in procs:
+            p.kill()
+        logs = "\n".join((work / f).read_text()[-2000:] for f in ("balancer.log", "sidecar0.log", "sidecar1.log"))
+        pytest.fail("agents did not start within 120 s:\n" + logs)
+    yield {"sidecars": [f"http://127.0.0.1:{p}" for p in ports], "balancer": f"http://127.0.0.1:{bal_http}",
+           "work": work}
+    for p in procs:
+        p.terminate()
+    for p in procs:
+        try:
+            p.wait(10)
+        except subprocess.TimeoutExpired:
+            p.kill()

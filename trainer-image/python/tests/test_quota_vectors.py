@@ -1,0 +1,48 @@
+"""The Python quota rule against the shared vectors the Java QuotaRule also passes (docs/quota-rule.md)."""
+import json
+
+import pytest
+
+from ballast_client import quota
+
+from conftest import VECTORS
+
+
+def load():
+    if not VECTORS.exists():
+        pytest.skip(f"shared vectors not found at {VECTORS}")
+    return json.loads(VECTORS.read_text())["vectors"]
+
+
+def test_every_shared_vector():
+    vectors = load()
+    assert len(vectors) >= 10
+    for v in vectors:
+        r = quota.apply(v["node"], v["rack"], v["placement"], v["counts"], v["capacity"])
+        ex = v["expected"]
+        assert r.threshold == ex["threshold"], v["name"]
+        assert r.capacity_exceeded == ex["capacityExceeded"], v["name"]
+        assert r.gpu_load == ex["gpuLoad"], v["name"]
+        assert r.copies == ex["copies"], v["name"]
+        assert r.flows == ex["flows"], v["name"]
+
+
+def test_conservation_on_every_vector():
+    for v in load():
+        r = quota.apply(v["node"], v["rack"], v["placement"], v["counts"], v["capacity"])
+        sent = {}
+        for e, s, g, t in r.flows:
+            sent[(s, e)] = sent.get((s, e), 0) + t
+        for s, row in enumerate(v["counts"]):
+            for e, c in enumerate(row):
+                assert sent.get((s, e), 0) == c, (v["name"], s, e)
+        assert max(r.gpu_load) <= r.threshold
+
+
+def test_bad_input_is_refused():
+    with pytest.raises(ValueError, match="negative count"):
+        quota.apply([0, 0], [0, 0], [[0], [1]], [[1, -1], [0, 0]])
+    with pytest.raises(ValueError, match="expert 1 has no copy"):
+        quota.apply([0, 0], [0, 0], [[0], [0]], [[1, 1], [0, 0]])
+    with pytest.raises(ValueError, match="must be an integer"):
+        quota.apply([0, 0], [0, 0], [[0], [1]], [[1, 1.5], [0, 0]])
