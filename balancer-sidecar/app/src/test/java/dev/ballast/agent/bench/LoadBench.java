@@ -1,0 +1,383 @@
+package dev.ballast.agent.bench;
+
+import dev.ballast.agent.proto.AdoptionReport;
+import dev.ballast.agent.proto.BalancerGrpc;
+import dev.ballast.agent.proto.BalancerMessage;
+import dev.ballast.agent.proto.Hello;
+import dev.ballast.agent.proto.LoadReport;
+import dev.ballast.agent.proto.PlanVersion;
+import dev.ballast.agent.proto.SidecarMessage;
+import dev.ballast.agent.wire.Protocol;
+import dev.ballast.client.HttpSidecarClient;
+import dev.ballast.planner.json.Json;
+import dev.ballast.planner.json.JsonFields;
+import dev.ballast.planner.json.JsonWriter;
+import io.grpc.ManagedChannel;
+import io.grpc.netty.NettyChannelBuilder;
+import io.grpc.stub.ClientCallStreamObserver;
+import io.grpc.stub.ClientResponseObserver;
+
+import com.sun.net.httpserver.HttpServer;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Load generator for the balancer (docs/BENCHMARKS.md, "Data path"): simulates every sidecar of a world over real
+ * gRPC streams (hello, one report per GPU per interval, adoption reports), receives the plans, and measures ingest,
+ * plan fan-out latency (publish → receipt at each sidecar), plan bytes, both processes' CPU and the balancer's heap.
+ * It also times the trainer-side {@link HttpSidecarClient#report} call. Run by {@code bin/ballast loadbench}.
+ */
+public final class LoadBench {
+    private LoadBench() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        Map<String, String> a = new LinkedHashMap<>(Map.of("pods", "32", "gpus", "8", "layers", "60", "experts", "64",
+                "interval-ms", "100", "duration-s", "60", "warmup-s", "10", "grpc", "127.0.0.1:8471",
+                "http", "http://127.0.0.1:8472", "token", "bench-token"));
+        a.put("job", "bench");
+        a.put("namespace", "default");
+        a.put("balancer-pid", "0");
+        a.put("json", "");
+        for (int i = 0; i < args.length; i++) {
+            if (!args[i].startsWith("--") || i + 1 >= args.length || !a.containsKey(args[i].substring(2))) {
+                throw new IllegalArgumentException("usage: LoadBench [--" + String.join(" V] [--", a.keySet()) + " V]; bad: " + args[i]);
+            }
+            a.put(args[i].substring(2), args[++i]);
+        }
+        new Run(a).run();
+    }
+
+    static final class Run {
+        final int pods;
+        final int gpus;
+        final int layers;
+        final int experts;
+        final int intervalMs;
+        final int durationS;
+        final int warmupS;
+        final Map<String, String> a;
+        final List<Long> fanOutNanos = new ArrayList<>();
+        final Map<String, long[]> firstLast = new ConcurrentHashMap<>(); // plan -> {minRecv, maxRecv, published, receipts}
+        final AtomicLong reportsSent = new AtomicLong();
+        final AtomicLong planMessages = new AtomicLong();
+        final AtomicLong planBytes = new AtomicLong();
+        final AtomicLong errors = new AtomicLong();
+        volatile boolean measuring;
+        volatile boolean stop;
+
+        Run(Map<String, String> a) {
+            this.a = a;
+            pods = Integer.parseInt(a.get("pods"));
+            gpus = Integer.parseInt(a.get("gpus"));
+            layers = Integer.parseInt(a.get("layers"));
+            experts = Integer.parseInt(a.get("experts"));
+            intervalMs = Integer.parseInt(a.get("interval-ms"));
+            durationS = Integer.parseInt(a.get("duration-s"));
+            warmupS = Integer.parseInt(a.get("warmup-s"));
+        }
+
+        final class Sim {
+            final int pod;
+            final ManagedChannel channel;
+            ClientCallStreamObserver<SidecarMessage> out;
+            volatile PlanVersion newest;
+            PlanVersion reported;
+
+            Sim(int pod) {
+                this.pod = pod;
+                channel = NettyChannelBuilder.forTarget(a.get("grpc")).usePlaintext()
+                        .maxInboundMessageSize(Protocol.MAX_GRPC_MESSAGE_BYTES).build();
+            }
+
+            void open() {
+                BalancerGrpc.newStub(channel).connect(new ClientResponseObserver<SidecarMessage, BalancerMessage>() {
+                    @Override
+                    public void beforeStart(ClientCallStreamObserver<SidecarMessage> r) {
+                        out = r;
+                    }
+
+                    @Override
+                    public void onNext(BalancerMessage m) {
+                        if (m.hasPlan()) {
+                            long now = nowNanos();
+                            long pub = m.getPlan().getPublishedUnixNanos();
+                            String key = m.getPlan().getVersion().getWorldGeneration() + "." + m.getPlan().getVersion().getSequence();
+                            if (measuring) {
+                                synchronized (fanOutNanos) {
+                                    fanOutNanos.add(now - pub);
+                                }
+                                planMessages.incrementAndGet();
+                                planBytes.addAndGet(m.getSerializedSize());
+                                firstLast.compute(key, (k, v) -> v == null ? new long[] {now, now, pub, 1}
+                                        : new long[] {Math.min(v[0], now), Math.max(v[1], now), pub, v[3] + 1});
+                            }
+                            newest = m.getPlan().getVersion();
+                        } else if (m.hasError()) {
+                            errors.incrementAndGet();
+                            System.err.println("pod " + pod + ": " + m.getError().getCode() + ": " + m.getError().getMessage());
+                        }
+                    }
+
+                    @Override
+                    public void onError(Throwable t) {
+                        if (!stop) {
+                            System.err.println("pod " + pod + " stream failed: " + t);
+                        }
+                    }
+
+                    @Override
+                    public void onCompleted() {
+                    }
+                });
+                out.onNext(SidecarMessage.newBuilder().setHello(Hello.newBuilder().setProtocolVersion(Protocol.VERSION)
+                        .setJob(a.get("job")).setNamespace(a.get("namespace")).setToken(a.get("token"))
+                        .setPodIndex(pod).setNodeRank(pod).setWorldGeneration(1).setPodName("bench-worker-" + pod)).build());
+            }
+
+            /** One step: a report per GPU of the pod, and adoption of the newest plan received (all ranks at once). */
+            void step(long step, List<long[]> rows) {
+                PlanVersion n = newest;
+                synchronized (this) {
+                    if (n != null && !n.equals(reported)) {
+                        for (int g = 0; g < gpus; g++) {
+                            out.onNext(SidecarMessage.newBuilder().setAdoption(AdoptionReport.newBuilder()
+                                    .setGpuRank(pod * gpus + g).setWorldGeneration(1).setStep(step).setAdopted(n)).build());
+                        }
+                        reported = n;
+                    }
+                    for (int g = 0; g < gpus; g++) {
+                        LoadReport.Builder b = LoadReport.newBuilder().setWorldGeneration(1).setStep(step)
+                                .setGpuRank(pod * gpus + g).setFirstLayer(0).setLayers(layers).setExperts(experts);
+                        long[] c = rows.get((pod * gpus + g) % rows.size());
+                        for (long x : c) {
+                            b.addCounts(x);
+                        }
+                        out.onNext(SidecarMessage.newBuilder().setReport(b).build());
+                        reportsSent.incrementAndGet();
+                    }
+                }
+            }
+        }
+
+        /** Drifting Zipf-like per-GPU counts (8,192 tokens × top-8 per GPU per layer), precomputed per step phase. */
+        List<long[]> rows(long step) {
+            List<long[]> out = new ArrayList<>();
+            for (int v = 0; v < 16; v++) {
+                long[] c = new long[layers * experts];
+                for (int l = 0; l < layers; l++) {
+                    double[] w = new double[experts];
+                    double sum = 0;
+                    for (int e = 0; e < experts; e++) {
+                        int r = (int) ((e + l * 7 + v + step / 200) % experts);
+                        w[e] = 1.0 / (r + 1);
+                        sum += w[e];
+                    }
+                    long total = 8192L * 8;
+                    for (int e = 0; e < experts; e++) {
+                        c[l * experts + e] = Math.round(total * w[e] / sum);
+                    }
+                }
+                out.add(c);
+            }
+            return out;
+        }
+
+        void run() throws Exception {
+            long balancerPid = Long.parseLong(a.get("balancer-pid"));
+            List<Sim> sims = new ArrayList<>();
+            for (int p = 0; p < pods; p++) {
+                Sim s = new Sim(p);
+                s.open();
+                sims.add(s);
+            }
+            ReportCallTimer reportTimer = new ReportCallTimer(layers, experts);
+            ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor();
+            AtomicLong stepCounter = new AtomicLong();
+            List<long[]>[] rowCache = new List[1];
+            ticker.scheduleAtFixedRate(() -> {
+                long step = stepCounter.getAndIncrement();
+                if (step % 200 == 0 || rowCache[0] == null) {
+                    rowCache[0] = rows(step);
+                }
+                for (Sim s : sims) {
+                    s.step(step, rowCache[0]);
+                }
+                reportTimer.tick(step, measuring);
+            }, 0, intervalMs, TimeUnit.MILLISECONDS);
+            Thread.sleep(warmupS * 1000L);
+            long balancerCpu0 = cpuTicks(balancerPid);
+            long selfCpu0 = cpuTicks(ProcessHandle.current().pid());
+            long reports0 = reportsSent.get();
+            long accepted0 = balancerLong("reportsAccepted");
+            long published0 = balancerLong("plansPublished");
+            long t0 = System.nanoTime();
+            measuring = true;
+            long maxHeap = 0;
+            for (int s = 0; s < durationS; s++) {
+                Thread.sleep(1000);
+                maxHeap = Math.max(maxHeap, balancerLong("heapUsedBytes"));
+            }
+            measuring = false;
+            double secs = (System.nanoTime() - t0) / 1e9;
+            long balancerCpu1 = cpuTicks(balancerPid);
+            long selfCpu1 = cpuTicks(ProcessHandle.current().pid());
+            long reports = reportsSent.get() - reports0;
+            Thread.sleep(1000); // let in-flight reports land before reading the balancer's counter
+            long accepted = balancerLong("reportsAccepted") - accepted0;
+            long published = balancerLong("plansPublished") - published0;
+            String status = balancerStatus();
+            stop = true;
+            ticker.shutdownNow();
+            for (Sim s : sims) {
+                s.channel.shutdownNow();
+            }
+            long[] f;
+            synchronized (fanOutNanos) {
+                f = fanOutNanos.stream().mapToLong(Long::longValue).sorted().toArray();
+            }
+            long[] spread = firstLast.values().stream().filter(v -> v[3] == pods).mapToLong(v -> v[1] - v[2]).sorted().toArray();
+            double hz = 100.0; // USER_HZ on Linux
+            JsonWriter w = new JsonWriter().beginObject()
+                    .field("pods", pods).field("gpusPerPod", gpus).field("layers", layers).field("experts", experts)
+                    .field("intervalMs", intervalMs).field("seconds", secs)
+                    .field("reportsSent", reports).field("reportsAccepted", accepted)
+                    .field("reportsLost", Math.max(0, reports - accepted))
+                    .field("ingestReportsPerSecond", accepted / secs)
+                    .field("ingestCountsPerSecond", accepted * (double) layers * experts / secs)
+                    .field("plansPublished", published).field("planMessagesReceived", planMessages.get())
+                    .field("planBytesPerSidecarPerPlan", planMessages.get() == 0 ? 0 : planBytes.get() / (double) planMessages.get())
+                    .field("fanOutMillisP50", pct(f, 0.50) / 1e6).field("fanOutMillisP99", pct(f, 0.99) / 1e6)
+                    .field("fanOutMillisMax", f.length == 0 ? 0 : f[f.length - 1] / 1e6)
+                    .field("allSidecarsMillisP50", pct(spread, 0.50) / 1e6).field("allSidecarsMillisP99", pct(spread, 0.99) / 1e6)
+                    .field("balancerCpuCores", balancerPid == 0 ? -1 : (balancerCpu1 - balancerCpu0) / hz / secs)
+                    .field("generatorCpuCores", (selfCpu1 - selfCpu0) / hz / secs)
+                    .field("balancerHeapMaxBytes", maxHeap)
+                    .field("reportCallMicrosP50", reportTimer.pct(0.50) / 1e3)
+                    .field("reportCallMicrosP99", reportTimer.pct(0.99) / 1e3)
+                    .field("reportCallMicrosMax", reportTimer.pct(1.0) / 1e3)
+                    .field("reportCalls", reportTimer.count())
+                    .field("streamErrors", errors.get())
+                    .field("balancerStatus", status);
+            String json = w.endObject().toString();
+            System.out.println(json);
+            if (!a.get("json").isEmpty()) {
+                Files.writeString(Path.of(a.get("json")), json + "\n");
+            }
+            reportTimer.close();
+            System.exit(0);
+        }
+
+        static long pct(long[] sorted, double p) {
+            if (sorted.length == 0) {
+                return 0;
+            }
+            int i = (int) Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1);
+            return sorted[Math.max(0, i)];
+        }
+
+        long balancerLong(String field) {
+            Object v = JsonFields.object(Json.parse(balancerStatus()), "status").get(field);
+            return v instanceof Long l ? l : 0;
+        }
+
+        String balancerStatus() {
+            try {
+                return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(a.get("http") + "/v1/status")).build(),
+                        HttpResponse.BodyHandlers.ofString()).body();
+            } catch (IOException | InterruptedException e) {
+                throw new IllegalStateException("balancer status unavailable: " + e, e);
+            }
+        }
+
+        static long cpuTicks(long pid) {
+            if (pid == 0) {
+                return 0;
+            }
+            try {
+                String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+                String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                return Long.parseLong(f[11]) + Long.parseLong(f[12]); // utime + stime
+            } catch (IOException e) {
+                return 0;
+            }
+        }
+
+        static long nowNanos() {
+            Instant i = Instant.now();
+            return i.getEpochSecond() * 1_000_000_000L + i.getNano();
+        }
+    }
+
+    /**
+     * Times the trainer-side report call: one "pod" of 8 ranks calls {@link HttpSidecarClient#report} each interval
+     * with a full 60×64 report. The client sends to a local sink (the call itself never waits for the sidecar).
+     */
+    static final class ReportCallTimer implements AutoCloseable {
+        final HttpServer sink;
+        final HttpSidecarClient client;
+        final long[][] counts;
+        final long[] samples = new long[1 << 20];
+        int n;
+
+        ReportCallTimer(int layers, int experts) throws IOException {
+            sink = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+            sink.createContext("/", ex -> {
+                ex.getRequestBody().readAllBytes();
+                ex.sendResponseHeaders(202, -1);
+                ex.close();
+            });
+            sink.start();
+            client = new HttpSidecarClient("http://127.0.0.1:" + sink.getAddress().getPort());
+            counts = new long[layers][experts];
+            for (long[] row : counts) {
+                Arrays.fill(row, 1024);
+            }
+        }
+
+        void tick(long step, boolean measure) {
+            for (int r = 0; r < 8; r++) {
+                long t0 = System.nanoTime();
+                client.report(new dev.ballast.client.LoadReport(1, step, r, 0, counts, null));
+                long d = System.nanoTime() - t0;
+                if (measure && n < samples.length) {
+                    samples[n++] = d;
+                }
+            }
+        }
+
+        synchronized long pct(double p) {
+            long[] s = Arrays.copyOf(samples, n);
+            Arrays.sort(s);
+            return Run.pct(s, p);
+        }
+
+        int count() {
+            return n;
+        }
+
+        @Override
+        public void close() {
+            client.close();
+            sink.stop(0);
+        }
+    }
+}
