@@ -12,6 +12,8 @@ public final class GroupTopology {
     private final int nodeCount;
     private final int[] nodeIndex; // dense node id in [0, nodeCount), ordered by first appearance
     private final Hardware hardware;
+    private final int rackCount;
+    private final int[] rackIndex; // dense rack id, ordered by first appearance
 
     private GroupTopology(int[] globalGpu, int[] node, int[] rack, Hardware hardware) {
         int ep = node.length;
@@ -41,6 +43,28 @@ public final class GroupTopology {
             nodeIndex[a] = found >= 0 ? found : n++;
         }
         this.nodeCount = n;
+        this.rackIndex = new int[ep];
+        int r = 0;
+        for (int a = 0; a < ep; a++) {
+            int found = -1;
+            for (int b = 0; b < a; b++) {
+                if (rack[b] == rack[a]) {
+                    found = rackIndex[b];
+                    break;
+                }
+            }
+            rackIndex[a] = found >= 0 ? found : r++;
+        }
+        this.rackCount = r;
+    }
+
+    /** Dense rack number of an EP rank, in [0, rackCount()). */
+    public int rackIndex(int local) {
+        return rackIndex[local];
+    }
+
+    public int rackCount() {
+        return rackCount;
     }
 
     /** The EP group of (stage, copy) in a world. */

@@ -98,6 +98,10 @@ public final class QuotaRule {
         long hi = 0;
         long[] reach = base.clone();
         int[] rank = new int[gt.nodeCount()];
+        long[] nearRack = new long[p.totalCopies()];
+        long[] rackSum = new long[gt.rackCount()];
+        int[] rackCopies = new int[gt.rackCount()];
+        int[] rackRank = new int[gt.rackCount()];
         for (int e : order) {
             int start = p.copyStart(e);
             int k = p.copies(e);
@@ -118,6 +122,23 @@ public final class QuotaRule {
             Arrays.fill(nodeSum, 0);
             Arrays.fill(nodeCopies, 0);
             Arrays.fill(rank, 0);
+            // The same split at rack level.
+            for (int s = 0; s < ep; s++) {
+                rackSum[gt.rackIndex(s)] += col[slot[e] * ep + s];
+            }
+            for (int j = 0; j < k; j++) {
+                rackCopies[gt.rackIndex(p.copyGpu(start + j))]++;
+            }
+            for (int j = 0; j < k; j++) {
+                int r = gt.rackIndex(p.copyGpu(start + j));
+                long d = rackSum[r];
+                int m = rackCopies[r];
+                nearRack[start + j] = d / m + (rackRank[r] < d % m ? 1 : 0);
+                rackRank[r]++;
+            }
+            Arrays.fill(rackSum, 0);
+            Arrays.fill(rackCopies, 0);
+            Arrays.fill(rackRank, 0);
         }
         long maxBase = 0;
         for (int g = 0; g < ep; g++) {
@@ -131,7 +152,7 @@ public final class QuotaRule {
         long[] cap = capacity;
         boolean exceeded = false;
         Scratch sc = new Scratch(p, ep);
-        if (cap != null && !fill(hi, cap, base, order, total, near, p, load, copyQuota, sc)) {
+        if (cap != null && !fill(hi, cap, base, order, total, near, nearRack, p, load, copyQuota, sc)) {
             cap = null;
             exceeded = true;
         }
@@ -140,7 +161,7 @@ public final class QuotaRule {
         long step = Math.max(1, lo / 256);
         long probe = lo;
         while (probe < hi) {
-            if (fill(probe, cap, base, order, total, near, p, load, copyQuota, sc)) {
+            if (fill(probe, cap, base, order, total, near, nearRack, p, load, copyQuota, sc)) {
                 hi = probe;
                 break;
             }
@@ -150,14 +171,14 @@ public final class QuotaRule {
         }
         while (lo < hi) {
             long mid = lo + (hi - lo) / 2;
-            if (fill(mid, cap, base, order, total, near, p, load, copyQuota, sc)) {
+            if (fill(mid, cap, base, order, total, near, nearRack, p, load, copyQuota, sc)) {
                 hi = mid;
             } else {
                 lo = mid + 1;
             }
         }
         long threshold = lo;
-        fill(threshold, cap, base, order, total, near, p, load, copyQuota, sc);
+        fill(threshold, cap, base, order, total, near, nearRack, p, load, copyQuota, sc);
         for (int e = 0; e < experts; e++) {
             if (p.copies(e) == 1) {
                 copyQuota[p.copyStart(e)] = total[e];
@@ -167,7 +188,7 @@ public final class QuotaRule {
     }
 
     /** Greedy fill at threshold T into {@code quota} (multi-copy experts only). Returns whether every token found a copy. */
-    private static boolean fill(long t, long[] cap, long[] base, int[] order, long[] total, long[] near,
+    private static boolean fill(long t, long[] cap, long[] base, int[] order, long[] total, long[] near, long[] nearRack,
                                 LayerPlacement p, long[] load, long[] quota, Scratch sc) {
         int ep = base.length;
         for (int g = 0; g < ep; g++) {
@@ -189,6 +210,14 @@ public final class QuotaRule {
                 load[g] += a;
                 rem -= a;
                 quota[c] = a;
+            }
+            // Pass A2: then its rack's share, within its slack.
+            for (int c = start; c < end && rem > 0; c++) {
+                int g = p.copyGpu(c);
+                long a = Math.min(Math.min(Math.max(0, nearRack[c] - quota[c]), Math.max(0, limit(t, cap, g) - load[g])), rem);
+                load[g] += a;
+                rem -= a;
+                quota[c] += a;
             }
             // Pass B: the rest goes to copies in ascending GPU order, each up to its slack.
             for (int c = start; c < end && rem > 0; c++) {
