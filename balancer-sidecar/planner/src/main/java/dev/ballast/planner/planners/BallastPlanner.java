@@ -13,16 +13,21 @@ import dev.ballast.planner.quota.QuotaRule;
 import java.util.Arrays;
 
 /**
- * Ballast's planner (docs/planner.md). Per EP group and layer:
+ * Ballast's planner (docs/planner.md has the full description). Per EP group and layer:
  * <ol>
- * <li>Shedding greedy: while the busiest GPU is above the mean, move part of one of its experts' load to another copy
- *     of that expert with spare room, or open a replica in a free slot, choosing the node whose tokens would stop
- *     crossing the network (net of the replica's refresh traffic) and preferring NVLink on ties.</li>
- * <li>Gate: score the candidate, the placement in use and the static layout with the quota rule and the cost model
- *     over the re-plan interval, counting the candidate's new copies as a one-off cost; keep the best (ties keep
- *     what is in use). So a copy moves only when its predicted gain beats its cost.</li>
+ * <li>Candidates: the static layout; a <em>balanced</em> placement (shedding greedy: while the busiest GPU is above
+ *     the mean, shift part of one of its experts to another copy with room, or open a replica in a free slot on the
+ *     node whose own tokens would stop crossing the network, net of refresh bytes, NVLink on ties); and a
+ *     <em>local</em> one (first up to half the slots go to (expert, node) pairs whose node has no copy, by inter-node
+ *     tokens saved, then the same shedding).</li>
+ * <li>Gate: each candidate is scored with the quota rule and the cost model over the re-plan interval; the best wins,
+ *     so the result is never predicted worse than the static layout.</li>
+ * <li>Incremental (plan in use given, {@code ballast}): more candidates stay close to the plan in use (a repair
+ *     that keeps its still-useful replicas, the candidates re-aligned to it, and only the most valuable part of their
+ *     changes); new copies are charged their one-off copy; among candidates within {@link #HYSTERESIS} of the best
+ *     the one with the fewest new copies wins, and it replaces the plan in use only if it beats keeping it by more than
+ *     the hysteresis. {@code ballast-scratch} ignores the plan in use.</li>
  * </ol>
- * The incremental variant also prefers slots that already hold the expert; the scratch variant ignores the plan in use.
  */
 public final class BallastPlanner implements Planner {
     private final boolean incremental;

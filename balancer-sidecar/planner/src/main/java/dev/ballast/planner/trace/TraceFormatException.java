@@ -2,6 +2,8 @@ package dev.ballast.planner.trace;
 
 /** A malformed trace; the message starts with "line N:" and names the problem. */
 public final class TraceFormatException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
     private final int line;
 
     public TraceFormatException(int line, String problem) {
