@@ -29,23 +29,11 @@ class GangAdmissionTest {
 
   GangAdmissionTest(BallastEnvironment env) {
     this.env = env;
-    this.jobs = new Jobs(env.admin(), Jobs.namespaceFor(GangAdmissionTest.class));
+    this.jobs = new Jobs(env, GangAdmissionTest.class);
   }
 
   void apply(String name, int min, int max) {
-    String yaml = """
-        apiVersion: ballast.dev/v1alpha1
-        kind: TrainingJob
-        metadata: {name: %s}
-        spec:
-          template:
-            spec:
-              containers: [{name: trainer, image: registry.example/ballast-trainer:0.1.0}]
-          workers: {min: %d, max: %d}
-          parallelism: {expert: 16}
-          model: {moeLayers: 16, experts: 64, topK: 8}
-        """.formatted(name, min, max);
-    env.kubectlStdin(yaml, "apply", "-n", jobs.namespace(), "-f", "-").ok();
+    jobs.apply(Jobs.manifest(name, min, max, "[]"));
   }
 
   Map<String, Node> nodes() {

@@ -23,7 +23,7 @@ class ApiValidationTest {
 
   ApiValidationTest(BallastEnvironment env) {
     this.env = env;
-    this.jobs = new Jobs(env.admin(), Jobs.namespaceFor(ApiValidationTest.class));
+    this.jobs = new Jobs(env, ApiValidationTest.class);
   }
 
   Path examples() {

@@ -17,7 +17,7 @@ class ChartUninstallTest {
 
   ChartUninstallTest(BallastEnvironment env) {
     this.env = env;
-    this.jobs = new Jobs(env.admin(), Jobs.namespaceFor(ChartUninstallTest.class));
+    this.jobs = new Jobs(env, ChartUninstallTest.class);
   }
 
   @Test

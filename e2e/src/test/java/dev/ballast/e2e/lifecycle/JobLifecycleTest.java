@@ -30,36 +30,19 @@ class JobLifecycleTest {
 
   JobLifecycleTest(BallastEnvironment env) {
     this.env = env;
-    this.jobs = new Jobs(env.admin(), Jobs.namespaceFor(JobLifecycleTest.class));
+    this.jobs = new Jobs(env, JobLifecycleTest.class);
   }
 
   /** A 2-worker job whose stand-in trainers run for {@code seconds} (null: until stopped) and exit with {@code code}. */
-  String manifest(String name, Integer seconds, int code) {
+  static String manifest(String name, Integer seconds, int code) {
     String env = seconds == null ? "[]" : "[{name: BALLAST_TEST_RUN_SECONDS, value: \"" + seconds
         + "\"}, {name: BALLAST_TEST_EXIT_CODE, value: \"" + code + "\"}]";
-    return """
-        apiVersion: ballast.dev/v1alpha1
-        kind: TrainingJob
-        metadata: {name: %s}
-        spec:
-          template:
-            spec:
-              containers: [{name: trainer, image: registry.example/ballast-trainer:0.1.0, env: %s}]
-          workers: {min: 2, max: 2}
-          parallelism: {expert: 16}
-          model: {moeLayers: 16, experts: 64, topK: 8}
-        """.formatted(name, env);
-  }
-
-  void apply(String yaml, String... extra) {
-    List<String> args = new ArrayList<>(List.of("apply", "-n", jobs.namespace(), "-f", "-"));
-    args.addAll(List.of(extra));
-    env.kubectlStdin(yaml, args.toArray(String[]::new)).ok();
+    return Jobs.manifest(name, 2, 2, env);
   }
 
   @Test
   void allWorkersExitingZeroSucceedsTheJob() {
-    apply(manifest("completes", 3, 0));
+    jobs.apply(manifest("completes", 3, 0));
     await().atMost(WAIT).untilAsserted(() -> assertThat(jobs.phase("completes")).isEqualTo("Succeeded"));
     assertThat(jobs.condition("completes", "Succeeded")).hasValueSatisfying(c ->
         assertThat((String) c.get("message")).contains("all 2 workers"));
@@ -68,7 +51,7 @@ class JobLifecycleTest {
 
   @Test
   void aWorkerExitingNonZeroFailsTheJobWithItsExitCode() {
-    apply(manifest("crashes", 2, 3));
+    jobs.apply(manifest("crashes", 2, 3));
     await().atMost(WAIT).untilAsserted(() -> assertThat(jobs.phase("crashes")).isEqualTo("Failed"));
     assertThat(jobs.condition("crashes", "Failed")).hasValueSatisfying(c ->
         assertThat((String) c.get("message")).contains("container trainer exited with code 3"));
@@ -77,7 +60,7 @@ class JobLifecycleTest {
   @Test
   void aRunningJobIsLeftAloneWhenNothingChanges() throws InterruptedException {
     String yaml = manifest("steady", null, 0);
-    apply(yaml, "--server-side", "--field-manager=e2e-user");
+    jobs.apply(yaml, "--server-side", "--field-manager=e2e-user");
     await().atMost(WAIT).untilAsserted(() -> {
       assertThat(jobs.phase("steady")).isEqualTo("Running");
       var balancer = env.admin().apps().deployments().inNamespace(jobs.namespace()).withName("steady-balancer").get();
@@ -100,7 +83,7 @@ class JobLifecycleTest {
 
     // server-side apply of the same manifest again changes nothing
     String rv = jobs.get("steady").getMetadata().getResourceVersion();
-    apply(yaml, "--server-side", "--field-manager=e2e-user");
+    jobs.apply(yaml, "--server-side", "--field-manager=e2e-user");
     assertThat(jobs.get("steady").getMetadata().getResourceVersion()).isEqualTo(rv);
 
     // the operator wrote status (and only status) with server-side apply under its own field manager
@@ -116,7 +99,7 @@ class JobLifecycleTest {
 
   @Test
   void deletingAJobGarbageCollectsEverythingItOwned() {
-    apply(manifest("collected", null, 0));
+    jobs.apply(manifest("collected", null, 0));
     await().atMost(WAIT).untilAsserted(() -> assertThat(jobs.phase("collected")).isEqualTo("Running"));
     assertThat(versions("collected")).containsKeys("Service/collected", "ConfigMap/collected-world",
         "Deployment/collected-balancer", "Secret/collected-sidecar-auth", "RoleBinding/collected-balancer",

@@ -16,7 +16,7 @@ public final class Diagnostics implements TestWatcher {
   public void testFailed(ExtensionContext context, Throwable cause) {
     BallastEnvironment env = context.getRoot().getStore(ExtensionContext.Namespace.GLOBAL)
         .get(LocalBallast.Holder.class, LocalBallast.Holder.class).env;
-    String ns = context.getRequiredTestClass().getSimpleName().replaceAll("([a-z])([A-Z])", "$1-$2").toLowerCase();
+    String ns = Jobs.namespaceFor(context.getRequiredTestClass());
     StringBuilder out = new StringBuilder("\n===== diagnostics for " + context.getDisplayName() + " (namespace " + ns
         + ") =====\n");
     out.append(env.kubectl("get", "events", "-n", ns, "--sort-by=.lastTimestamp").stdout());

@@ -4,21 +4,27 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
-/** Reads TrainingJobs (as generic resources: the suite does not depend on the operator's classes) and their pods. */
+/**
+ * A test class's TrainingJobs, in its own namespace: applies them with kubectl and reads them as
+ * generic resources (the suite does not depend on the operator's classes), with their pods.
+ */
 public final class Jobs {
+  private final BallastEnvironment env;
   private final KubernetesClient client;
   private final String namespace;
 
-  /** Starts the namespace afresh, so a re-run on a kept cluster (-Dballast.e2e.keep=true) sees no old jobs. */
-  public Jobs(KubernetesClient client, String namespace) {
-    this.client = client;
-    this.namespace = namespace;
+  /** Starts the test class's namespace afresh, so a re-run on a kept cluster (-Dballast.e2e.keep=true) sees no old jobs. */
+  public Jobs(BallastEnvironment env, Class<?> testClass) {
+    this.env = env;
+    this.client = env.admin();
+    this.namespace = namespaceFor(testClass);
     if (client.namespaces().withName(namespace).get() != null) {
       client.namespaces().withName(namespace).delete();
       client.namespaces().withName(namespace).waitUntilCondition(Objects::isNull, 2, TimeUnit.MINUTES);
@@ -32,6 +38,32 @@ public final class Jobs {
 
   public String namespace() {
     return namespace;
+  }
+
+  /**
+   * A job of {@code min..max} 8-GPU workers; {@code trainerEnv} (a YAML flow list, e.g. "[]") sets the
+   * stand-in trainer's fate (e2e/programs/README.md).
+   */
+  public static String manifest(String name, int min, int max, String trainerEnv) {
+    return """
+        apiVersion: ballast.dev/v1alpha1
+        kind: TrainingJob
+        metadata: {name: %s}
+        spec:
+          template:
+            spec:
+              containers: [{name: trainer, image: registry.example/ballast-trainer:0.1.0, env: %s}]
+          workers: {min: %d, max: %d}
+          parallelism: {expert: 16}
+          model: {moeLayers: 16, experts: 64, topK: 8}
+        """.formatted(name, trainerEnv, min, max);
+  }
+
+  /** {@code kubectl apply} of a manifest into this namespace, with extra kubectl flags. */
+  public void apply(String yaml, String... flags) {
+    List<String> args = new ArrayList<>(List.of("apply", "-n", namespace, "-f", "-"));
+    args.addAll(List.of(flags));
+    env.kubectlStdin(yaml, args.toArray(String[]::new)).ok();
   }
 
   public GenericKubernetesResource get(String name) {
