@@ -395,15 +395,14 @@ public final class BallastPlanner implements Planner {
         if (nc > 255 || experts > (1 << 14)) {
             return; // outside the packed sort key's range: balance only
         }
-        // Candidates sorted by demand descending, then expert, then node (demand < 2^40 in practice; checked).
-        long[] keys = new long[experts * nc];
+        // Candidates by weighted demand descending, then expert, then node (demand < 2^38; checked).
         int[] rackOfNode = new int[nc];
         for (int g = 0; g < ep; g++) {
             rackOfNode[gt.nodeIndex(g)] = gt.rack(g);
         }
         // Tokens that would cross racks count extra, by how much slower the cross-rack link is than the NIC.
         double crossRackWeight = Math.max(1, gt.hardware().nicGBps() / gt.hardware().crossRackGBps());
-        int n = 0;
+        java.util.PriorityQueue<Long> queue = new java.util.PriorityQueue<>(java.util.Comparator.reverseOrder());
         for (int e = 0; e < experts; e++) {
             int h = StaticLayout.home(e, ep, experts);
             int homeNode = gt.nodeIndex(h);
@@ -412,24 +411,32 @@ public final class BallastPlanner implements Planner {
                 if (x == homeNode || d * tokenBytes <= refreshBytes || d >= (1L << 38)) {
                     continue;
                 }
-                long weighted = rackOfNode[x] == gt.rack(h) ? d : (long) (d * crossRackWeight);
-                keys[n++] = (weighted << 22) | ((long) ((1 << 14) - 1 - e) << 8) | (255 - Math.min(255, x));
+                queue.add(key(rackOfNode[x] == gt.rack(h) ? d : (long) (d * crossRackWeight), e, x));
             }
         }
-        Arrays.sort(keys, 0, n);
         int placed = 0;
-        for (int i = n - 1; i >= 0 && placed < limit; i--) {
-            int e = (1 << 14) - 1 - (int) ((keys[i] >>> 8) & ((1 << 14) - 1));
-            int x = 255 - (int) (keys[i] & 255);
+        while (!queue.isEmpty() && placed < limit) {
+            long k = queue.poll();
+            int e = (1 << 14) - 1 - (int) ((k >>> 8) & ((1 << 14) - 1));
+            int x = 255 - (int) (k & 255);
             long d = nodeDemand[x * experts + e];
-            int best = -1;
             boolean coveredNode = false;
-            for (int k = 0; k < st.copyCount(e); k++) {
-                coveredNode |= gt.nodeIndex(st.copyGpu(e, k)) == x;
+            boolean coveredRack = false;
+            for (int c = 0; c < st.copyCount(e); c++) {
+                int g = st.copyGpu(e, c);
+                coveredNode |= gt.nodeIndex(g) == x;
+                coveredRack |= gt.rack(g) == rackOfNode[x];
             }
             if (coveredNode) {
                 continue;
             }
+            // A copy placed meanwhile in this rack makes the pair worth less: re-queue it at its current value.
+            long now = key(coveredRack ? d : (long) (d * crossRackWeight), e, x);
+            if (now < k) {
+                queue.add(now);
+                continue;
+            }
+            int best = -1;
             for (int g = 0; g < ep; g++) {
                 if (gt.nodeIndex(g) == x && st.hasFreeSlot(g) && (best < 0 || st.load[g] < st.load[best])) {
                     best = g;
@@ -443,6 +450,11 @@ public final class BallastPlanner implements Planner {
             st.shift(e, best, d);
             placed++;
         }
+    }
+
+    /** Packs (value, expert, node) so that larger values, then lower experts, then lower nodes sort higher. */
+    private static long key(long value, int e, int node) {
+        return (value << 22) | ((long) ((1 << 14) - 1 - e) << 8) | (255 - Math.min(255, node));
     }
 
     /** The balancing loop: while the busiest GPU is above target, shift or replicate one of its experts. */
