@@ -72,12 +72,13 @@ public final class BallastPlanner implements Planner {
         Demand demand = Demand.of(gt, counts, c.shape().experts());
         LayerPlacement balanced = shed(c, gt, demand, null, 0);
         LayerPlacement local = shed(c, gt, demand, null, slotsTotal / 2);
+        LayerPlacement localQuarter = shed(c, gt, demand, null, slotsTotal / 4);
         double interval = c.replanInterval();
         if (!incremental || current == null) {
             // From scratch: the best of static and both candidates by predicted steady-state time.
             LayerPlacement best = staticP;
             double bestScore = score(c, cost, gt, counts, demand, staticP, null, interval);
-            for (LayerPlacement cand : new LayerPlacement[] {balanced, local}) {
+            for (LayerPlacement cand : new LayerPlacement[] {balanced, local, localQuarter}) {
                 if (!cand.equals(best)) {
                     double sc = score(c, cost, gt, counts, demand, cand, null, interval);
                     if (sc < bestScore) {
@@ -98,7 +99,8 @@ public final class BallastPlanner implements Planner {
         LayerPlacement[] cands = {
             partial(gt, demand, current, alignedLocal, 8), partial(gt, demand, current, alignedLocal, 4),
             partial(gt, demand, current, alignedLocal, 2), partial(gt, demand, current, alignedBalanced, 4),
-            shed(c, gt, demand, current, slotsTotal / 2), alignedLocal, alignedBalanced, staticP, balanced, local};
+            shed(c, gt, demand, current, slotsTotal / 2), alignedLocal, alignedBalanced,
+            align(gt, localQuarter, current, c.redundantSlots()), staticP, balanced, local, localQuarter};
         double keepScore = score(c, cost, gt, counts, demand, current, chargeFrom, interval);
         double[] scores = new double[cands.length];
         double best = Double.POSITIVE_INFINITY;
