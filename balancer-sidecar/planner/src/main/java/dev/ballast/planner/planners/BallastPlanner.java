@@ -18,8 +18,8 @@ import java.util.Arrays;
  * <li>Candidates: the static layout; a <em>balanced</em> placement (shedding greedy: while the busiest GPU is above
  *     the mean, shift part of one of its experts to another copy with room, or open a replica in a free slot on the
  *     node whose own tokens would stop crossing the network, net of refresh bytes, NVLink on ties); and a
- *     <em>local</em> one (first up to half the slots go to (expert, node) pairs whose node has no copy, by inter-node
- *     tokens saved, then the same shedding).</li>
+ *     <em>local</em> ones (first up to half, or a quarter, of the slots go to (expert, node) pairs whose node has no
+ *     copy, by inter-node tokens saved, then the same shedding).</li>
  * <li>Gate: each candidate is scored with the quota rule and the cost model over the re-plan interval; the best wins,
  *     so the result is never predicted worse than the static layout.</li>
  * <li>Incremental (plan in use given, {@code ballast}): more candidates stay close to the plan in use (a repair
