@@ -2,11 +2,14 @@
 # Regenerates kwok-stages.yaml from the kwok module pinned in e2e/control-plane/kwok/go.mod:
 # kwok's default node and pod stages, with every Pod stage extended by a selector that skips pods
 # labelled ballast.dev/role=worker|balancer (the e2e process kubelet plays kubelet for those).
+# `--check` writes nothing and fails when the committed file differs from what would be generated.
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+OUT="$HERE/kwok-stages.yaml"
+if [[ "${1:-}" == --check ]]; then OUT="$(mktemp)"; trap 'rm -f "$OUT"' EXIT; fi
 KWOK_DIR="$(cd "$HERE/../control-plane/kwok" && GOFLAGS=-mod=mod go mod download sigs.k8s.io/kwok && go list -m -f '{{.Dir}}' sigs.k8s.io/kwok)"
 KWOK_VER="$(cd "$HERE/../control-plane/kwok" && go list -m -f '{{.Version}}' sigs.k8s.io/kwok)"
-python3 - "$KWOK_DIR" "$KWOK_VER" "$HERE/kwok-stages.yaml" <<'EOF'
+python3 - "$KWOK_DIR" "$KWOK_VER" "$OUT" <<'EOF'
 import re, sys
 m, ver, dest = sys.argv[1:4]
 stages = [
@@ -39,3 +42,8 @@ for kind, rel in stages:
 open(dest, 'w').write(''.join(out))
 print(f"wrote {dest} ({len(stages)} stages from kwok {ver})")
 EOF
+if [[ "${1:-}" == --check ]]; then
+  cmp -s "$OUT" "$HERE/kwok-stages.yaml" \
+    || { echo "gen-kwok-stages: kwok-stages.yaml is stale: run e2e/cluster/gen-kwok-stages.sh" >&2; exit 1; }
+  echo "gen-kwok-stages: kwok-stages.yaml up to date"
+fi
