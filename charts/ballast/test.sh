@@ -51,7 +51,9 @@ for e in BALLAST_SIDECAR_IMAGE BALLAST_BALANCER_IMAGE QUARKUS_LOG_LEVEL; do
   grep -q "name: $e" "$TMP/default.yaml" || fail "operator env $e missing"
 done
 render --show-only templates/deployment.yaml >"$TMP/deploy.yaml"
-grep -q 'livenessProbe' "$TMP/deploy.yaml" && fail "probes rendered although probes.enabled=false"
+grep -q 'path: /q/health/ready' "$TMP/deploy.yaml" || fail "readiness probe missing by default"
+render --show-only templates/deployment.yaml --set probes.enabled=false >"$TMP/noprobes.yaml"
+grep -q 'livenessProbe' "$TMP/noprobes.yaml" && fail "probes rendered although probes.enabled=false"
 ok "template: defaults"
 
 render --set crds.install=false --set rbac.create=false --set serviceAccount.create=false \

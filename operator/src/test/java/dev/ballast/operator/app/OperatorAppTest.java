@@ -16,6 +16,19 @@ class OperatorAppTest {
   @Inject TrainingJobReconciler reconciler;
   @Inject OperatorConfig config;
 
+  @io.quarkus.test.common.http.TestHTTPResource("/")
+  java.net.URI url;
+
+  @Test
+  void servesHealthAndMetricsForTheChartsProbesAndServiceMonitor() throws Exception {
+    var http = java.net.http.HttpClient.newHttpClient();
+    for (String path : new String[] {"/q/health/live", "/q/health/ready", "/q/metrics"}) {
+      var response = http.send(java.net.http.HttpRequest.newBuilder(url.resolve(path)).build(),
+          java.net.http.HttpResponse.BodyHandlers.ofString());
+      assertThat(response.statusCode()).as(path).isEqualTo(200);
+    }
+  }
+
   @Test
   void startsWithTheReconcilerAndDefaults() {
     assertThat(reconciler).isNotNull();
