@@ -32,6 +32,9 @@ public final class QuotaRule {
     public static QuotaResult apply(GroupTopology gt, LayerPlacement p, long[] counts, long[] capacity, long[] totals) {
         final int ep = gt.ep();
         final int experts = p.experts();
+        if (ep > (1 << 15)) {
+            throw new IllegalArgumentException("EP group of " + ep + " GPUs exceeds the quota rule's limit of 32768");
+        }
         if (p.gpus() != ep) {
             throw new IllegalArgumentException("placement has " + p.gpus() + " GPUs, group has " + ep);
         }
@@ -45,14 +48,21 @@ public final class QuotaRule {
         long[] total = totals;
         if (total == null) {
             total = new long[experts];
+            long signs = 0;
             for (int s = 0; s < ep; s++) {
                 int row = s * experts;
+                // Branch-free so the JIT can vectorize; a negative count sets the sign bit of {@code signs}.
                 for (int e = 0; e < experts; e++) {
                     long c = counts[row + e];
-                    if (c < 0) {
-                        throw new IllegalArgumentException("negative count at source " + s + " expert " + e);
-                    }
+                    signs |= c;
                     total[e] += c;
+                }
+            }
+            if (signs < 0) {
+                for (int i = 0; i < counts.length; i++) {
+                    if (counts[i] < 0) {
+                        throw new IllegalArgumentException("negative count at source " + i / experts + " expert " + i % experts);
+                    }
                 }
             }
         } else if (total.length != experts) {
@@ -346,14 +356,14 @@ public final class QuotaRule {
                 }
                 for (int j = 0; j < k; j++) {
                     int cls = gt.linkClass(s, gpuOfCopy[j]);
-                    pairs[cls][pairCount[cls]++] = s * maxK + j;
+                    pairs[cls][pairCount[cls]++] = (s << 16) | j;
                 }
             }
             for (int cls = 0; cls < LINK_CLASSES; cls++) {
                 int[] list = pairs[cls];
                 for (int i = 0; i < pairCount[cls]; i++) {
-                    int s = list[i] / maxK;
-                    int j = list[i] % maxK;
+                    int s = list[i] >>> 16;
+                    int j = list[i] & 0xFFFF;
                     if (avail[s] == 0 || remaining[j] == 0) {
                         continue;
                     }
