@@ -151,6 +151,11 @@ public final class BalancerCore {
     private long lastStatusWrite = Long.MIN_VALUE / 2;
     private long lastRetentionBroadcast = Long.MIN_VALUE / 2;
 
+    private volatile boolean ready;
+    private volatile String statusSnapshot = "{}";
+    private volatile String loadsSnapshot = "{}";
+    private volatile String planSnapshot;
+
     private long reportsAccepted;
     private long reportsRefused;
     private long hellosRefused;
@@ -181,6 +186,7 @@ public final class BalancerCore {
             return;
         }
         spec = s;
+        ready = world != null;
         rebuild();
         planWanted = true;
         maybeStartPlanning();
@@ -191,6 +197,7 @@ public final class BalancerCore {
             return;
         }
         world = w;
+        ready = spec != null;
         adopted.clear();
         adoptedStep.clear();
         currentPlan = null;
@@ -370,13 +377,10 @@ public final class BalancerCore {
             error(st, ErrorNotice.Code.BAD_REPORT, e.getMessage());
             return;
         }
-        long[] counts = new long[r.getCountsCount()];
-        for (int i = 0; i < counts.length; i++) {
-            counts[i] = r.getCounts(i);
-        }
         reportsAccepted++;
-        for (Map.Entry<Long, ModelLoads> done : assembler.add(r.getStep(), r.getGpuRank(), first, n, counts)) {
+        for (Map.Entry<Long, ModelLoads> done : assembler.add(r.getStep(), r.getGpuRank(), first, n, r::getCounts)) {
             observe(done.getKey(), done.getValue());
+            assembler.recycle(done.getValue()); // the predictors copied what they keep
         }
     }
 
@@ -514,6 +518,7 @@ public final class BalancerCore {
         retained.put(plan.version(), msg);
         lastPublished = plan.version();
         currentPlan = plan;
+        planSnapshot = PlanJson.encode(plan);
         plansPublished++;
         trimRetained();
         BalancerMessage out = BalancerMessage.newBuilder().setPlan(msg).build();
@@ -642,9 +647,14 @@ public final class BalancerCore {
 
     // ---------------------------------------------------------------- periodic work
 
-    /** Called about once a second: re-announces retention (lets sidecars notice a lost plan) and flushes status. */
+    /**
+     * Called about once a second: re-announces retention (lets sidecars notice a lost plan), flushes status, and
+     * refreshes the snapshots the HTTP endpoints serve (so they never wait for this thread).
+     */
     public void tick() {
         long now = clock.getAsLong();
+        statusSnapshot = statusJson();
+        loadsSnapshot = loadsJson();
         if (now - lastRetentionBroadcast >= RETENTION_EVERY_NANOS) {
             broadcast(retentionMessage());
             lastRetentionBroadcast = now;
@@ -662,16 +672,28 @@ public final class BalancerCore {
 
     // ---------------------------------------------------------------- read side (HTTP, tests)
 
+    /** Knows its world and spec (readiness); safe from any thread. */
     public boolean ready() {
-        return world != null && spec != null;
+        return ready;
     }
 
     public Plan currentPlan() {
         return currentPlan;
     }
 
+    /** The current plan as ballast-plan/v1 JSON, or null; safe from any thread. */
     public String currentPlanJson() {
-        return currentPlan == null ? null : PlanJson.encode(currentPlan);
+        return planSnapshot;
+    }
+
+    /** {@link #statusJson()} as of the last tick; safe from any thread. */
+    public String statusSnapshot() {
+        return statusSnapshot;
+    }
+
+    /** {@link #loadsJson()} as of the last tick; safe from any thread. */
+    public String loadsSnapshot() {
+        return loadsSnapshot;
     }
 
     public BalancerStatus status() {
@@ -714,6 +736,17 @@ public final class BalancerCore {
         return w.endArray().endObject().toString();
     }
 
+    /** Heap in use right after the last collection of each pool: the live set, without uncollected garbage. */
+    static long heapAfterLastGc() {
+        long sum = 0;
+        for (java.lang.management.MemoryPoolMXBean p : java.lang.management.ManagementFactory.getMemoryPoolMXBeans()) {
+            if (p.getType() == java.lang.management.MemoryType.HEAP && p.getCollectionUsage() != null) {
+                sum += p.getCollectionUsage().getUsed();
+            }
+        }
+        return sum;
+    }
+
     public String statusJson() {
         Runtime rt = Runtime.getRuntime();
         int authenticated = 0;
@@ -722,7 +755,7 @@ public final class BalancerCore {
         }
         return new JsonWriter().beginObject().field("job", job).field("namespace", namespace)
                 .field("balancerId", balancerId).field("worldGeneration", worldGeneration())
-                .field("ready", ready()).field("configError", configError)
+                .field("ready", ready).field("configError", configError)
                 .field("sidecars", authenticated).field("reportsAccepted", reportsAccepted)
                 .field("reportsRefused", reportsRefused).field("hellosRefused", hellosRefused)
                 .field("stepsObserved", history.observedSteps()).field("lastStep", history.lastStep())
@@ -732,7 +765,8 @@ public final class BalancerCore {
                 .field("planVersion", status.planVersion()).field("planSequence", status.planSequence())
                 .field("adoptedAtStep", status.adoptedAtStep()).field("imbalanceBefore", status.imbalanceBefore())
                 .field("imbalanceAfter", status.imbalanceAfter()).field("predictedSpeedup", status.predictedSpeedup())
-                .field("heapUsedBytes", rt.totalMemory() - rt.freeMemory()).field("heapMaxBytes", rt.maxMemory())
+                .field("heapUsedBytes", rt.totalMemory() - rt.freeMemory()).field("heapLiveBytes", heapAfterLastGc())
+                .field("heapMaxBytes", rt.maxMemory())
                 .endObject().toString();
     }
 }

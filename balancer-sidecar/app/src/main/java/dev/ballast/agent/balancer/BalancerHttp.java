@@ -5,8 +5,6 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 
-import java.util.concurrent.Callable;
-
 /** The balancer's HTTP side for the dashboard (docs/protocol.md, "Balancer HTTP"): current plan, recent loads, status. */
 public final class BalancerHttp {
     private final BalancerRuntime runtime;
@@ -16,20 +14,13 @@ public final class BalancerHttp {
     }
 
     public void register(Router router) {
-        router.get("/v1/plan").blockingHandler(rc -> answer(rc, () -> runtime.core().currentPlanJson(),
-                "no plan published yet"), false);
-        router.get("/v1/loads").blockingHandler(rc -> answer(rc, () -> runtime.core().loadsJson(), ""), false);
-        router.get("/v1/status").blockingHandler(rc -> answer(rc, () -> runtime.core().statusJson(), ""), false);
+        // Snapshots refreshed by the balancer loop (plan: at publish; loads and status: every second).
+        router.get("/v1/plan").handler(rc -> answer(rc, runtime.core().currentPlanJson(), "no plan published yet"));
+        router.get("/v1/loads").handler(rc -> answer(rc, runtime.core().loadsSnapshot(), ""));
+        router.get("/v1/status").handler(rc -> answer(rc, runtime.core().statusSnapshot(), ""));
     }
 
-    private void answer(RoutingContext rc, Callable<String> read, String whenNull) {
-        String body;
-        try {
-            body = runtime.call(read);
-        } catch (RuntimeException e) {
-            send(rc, 503, "{\"error\":\"" + e.getMessage().replace('"', '\'') + "\"}");
-            return;
-        }
+    private void answer(RoutingContext rc, String body, String whenNull) {
         if (body == null) {
             send(rc, 404, "{\"error\":\"" + whenNull + "\"}");
         } else {

@@ -16,6 +16,13 @@ import java.util.concurrent.Executor;
  * loop thread, and the loop thread is the only one that writes to a stream.
  */
 public final class BalancerService extends BalancerGrpc.BalancerImplBase {
+    /**
+     * Messages a stream may have in flight towards the loop. The balancer asks gRPC for the next message only after
+     * the loop handled one, so a slow loop slows the sidecars down (their bounded outboxes absorb it) instead of
+     * filling the balancer's heap.
+     */
+    static final int INBOUND_WINDOW = 16;
+
     private final BalancerCore core;
     private final Executor loop;
 
@@ -27,6 +34,8 @@ public final class BalancerService extends BalancerGrpc.BalancerImplBase {
     @Override
     public StreamObserver<SidecarMessage> connect(StreamObserver<BalancerMessage> responses) {
         ServerCallStreamObserver<BalancerMessage> out = (ServerCallStreamObserver<BalancerMessage>) responses;
+        out.disableAutoRequest();
+        out.request(INBOUND_WINDOW);
         BalancerCore.Session session = new BalancerCore.Session() {
             private boolean closed;
 
@@ -51,7 +60,15 @@ public final class BalancerService extends BalancerGrpc.BalancerImplBase {
         return new StreamObserver<>() {
             @Override
             public void onNext(SidecarMessage m) {
-                loop.execute(() -> core.onMessage(id.join(), m));
+                loop.execute(() -> {
+                    try {
+                        core.onMessage(id.join(), m);
+                    } finally {
+                        if (!out.isCancelled()) {
+                            out.request(1);
+                        }
+                    }
+                });
             }
 
             @Override

@@ -81,6 +81,7 @@ public final class LoadBench {
         final AtomicLong planMessages = new AtomicLong();
         final AtomicLong planBytes = new AtomicLong();
         final AtomicLong errors = new AtomicLong();
+        final AtomicLong droppedAtSidecar = new AtomicLong();
         volatile boolean measuring;
         volatile boolean stop;
 
@@ -101,6 +102,8 @@ public final class LoadBench {
             ClientCallStreamObserver<SidecarMessage> out;
             volatile PlanVersion newest;
             PlanVersion reported;
+            /** Like the real sidecar's outbox: bounded, drained while the stream is ready, oldest dropped when full. */
+            final java.util.ArrayDeque<SidecarMessage> outbox = new java.util.ArrayDeque<>();
 
             Sim(int pod) {
                 this.pod = pod;
@@ -113,6 +116,7 @@ public final class LoadBench {
                     @Override
                     public void beforeStart(ClientCallStreamObserver<SidecarMessage> r) {
                         out = r;
+                        r.setOnReadyHandler(Sim.this::drain);
                     }
 
                     @Override
@@ -153,34 +157,44 @@ public final class LoadBench {
                         .setPodIndex(pod).setNodeRank(pod).setWorldGeneration(1).setPodName("bench-worker-" + pod)).build());
             }
 
+            synchronized void enqueue(SidecarMessage m) {
+                if (outbox.size() == 512 && outbox.pollFirst().hasReport()) {
+                    droppedAtSidecar.incrementAndGet();
+                }
+                outbox.addLast(m);
+            }
+
+            synchronized void drain() {
+                while (!stop && out.isReady() && !outbox.isEmpty()) {
+                    out.onNext(outbox.pollFirst());
+                }
+            }
+
             /** One step: a report per GPU of the pod, and adoption of the newest plan received (all ranks at once). */
-            void step(long step, List<long[]> rows) {
+            void step(long step, List<LoadReport> rows) {
                 PlanVersion n = newest;
                 synchronized (this) {
                     if (n != null && !n.equals(reported)) {
                         for (int g = 0; g < gpus; g++) {
-                            out.onNext(SidecarMessage.newBuilder().setAdoption(AdoptionReport.newBuilder()
+                            enqueue(SidecarMessage.newBuilder().setAdoption(AdoptionReport.newBuilder()
                                     .setGpuRank(pod * gpus + g).setWorldGeneration(1).setStep(step).setAdopted(n)).build());
                         }
                         reported = n;
                     }
                     for (int g = 0; g < gpus; g++) {
-                        LoadReport.Builder b = LoadReport.newBuilder().setWorldGeneration(1).setStep(step)
-                                .setGpuRank(pod * gpus + g).setFirstLayer(0).setLayers(layers).setExperts(experts);
-                        long[] c = rows.get((pod * gpus + g) % rows.size());
-                        for (long x : c) {
-                            b.addCounts(x);
-                        }
-                        out.onNext(SidecarMessage.newBuilder().setReport(b).build());
+                        LoadReport r = rows.get((pod * gpus + g) % rows.size()).toBuilder().setStep(step)
+                                .setGpuRank(pod * gpus + g).build();
+                        enqueue(SidecarMessage.newBuilder().setReport(r).build());
                         reportsSent.incrementAndGet();
                     }
                 }
+                drain();
             }
         }
 
         /** Drifting Zipf-like per-GPU counts (8,192 tokens × top-8 per GPU per layer), precomputed per step phase. */
-        List<long[]> rows(long step) {
-            List<long[]> out = new ArrayList<>();
+        List<LoadReport> rows(long step) {
+            List<LoadReport> out = new ArrayList<>();
             for (int v = 0; v < 16; v++) {
                 long[] c = new long[layers * experts];
                 for (int l = 0; l < layers; l++) {
@@ -196,7 +210,12 @@ public final class LoadBench {
                         c[l * experts + e] = Math.round(total * w[e] / sum);
                     }
                 }
-                out.add(c);
+                LoadReport.Builder b = LoadReport.newBuilder().setWorldGeneration(1).setFirstLayer(0).setLayers(layers)
+                        .setExperts(experts);
+                for (long x : c) {
+                    b.addCounts(x);
+                }
+                out.add(b.build());
             }
             return out;
         }
@@ -212,7 +231,8 @@ public final class LoadBench {
             ReportCallTimer reportTimer = new ReportCallTimer(layers, experts);
             ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor();
             AtomicLong stepCounter = new AtomicLong();
-            List<long[]>[] rowCache = new List[1];
+            @SuppressWarnings("unchecked")
+            List<LoadReport>[] rowCache = new List[1];
             ticker.scheduleAtFixedRate(() -> {
                 long step = stepCounter.getAndIncrement();
                 if (step % 200 == 0 || rowCache[0] == null) {
@@ -232,21 +252,38 @@ public final class LoadBench {
             long t0 = System.nanoTime();
             measuring = true;
             long maxHeap = 0;
+            long maxLive = 0;
             for (int s = 0; s < durationS; s++) {
                 Thread.sleep(1000);
                 maxHeap = Math.max(maxHeap, balancerLong("heapUsedBytes"));
+                maxLive = Math.max(maxLive, balancerLong("heapLiveBytes"));
             }
             measuring = false;
             double secs = (System.nanoTime() - t0) / 1e9;
             long balancerCpu1 = cpuTicks(balancerPid);
             long selfCpu1 = cpuTicks(ProcessHandle.current().pid());
             long reports = reportsSent.get() - reports0;
-            Thread.sleep(1000); // let in-flight reports land before reading the balancer's counter
-            long accepted = balancerLong("reportsAccepted") - accepted0;
+            long acceptedInWindow = balancerLong("reportsAccepted") - accepted0;
             long published = balancerLong("plansPublished") - published0;
+            // Stop sending, then wait until the balancer has taken everything: sent and accepted must match.
+            ticker.shutdown();
+            ticker.awaitTermination(10, TimeUnit.SECONDS);
+            long drainStart = System.nanoTime();
+            long acceptedTotal = balancerLong("reportsAccepted");
+            for (int quiet = 0; quiet < 3 && System.nanoTime() - drainStart < 120e9; ) {
+                Thread.sleep(1100);
+                long x = balancerLong("reportsAccepted");
+                quiet = x == acceptedTotal ? quiet + 1 : 0;
+                acceptedTotal = x;
+            }
+            double drainSeconds = (System.nanoTime() - drainStart) / 1e9 - 3.3;
+            long sentTotal = reportsSent.get();
             String status = balancerStatus();
             stop = true;
-            ticker.shutdownNow();
+            for (Sim s : sims) {
+                s.channel.shutdownNow();
+            }
+            long[] quiet = reportTimer.quietPhase(8, 500, 10);
             for (Sim s : sims) {
                 s.channel.shutdownNow();
             }
@@ -259,10 +296,13 @@ public final class LoadBench {
             JsonWriter w = new JsonWriter().beginObject()
                     .field("pods", pods).field("gpusPerPod", gpus).field("layers", layers).field("experts", experts)
                     .field("intervalMs", intervalMs).field("seconds", secs)
-                    .field("reportsSent", reports).field("reportsAccepted", accepted)
-                    .field("reportsLost", Math.max(0, reports - accepted))
-                    .field("ingestReportsPerSecond", accepted / secs)
-                    .field("ingestCountsPerSecond", accepted * (double) layers * experts / secs)
+                    .field("offeredReportsPerSecond", reports / secs)
+                    .field("ingestReportsPerSecond", acceptedInWindow / secs)
+                    .field("ingestCountsPerSecond", acceptedInWindow * (double) layers * experts / secs)
+                    .field("reportsSentTotal", sentTotal).field("reportsAcceptedTotal", acceptedTotal)
+                    .field("reportsDroppedAtSidecarOutbox", droppedAtSidecar.get())
+                    .field("reportsLost", sentTotal - droppedAtSidecar.get() - acceptedTotal)
+                    .field("drainSecondsAfterStop", Math.max(0, drainSeconds))
                     .field("plansPublished", published).field("planMessagesReceived", planMessages.get())
                     .field("planBytesPerSidecarPerPlan", planMessages.get() == 0 ? 0 : planBytes.get() / (double) planMessages.get())
                     .field("fanOutMillisP50", pct(f, 0.50) / 1e6).field("fanOutMillisP99", pct(f, 0.99) / 1e6)
@@ -270,11 +310,16 @@ public final class LoadBench {
                     .field("allSidecarsMillisP50", pct(spread, 0.50) / 1e6).field("allSidecarsMillisP99", pct(spread, 0.99) / 1e6)
                     .field("balancerCpuCores", balancerPid == 0 ? -1 : (balancerCpu1 - balancerCpu0) / hz / secs)
                     .field("generatorCpuCores", (selfCpu1 - selfCpu0) / hz / secs)
-                    .field("balancerHeapMaxBytes", maxHeap)
+                    .field("balancerHeapMaxBytes", maxHeap).field("balancerHeapLiveMaxBytes", maxLive)
                     .field("reportCallMicrosP50", reportTimer.pct(0.50) / 1e3)
                     .field("reportCallMicrosP99", reportTimer.pct(0.99) / 1e3)
                     .field("reportCallMicrosMax", reportTimer.pct(1.0) / 1e3)
                     .field("reportCalls", reportTimer.count())
+                    .field("reportCallQuietMicrosP50", Run.pct(quiet, 0.50) / 1e3)
+                    .field("reportCallQuietMicrosP99", Run.pct(quiet, 0.99) / 1e3)
+                    .field("reportCallQuietMicrosMax", Run.pct(quiet, 1.0) / 1e3)
+                    .field("reportCallQuietCpuMicrosP50", Run.pct(reportTimer.quietCpu, 0.50) / 1e3)
+                    .field("reportCallQuietCpuMicrosP99", Run.pct(reportTimer.quietCpu, 0.99) / 1e3)
                     .field("streamErrors", errors.get())
                     .field("balancerStatus", status);
             String json = w.endObject().toString();
@@ -362,6 +407,38 @@ public final class LoadBench {
                     samples[n++] = d;
                 }
             }
+        }
+
+        /** The call alone: {@code ranks} threads each report every {@code everyMs} ms, with no load generator running. */
+        long[] quietCpu = new long[0];
+
+        long[] quietPhase(int ranks, int calls, int everyMs) throws InterruptedException {
+            long[][] per = new long[ranks][calls];
+            long[][] cpu = new long[ranks][calls];
+            java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+            Thread[] ts = new Thread[ranks];
+            for (int r = 0; r < ranks; r++) {
+                final int rank = r;
+                ts[r] = new Thread(() -> {
+                    for (int i = 0; i < calls; i++) {
+                        long c0 = mx.getCurrentThreadCpuTime();
+                        long t0 = System.nanoTime();
+                        client.report(new dev.ballast.client.LoadReport(1, i, rank, 0, counts, null));
+                        per[rank][i] = System.nanoTime() - t0;
+                        cpu[rank][i] = mx.getCurrentThreadCpuTime() - c0;
+                        java.util.concurrent.locks.LockSupport.parkNanos(everyMs * 1_000_000L);
+                    }
+                });
+                ts[r].start();
+            }
+            for (Thread t : ts) {
+                t.join();
+            }
+            long[] all = Arrays.stream(per).flatMapToLong(Arrays::stream).sorted().toArray();
+            // The first calls include class loading and JIT warm-up of the copy; skip the first 10 % of each rank.
+            long[] steady = Arrays.stream(per).flatMapToLong(x -> Arrays.stream(x, calls / 10, calls)).sorted().toArray();
+            quietCpu = Arrays.stream(cpu).flatMapToLong(x -> Arrays.stream(x, calls / 10, calls)).sorted().toArray();
+            return steady.length > 0 ? steady : all;
         }
 
         synchronized long pct(double p) {
