@@ -41,7 +41,7 @@ for check in "yes:list trainingjobs.ballast.dev -A" "yes:patch trainingjobs.ball
              "yes:update trainingjobs.ballast.dev --subresource=finalizers -n $JOBNS" "yes:create pods -n $JOBNS" \
              "yes:delete services -n $JOBNS" "yes:watch nodes" "yes:create rolebindings -n $JOBNS" \
              "yes:create events.events.k8s.io -n $JOBNS" "yes:update leases.coordination.k8s.io -n $NS" \
-             "no:update leases.coordination.k8s.io -n $JOBNS" "no:delete nodes" "no:delete trainingjobs.ballast.dev -n $JOBNS" \
+             "no:update leases.coordination.k8s.io -n $JOBNS" "no:delete nodes" "yes:delete trainingjobs.ballast.dev -n $JOBNS" "no:update trainingjobs.ballast.dev -n $JOBNS" \
              "no:create clusterrolebindings" "no:create customresourcedefinitions.apiextensions.k8s.io" \
              "no:bind clusterroles/cluster-admin" "yes:bind clusterroles/ballast-balancer"; do
   want="${check%%:*}"; args="${check#*:}"
@@ -49,7 +49,7 @@ for check in "yes:list trainingjobs.ballast.dev -A" "yes:patch trainingjobs.ball
   got="$(can $args)"
   [[ "$got" == "$want" ]] || fail "operator SA: can-i $args -> '$got', expected $want"
 done
-ok "operator RBAC spot checks (16 can-i)"
+ok "operator RBAC spot checks (17 can-i)"
 
 kubectl -n "$JOBNS" create rolebinding balancer --clusterrole=ballast-balancer --serviceaccount="$JOBNS:default" --as="$SA" >/dev/null \
   || fail "operator SA could not bind ballast-balancer"

@@ -34,6 +34,12 @@ public interface OperatorConfig {
   @WithDefault("true")
   boolean checkServerVersion();
 
+  /**
+   * Namespace of the leader-election Lease (the chart sets the pod's namespace). When unset, as for a
+   * local process, leader election is off: run one replica only.
+   */
+  java.util.Optional<String> leaseNamespace();
+
   default OperatorSettings settings() {
     return new OperatorSettings(sidecarImage(), balancerImage(), sidecarPort(), balancerGrpcPort(),
         balancerHttpPort(), masterPort());

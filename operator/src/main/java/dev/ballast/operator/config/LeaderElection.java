@@ -1,0 +1,20 @@
+package dev.ballast.operator.config;
+
+import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
+import jakarta.enterprise.context.Dependent;
+import jakarta.enterprise.inject.Produces;
+
+/**
+ * Leader election for replicated operators: only the holder of the Lease {@value #LEASE} reconciles, so
+ * two replicas never admit gangs concurrently (that would risk promising a GPU twice). The Quarkus
+ * Operator SDK looks this bean up in the prod profile; a null configuration means "no election".
+ */
+public class LeaderElection {
+  static final String LEASE = "ballast-operator";
+
+  @Produces
+  @Dependent
+  LeaderElectionConfiguration leaderElection(OperatorConfig config) {
+    return config.leaseNamespace().map(ns -> new LeaderElectionConfiguration(LEASE, ns)).orElse(null);
+  }
+}
