@@ -90,26 +90,32 @@ def apply(node: Sequence[int], rack: Sequence[int], placement: Sequence[Sequence
     # 3. order: load descending, expert ascending
     order = sorted(multi, key=lambda e: (-total[e], e))
     # 4. near demand; 5. bounds
-    node_ids: dict = {}
-    for g in range(p):
-        node_ids.setdefault(node[g], len(node_ids))
     near = [0] * n_copies
+    near_rack = [0] * n_copies
     reach = list(base)
-    for e in order:
-        start, k = copy_start[e], len(holders[e])
-        node_sum: dict = {}
+
+    def shares(e: int, start: int, k: int, key: Sequence[int], out: List[int]) -> None:
+        """Each copy's share of the tokens for e from its own node (or rack), split among the copies there."""
+        demand: dict = {}
         for s in range(p):
-            node_sum[node[s]] = node_sum.get(node[s], 0) + counts[s][e]
-        on_node: dict = {}
+            demand[key[s]] = demand.get(key[s], 0) + counts[s][e]
+        copies_there: dict = {}
         for j in range(k):
-            on_node[node[copy_gpu[start + j]]] = on_node.get(node[copy_gpu[start + j]], 0) + 1
+            kk = key[copy_gpu[start + j]]
+            copies_there[kk] = copies_there.get(kk, 0) + 1
         rank: dict = {}
         for j in range(k):
-            nd = node[copy_gpu[start + j]]
-            d, m = node_sum.get(nd, 0), on_node[nd]
-            r = rank.get(nd, 0)
-            near[start + j] = d // m + (1 if r < d % m else 0)
-            rank[nd] = r + 1
+            kk = key[copy_gpu[start + j]]
+            d, m = demand.get(kk, 0), copies_there[kk]
+            r = rank.get(kk, 0)
+            out[start + j] = d // m + (1 if r < d % m else 0)
+            rank[kk] = r + 1
+
+    for e in order:
+        start, k = copy_start[e], len(holders[e])
+        shares(e, start, k, node, near)
+        shares(e, start, k, rack, near_rack)
+        for j in range(k):
             reach[copy_gpu[start + j]] += total[e]
     lo = max(-(-n_all // p) if p else 0, max(base) if base else 0)
     hi = max(lo, max(reach) if reach else 0)
@@ -141,6 +147,14 @@ def apply(node: Sequence[int], rack: Sequence[int], placement: Sequence[Sequence
                 load[g] += a
                 rem -= a
                 q[c] = a
+            for c in range(start, end):  # pass A2: rack share next
+                if rem <= 0:
+                    break
+                g = copy_gpu[c]
+                a = min(max(0, near_rack[c] - q[c]), max(0, limit(g) - load[g]), rem)
+                load[g] += a
+                rem -= a
+                q[c] += a
             for c in range(start, end):  # pass B
                 if rem <= 0:
                     break
