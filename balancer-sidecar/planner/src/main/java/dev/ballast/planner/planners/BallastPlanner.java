@@ -22,11 +22,10 @@ import java.util.Arrays;
  *     copy, by inter-node tokens saved, then the same shedding).</li>
  * <li>Gate: each candidate is scored with the quota rule and the cost model over the re-plan interval; the best wins,
  *     so the result is never predicted worse than the static layout.</li>
- * <li>Incremental (plan in use given, {@code ballast}): more candidates stay close to the plan in use (a repair
- *     that keeps its still-useful replicas, the candidates re-aligned to it, and only the most valuable part of their
- *     changes); new copies are charged their one-off copy; among candidates within {@link #HYSTERESIS} of the best
- *     the one with the fewest new copies wins, and it replaces the plan in use only if it beats keeping it by more than
- *     the hysteresis. {@code ballast-scratch} ignores the plan in use.</li>
+ * <li>Incremental (plan in use given, {@code ballast}): walk from the plan in use towards a few targets (the scratch
+ *     winner and the balanced candidate re-aligned to it, a repair that keeps its still-useful replicas) and stop
+ *     where the predicted interval time, one-off copies included, plus a price of {@link #HYSTERESIS} per new copy
+ *     is lowest; keeping the plan in use is the default. {@code ballast-scratch} ignores the plan in use.</li>
  * </ol>
  */
 public final class BallastPlanner implements Planner {
@@ -63,8 +62,12 @@ public final class BallastPlanner implements Planner {
         return new Plan(r.version(), r.earliestStep(), c.mode(), name(), experts, c.parallelism(), out);
     }
 
-    /** Relative predicted gain a change must bring before it replaces what is in use (absorbs prediction noise). */
-    static final double HYSTERESIS = 0.005;
+    /**
+     * Price of one new copy in an incremental re-plan, as a fraction of the plan in use's predicted time over the next
+     * interval: on top of its one-off copy (which the cost model mostly hides under compute), each new copy must win
+     * this much. It absorbs prediction noise, so re-plans on drifting loads move only copies that clearly pay off.
+     */
+    static final double HYSTERESIS = 0.002;
 
     LayerPlacement placeLayer(PlanningContext c, CostModel cost, GroupTopology gt, long[] counts, LayerPlacement current,
                               LayerPlacement staticP) {
@@ -74,65 +77,103 @@ public final class BallastPlanner implements Planner {
         LayerPlacement local = shed(c, gt, demand, null, slotsTotal / 2);
         LayerPlacement localQuarter = shed(c, gt, demand, null, slotsTotal / 4);
         double interval = c.replanInterval();
-        if (!incremental || current == null) {
-            // From scratch: the best of static and both candidates by predicted steady-state time.
-            LayerPlacement best = staticP;
-            double bestScore = score(c, cost, gt, counts, demand, staticP, null, interval);
-            for (LayerPlacement cand : new LayerPlacement[] {balanced, local, localQuarter}) {
-                if (!cand.equals(best)) {
-                    double sc = score(c, cost, gt, counts, demand, cand, null, interval);
-                    if (sc < bestScore) {
-                        best = cand;
-                        bestScore = sc;
-                    }
+        // From scratch: the best of static and the three candidates by predicted steady-state time.
+        LayerPlacement best = staticP;
+        double bestScore = score(c, cost, gt, counts, demand, staticP, null, interval);
+        for (LayerPlacement cand : new LayerPlacement[] {balanced, local, localQuarter}) {
+            if (!cand.equals(best)) {
+                double sc = score(c, cost, gt, counts, demand, cand, null, interval);
+                if (sc < bestScore) {
+                    best = cand;
+                    bestScore = sc;
                 }
             }
+        }
+        if (!incremental || current == null) {
             return best;
         }
-        // Incremental: candidates also include a repair of the placement in use and the scratch candidates re-aligned
-        // to it (same replicas per node, kept on the GPUs that already hold them). New copies are charged; among the
-        // candidates within the hysteresis of the best, the one with the fewest new copies wins, and it replaces the
-        // placement in use only if it beats keeping it by more than the hysteresis.
-        LayerPlacement chargeFrom = c.mode() == Mode.REPLICATE ? current : null;
-        LayerPlacement alignedLocal = align(gt, local, current, c.redundantSlots());
-        LayerPlacement alignedBalanced = align(gt, balanced, current, c.redundantSlots());
-        LayerPlacement[] cands = {
-            partial(gt, demand, current, alignedLocal, 8), partial(gt, demand, current, alignedLocal, 4),
-            partial(gt, demand, current, alignedLocal, 2), partial(gt, demand, current, alignedBalanced, 4),
-            shed(c, gt, demand, current, slotsTotal / 2), alignedLocal, alignedBalanced,
-            align(gt, localQuarter, current, c.redundantSlots()), staticP, balanced, local, localQuarter};
-        double keepScore = score(c, cost, gt, counts, demand, current, chargeFrom, interval);
-        double[] scores = new double[cands.length];
-        double best = Double.POSITIVE_INFINITY;
-        for (int i = 0; i < cands.length; i++) {
-            scores[i] = cands[i].equals(current) ? Double.POSITIVE_INFINITY
-                    : score(c, cost, gt, counts, demand, cands[i], chargeFrom, interval);
-            best = Math.min(best, scores[i]);
-        }
-        int pick = -1;
-        int pickMoves = Integer.MAX_VALUE;
-        for (int i = 0; i < cands.length; i++) {
-            if (scores[i] <= best + HYSTERESIS * Math.abs(best)) {
-                int moves = newCopies(cands[i], current);
-                if (moves < pickMoves) {
-                    pick = i;
-                    pickMoves = moves;
-                }
-            }
-        }
-        return pick >= 0 && scores[pick] < keepScore * (1 - HYSTERESIS) ? cands[pick] : current;
+        // Targets: the scratch winner and the balanced candidate re-aligned to the plan in use (same replicas per node, kept
+        // on the GPUs that already hold them), and a repair of the plan in use (its still-useful replicas kept).
+        LayerPlacement[] targets = {align(gt, best, current, c.redundantSlots()), shed(c, gt, demand, current, slotsTotal / 2),
+            align(gt, balanced, current, c.redundantSlots())};
+        return towards(c, cost, gt, counts, demand, current, targets, interval);
     }
 
     /**
-     * {@code current} with only the most valuable 1/{@code part} of the slot changes that lead to {@code target}
-     * (rounded up): a change replaces (or adds, or drops) one replica on one GPU; its value is the node-local tokens of
-     * the expert it brings minus those of the expert it evicts.
+     * Incremental re-plan: for each target, the slot changes from {@code current} to it (see {@link #changes}),
+     * ordered by each one's own predicted gain; every prefix of that order is a candidate, scored over the next interval
+     * with its one-off copies plus {@link #HYSTERESIS} of the current plan's time per new copy. The cheapest wins and
+     * keeping {@code current} is the empty prefix, so a set of moves is made only when its predicted gain over the
+     * interval beats its cost, copy by copy on average, and prediction noise does not cause churn.
      */
-    static LayerPlacement partial(GroupTopology gt, Demand demand, LayerPlacement current, LayerPlacement target, int part) {
+    static LayerPlacement towards(PlanningContext c, CostModel cost, GroupTopology gt, long[] counts, Demand demand,
+                                  LayerPlacement current, LayerPlacement[] targets, double interval) {
+        LayerPlacement chargeFrom = c.mode() == Mode.REPLICATE ? current : null;
+        double keep = score(c, cost, gt, counts, demand, current, chargeFrom, interval);
+        double price = HYSTERESIS * Math.abs(keep);
+        int ep = gt.ep();
+        LayerPlacement pick = current;
+        double pickScore = keep;
+        for (LayerPlacement target : targets) {
+            if (target.equals(current)) {
+                continue;
+            }
+            int[][] lists = new int[ep][];
+            for (int g = 0; g < ep; g++) {
+                lists[g] = current.expertsOn(g);
+            }
+            // Order the changes by their own predicted gain (each alone on top of current), best first; ties keep the
+            // node-local order of changes().
+            java.util.List<long[]> ops = changes(gt, demand, current, target);
+            for (long[] op : ops) {
+                int g = (int) op[1];
+                int[] before = lists[g];
+                lists[g] = replace(before, (int) op[2], (int) op[3]);
+                double sc = score(c, cost, gt, counts, demand, LayerPlacement.of(current.experts(), lists), chargeFrom, interval);
+                lists[g] = before;
+                op[0] = Double.doubleToLongBits(keep - sc);
+            }
+            ops.sort((x, y) -> Double.compare(Double.longBitsToDouble(y[0]), Double.longBitsToDouble(x[0])));
+            int copies = 0;
+            for (long[] op : ops) {
+                int g = (int) op[1];
+                lists[g] = replace(lists[g], (int) op[2], (int) op[3]);
+                copies += op[3] >= 0 ? 1 : 0; // only new copies are priced: dropping a replica moves nothing
+                LayerPlacement cand = LayerPlacement.of(current.experts(), lists);
+                double sc = score(c, cost, gt, counts, demand, cand, chargeFrom, interval) + copies * price;
+                if (sc < pickScore) {
+                    pick = cand;
+                    pickScore = sc;
+                }
+            }
+        }
+        return pick;
+    }
+
+    /** {@code list} without {@code removed} (if >= 0) and with {@code added} (if >= 0). */
+    private static int[] replace(int[] list, int removed, int added) {
+        int[] next = new int[list.length + (added >= 0 ? 1 : 0)];
+        int k = 0;
+        for (int e : list) {
+            if (e != removed) {
+                next[k++] = e;
+            }
+        }
+        if (added >= 0) {
+            next[k++] = added;
+        }
+        return Arrays.copyOf(next, k);
+    }
+
+    /**
+     * The slot changes that turn {@code current} into {@code target}, most valuable first: each replaces (or adds, or
+     * drops) one copy on one GPU, as {value, gpu, removed or -1, added or -1}; its value is the node-local tokens of the
+     * expert it brings minus those of the expert it evicts (ties: lower GPU, then lower added expert).
+     */
+    static java.util.List<long[]> changes(GroupTopology gt, Demand demand, LayerPlacement current, LayerPlacement target) {
         int ep = gt.ep();
         int experts = current.experts();
-        int nc = gt.nodeCount();
-        java.util.List<long[]> ops = new java.util.ArrayList<>(); // {value, gpu, removed or -1, added or -1}
+        java.util.List<long[]> ops = new java.util.ArrayList<>();
         for (int g = 0; g < ep; g++) {
             int[] removed = new int[current.expertCount(g)];
             int[] added = new int[target.expertCount(g)];
@@ -160,44 +201,7 @@ public final class BallastPlanner implements Planner {
         }
         ops.sort((x, y) -> x[0] != y[0] ? Long.compare(y[0], x[0]) : x[1] != y[1] ? Long.compare(x[1], y[1])
                 : Long.compare(x[3], y[3]));
-        int apply = (ops.size() + part - 1) / part;
-        int[][] lists = new int[ep][];
-        for (int g = 0; g < ep; g++) {
-            lists[g] = current.expertsOn(g);
-        }
-        for (int i = 0; i < apply; i++) {
-            long[] op = ops.get(i);
-            int g = (int) op[1];
-            int r = (int) op[2];
-            int a = (int) op[3];
-            int[] l = lists[g];
-            int n = l.length;
-            int[] next = new int[n + (a >= 0 ? 1 : 0)];
-            int k = 0;
-            for (int e : l) {
-                if (e != r) {
-                    next[k++] = e;
-                }
-            }
-            if (a >= 0) {
-                next[k++] = a;
-            }
-            lists[g] = java.util.Arrays.copyOf(next, k);
-        }
-        return LayerPlacement.of(experts, lists);
-    }
-
-    /** Copies in {@code p} that {@code from} does not hold. */
-    static int newCopies(LayerPlacement p, LayerPlacement from) {
-        int n = 0;
-        for (int g = 0; g < p.gpus(); g++) {
-            for (int i = 0; i < p.expertCount(g); i++) {
-                if (!from.holds(g, p.expertAt(g, i))) {
-                    n++;
-                }
-            }
-        }
-        return n;
+        return ops;
     }
 
     /**
@@ -295,7 +299,7 @@ public final class BallastPlanner implements Planner {
     }
 
     /** Predicted seconds over the interval: steady-state time × interval, plus the one-off copy cost of copies not in {@code chargeFrom}. */
-    private static double score(PlanningContext c, CostModel cost, GroupTopology gt, long[] counts, Demand d, LayerPlacement p,
+    static double score(PlanningContext c, CostModel cost, GroupTopology gt, long[] counts, Demand d, LayerPlacement p,
                                 LayerPlacement chargeFrom, double interval) {
         QuotaResult q = QuotaRule.apply(gt, p, counts, null, d.total());
         LayerCost steady = cost.layer(gt, p, q, null, d.homeTraffic());
