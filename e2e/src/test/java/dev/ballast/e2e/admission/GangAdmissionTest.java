@@ -3,6 +3,7 @@ package dev.ballast.e2e.admission;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.ballast.e2e.support.ArgoHealth;
 import dev.ballast.e2e.support.BallastEnvironment;
 import dev.ballast.e2e.support.E2eTest;
 import dev.ballast.e2e.support.Jobs;
@@ -72,7 +73,7 @@ class GangAdmissionTest {
   }
 
   @Test
-  void aJobThatCannotFitStaysPendingSaysWhyAndHoldsNoGpus() {
+  void aJobThatCannotFitStaysPendingSaysWhyAndHoldsNoGpus() throws java.io.IOException {
     apply("too-big", 20, 20); // 20 × 8 GPUs > the 128 GPUs of the cluster
     await().atMost(WAIT).untilAsserted(() -> {
       assertThat(jobs.phase("too-big")).isEqualTo("Pending");
@@ -82,6 +83,10 @@ class GangAdmissionTest {
       });
     });
     assertThat(jobs.workers("too-big")).isEmpty();
+    assertThat(new ArgoHealth(env.root()).of(jobs.get("too-big"))).as("Argo CD health").satisfies(h -> {
+      assertThat(h.status()).isEqualTo("Progressing");
+      assertThat(h.message()).startsWith("Pending: ").contains("20");
+    });
     env.kubectl("delete", "tj", "too-big", "-n", jobs.namespace(), "--wait=false").ok();
   }
 

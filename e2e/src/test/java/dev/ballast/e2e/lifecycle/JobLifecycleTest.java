@@ -3,6 +3,7 @@ package dev.ballast.e2e.lifecycle;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.ballast.e2e.support.ArgoHealth;
 import dev.ballast.e2e.support.BallastEnvironment;
 import dev.ballast.e2e.support.E2eTest;
 import dev.ballast.e2e.support.Jobs;
@@ -28,8 +29,11 @@ class JobLifecycleTest {
   final BallastEnvironment env;
   final Jobs jobs;
 
-  JobLifecycleTest(BallastEnvironment env) {
+  final ArgoHealth argo;
+
+  JobLifecycleTest(BallastEnvironment env) throws java.io.IOException {
     this.env = env;
+    this.argo = new ArgoHealth(env.root());
     this.jobs = new Jobs(env, JobLifecycleTest.class);
   }
 
@@ -47,6 +51,7 @@ class JobLifecycleTest {
     assertThat(jobs.condition("completes", "Succeeded")).hasValueSatisfying(c ->
         assertThat((String) c.get("message")).contains("all 2 workers"));
     assertThat(jobs.workers("completes")).allSatisfy(p -> assertThat(p.getStatus().getPhase()).isEqualTo("Succeeded"));
+    assertThat(argo.of(jobs.get("completes")).status()).as("Argo CD health").isEqualTo("Healthy");
   }
 
   @Test
@@ -55,6 +60,10 @@ class JobLifecycleTest {
     await().atMost(WAIT).untilAsserted(() -> assertThat(jobs.phase("crashes")).isEqualTo("Failed"));
     assertThat(jobs.condition("crashes", "Failed")).hasValueSatisfying(c ->
         assertThat((String) c.get("message")).contains("container trainer exited with code 3"));
+    assertThat(argo.of(jobs.get("crashes"))).as("Argo CD health").satisfies(h -> {
+      assertThat(h.status()).isEqualTo("Degraded");
+      assertThat(h.message()).contains("exited with code 3");
+    });
   }
 
   @Test
@@ -68,6 +77,7 @@ class JobLifecycleTest {
     });
     Thread.sleep(3000); // let the last status writes settle
 
+    assertThat(argo.of(jobs.get("steady")).status()).as("Argo CD health").isEqualTo("Healthy");
     Map<String, String> before = versions("steady");
     List<Pod> pods = jobs.workers("steady");
     String poked = pods.get(0).getMetadata().getName();
