@@ -29,4 +29,18 @@ public final class AgentEnv {
             throw new IllegalStateException("environment variable " + name + " must be an integer, got '" + v + "'");
         }
     }
+
+    /**
+     * Where to listen: BALLAST_BIND_ADDRESS if set; else the pod IP when it is a loopback address (the e2e suite's
+     * process kubelet gives every pod its own 127.x address on one host); else all interfaces, so that the trainer
+     * reaches its sidecar on 127.0.0.1 in a real pod.
+     */
+    public static String bindAddress() {
+        String explicit = get("BALLAST_BIND_ADDRESS", null);
+        if (explicit != null) {
+            return explicit;
+        }
+        String podIp = get("BALLAST_POD_IP", "");
+        return podIp.startsWith("127.") ? podIp : "0.0.0.0";
+    }
 }

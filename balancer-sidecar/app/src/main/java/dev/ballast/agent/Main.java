@@ -26,7 +26,7 @@ public final class Main {
             System.setProperty("quarkus.http.port", Integer.toString(role.httpPort()));
         }
         if (System.getProperty("quarkus.http.host") == null) {
-            System.setProperty("quarkus.http.host", AgentEnv.get("BALLAST_BIND_ADDRESS", "0.0.0.0"));
+            System.setProperty("quarkus.http.host", AgentEnv.bindAddress());
         }
         Quarkus.run(args);
     }

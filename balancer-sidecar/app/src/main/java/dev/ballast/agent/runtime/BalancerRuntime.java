@@ -84,7 +84,7 @@ public final class BalancerRuntime implements AutoCloseable {
             }
         }), 1, 1, TimeUnit.SECONDS);
         int port = AgentEnv.intValue("BALLAST_GRPC_PORT", 8471);
-        String bind = AgentEnv.get("BALLAST_BIND_ADDRESS", "0.0.0.0");
+        String bind = AgentEnv.bindAddress();
         try {
             server = NettyServerBuilder.forAddress(new InetSocketAddress(bind, port))
                     .addService(new BalancerService(core, loop))
