@@ -77,16 +77,33 @@ public final class BallastPlanner implements Planner {
         LayerPlacement local = shed(c, gt, demand, null, slotsTotal / 2);
         LayerPlacement localQuarter = shed(c, gt, demand, null, slotsTotal / 4);
         double interval = c.replanInterval();
-        // From scratch: the best of static and the three candidates by predicted steady-state time.
+        // From scratch: static and the three candidates, each shedding candidate topped up until the quota rule balances
+        // it within BALANCE_CAP where free slots allow. Lexicographic gate over the candidates predicted no slower than
+        // static: first compute max/mean <= BALANCE_CAP, then the lowest predicted steady-state time.
         LayerPlacement best = staticP;
-        double bestScore = score(c, cost, gt, counts, demand, staticP, null, interval);
+        Scored bestScored = evaluate(c, cost, gt, counts, demand, staticP, null, interval);
+        boolean bestBalanced = imbalance(demand, bestScored.maxLoad(), gt.ep()) <= BALANCE_CAP;
+        double staticSeconds = bestScored.seconds();
         for (LayerPlacement cand : new LayerPlacement[] {balanced, local, localQuarter}) {
-            if (!cand.equals(best)) {
-                double sc = score(c, cost, gt, counts, demand, cand, null, interval);
-                if (sc < bestScore) {
-                    best = cand;
-                    bestScore = sc;
+            if (cand.equals(staticP)) {
+                continue;
+            }
+            Scored sc = evaluate(c, cost, gt, counts, demand, cand, null, interval);
+            if (imbalance(demand, sc.maxLoad(), gt.ep()) > BALANCE_CAP) {
+                LayerPlacement topped = rebalance(c, gt, counts, demand, cand, sc.maxLoad());
+                if (topped != cand) {
+                    cand = topped;
+                    sc = evaluate(c, cost, gt, counts, demand, cand, null, interval);
                 }
+            }
+            boolean ok = imbalance(demand, sc.maxLoad(), gt.ep()) <= BALANCE_CAP;
+            if (sc.seconds() > staticSeconds) {
+                continue; // never predicted slower than the static layout, balanced or not
+            }
+            if (ok && !bestBalanced || ok == bestBalanced && sc.seconds() < bestScored.seconds()) {
+                best = cand;
+                bestScored = sc;
+                bestBalanced = ok;
             }
         }
         if (!incremental || current == null) {
@@ -298,9 +315,120 @@ public final class BallastPlanner implements Planner {
         return false;
     }
 
+    /** Compute-only max/mean (busiest GPU over the mean, as the bench reports it) the from-scratch gate insists on first. */
+    static final double BALANCE_CAP = 1.05;
+
+    /** A candidate's predicted seconds over the interval and the quota rule's busiest GPU load on the predicted counts. */
+    record Scored(double seconds, long maxLoad) {
+    }
+
+    private static long maxLoad(QuotaResult q) {
+        long m = 0;
+        for (int g = 0; g < q.gpus(); g++) {
+            m = Math.max(m, q.gpuLoad(g));
+        }
+        return m;
+    }
+
+    private static double imbalance(Demand d, long maxLoad, int ep) {
+        return d.all() == 0 ? 1.0 : maxLoad * (double) ep / d.all();
+    }
+
+    /**
+     * {@code p} with replicas added in free slots, one at a time, while the quota rule's busiest GPU is above
+     * {@link #BALANCE_CAP} × mean: each new copy is of the expert the rule's fill cannot place at that level (or the
+     * heaviest single-copy expert of a GPU whose forced load alone exceeds it), on the least-loaded GPU with a free slot
+     * of the node that sends that expert the most tokens, else on the least-loaded GPU with a free slot anywhere; it is
+     * kept only if the rule's busiest GPU gets lighter. Shedding balances planned loads, but the rule's greedy does not
+     * always reproduce them; this closes the gap with the rule itself in the loop.
+     */
+    static LayerPlacement rebalance(PlanningContext c, GroupTopology gt, long[] counts, Demand d, LayerPlacement p, long max) {
+        int ep = gt.ep();
+        int experts = p.experts();
+        int nc = gt.nodeCount();
+        long aim = (long) Math.floor(BALANCE_CAP * d.all() / ep);
+        int[][] lists = new int[ep][];
+        int[] free = new int[ep];
+        for (int g = 0; g < ep; g++) {
+            lists[g] = p.expertsOn(g);
+            free[g] = c.redundantSlots() - p.nonHomeCopies(g);
+        }
+        QuotaResult q = null;
+        int guard = c.redundantSlots() * ep;
+        while (max > aim && guard-- > 0) {
+            int u = QuotaRule.unplacedAt(gt, p, counts, d.total(), aim);
+            int e = u;
+            if (u >= experts) {
+                // GPU u - experts is over the aim on its single-copy experts alone: replicate the heaviest of them.
+                int g = u - experts;
+                e = -1;
+                for (int x : lists[g]) {
+                    if (p.copies(x) == 1 && (e < 0 || d.total()[x] > d.total()[e])) {
+                        e = x;
+                    }
+                }
+            }
+            if (e < 0) {
+                break;
+            }
+            if (q == null) {
+                q = QuotaRule.apply(gt, p, counts, null, d.total());
+            }
+            int bestNode = -1;
+            for (int n = 0; n < nc; n++) {
+                if (bestNode < 0 || d.nodeDemand()[n * experts + e] > d.nodeDemand()[bestNode * experts + e]) {
+                    bestNode = n;
+                }
+            }
+            int nearT = -1;
+            int anyT = -1;
+            for (int g = 0; g < ep; g++) {
+                if (free[g] <= 0 || p.holds(g, e)) {
+                    continue;
+                }
+                if (anyT < 0 || q.gpuLoad(g) < q.gpuLoad(anyT)) {
+                    anyT = g;
+                }
+                if (gt.nodeIndex(g) == bestNode && (nearT < 0 || q.gpuLoad(g) < q.gpuLoad(nearT))) {
+                    nearT = g;
+                }
+            }
+            boolean accepted = false;
+            for (int t : new int[] {nearT, anyT}) {
+                if (t < 0 || accepted) {
+                    continue;
+                }
+                int[] before = lists[t];
+                lists[t] = replace(before, -1, e);
+                LayerPlacement p2 = LayerPlacement.of(experts, lists);
+                QuotaResult q2 = QuotaRule.apply(gt, p2, counts, null, d.total());
+                long max2 = maxLoad(q2);
+                // Progress: the busiest GPU got lighter, or (no heavier) the rule now places this expert at the aim.
+                if (max2 < max || max2 == max && QuotaRule.unplacedAt(gt, p2, counts, d.total(), aim) != u) {
+                    p = p2;
+                    q = q2;
+                    max = max2;
+                    free[t]--;
+                    accepted = true;
+                } else {
+                    lists[t] = before;
+                }
+            }
+            if (!accepted) {
+                break;
+            }
+        }
+        return p;
+    }
+
     /** Predicted seconds over the interval: steady-state time × interval, plus the one-off copy cost of copies not in {@code chargeFrom}. */
     static double score(PlanningContext c, CostModel cost, GroupTopology gt, long[] counts, Demand d, LayerPlacement p,
-                                LayerPlacement chargeFrom, double interval) {
+                        LayerPlacement chargeFrom, double interval) {
+        return evaluate(c, cost, gt, counts, d, p, chargeFrom, interval).seconds();
+    }
+
+    static Scored evaluate(PlanningContext c, CostModel cost, GroupTopology gt, long[] counts, Demand d, LayerPlacement p,
+                           LayerPlacement chargeFrom, double interval) {
         QuotaResult q = QuotaRule.apply(gt, p, counts, null, d.total());
         LayerCost steady = cost.layer(gt, p, q, null, d.homeTraffic());
         double s = steady.totalSec() * interval;
@@ -308,7 +436,7 @@ public final class BallastPlanner implements Planner {
             // The one-off copy only changes parameter traffic: recompute that part alone.
             s += cost.withMigration(gt, p, steady, chargeFrom) - steady.totalSec();
         }
-        return s;
+        return new Scored(s, steady.maxTokens());
     }
 
     /**

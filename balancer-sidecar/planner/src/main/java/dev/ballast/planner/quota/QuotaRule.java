@@ -30,6 +30,31 @@ public final class QuotaRule {
      * caller (a planner scoring several placements of one layer); {@code totals} null means compute them.
      */
     public static QuotaResult apply(GroupTopology gt, LayerPlacement p, long[] counts, long[] capacity, long[] totals) {
+        if (capacity != null && capacity.length != gt.ep()) {
+            throw new IllegalArgumentException("capacity length " + capacity.length + " != ep " + gt.ep());
+        }
+        Prep pr = prepare(gt, p, counts, totals);
+        return search(gt, p, counts, capacity, pr);
+    }
+
+    /**
+     * The expert the rule's fill (step 6, no capacities) cannot place at {@code threshold} on this placement, or -1 when
+     * the fill succeeds; {@code experts + g} when GPU g's single-copy experts alone exceed it. Planners use it to see
+     * which expert needs another copy for the rule to reach a lower threshold; it does not change the rule.
+     */
+    public static int unplacedAt(GroupTopology gt, LayerPlacement p, long[] counts, long[] totals, long threshold) {
+        Prep pr = prepare(gt, p, counts, totals);
+        long[] load = new long[gt.ep()];
+        long[] quota = new long[p.totalCopies()];
+        return fill(threshold, null, pr.base, pr.order, pr.total, pr.near, pr.nearRack, p, load, quota, new Scratch(p, gt.ep()));
+    }
+
+    /** Steps 1-5: totals, forced loads, order, near demands and search bounds. */
+    private record Prep(long[] total, long[] base, int[] order, int[] slot, long[] col, long[] near, long[] nearRack,
+                        long lo, long hi) {
+    }
+
+    private static Prep prepare(GroupTopology gt, LayerPlacement p, long[] counts, long[] totals) {
         final int ep = gt.ep();
         final int experts = p.experts();
         if (ep > (1 << 15)) {
@@ -40,9 +65,6 @@ public final class QuotaRule {
         }
         if (counts.length != ep * experts) {
             throw new IllegalArgumentException("counts length " + counts.length + " != ep × experts = " + (ep * experts));
-        }
-        if (capacity != null && capacity.length != ep) {
-            throw new IllegalArgumentException("capacity length " + capacity.length + " != ep " + ep);
         }
         // Step 1: expert totals.
         long[] total = totals;
@@ -101,7 +123,6 @@ public final class QuotaRule {
             }
         }
         // Step 4: each copy's near demand: its node's tokens for the expert, split among the expert's copies on that node.
-        long[] copyQuota = new long[p.totalCopies()];
         long[] near = new long[p.totalCopies()];
         long[] nodeSum = new long[gt.nodeCount()];
         int[] nodeCopies = new int[gt.nodeCount()];
@@ -157,12 +178,26 @@ public final class QuotaRule {
         }
         long lo = Math.max(ceilDiv(all, ep), maxBase);
         hi = Math.max(hi, lo);
+        return new Prep(total, base, order, slot, col, near, nearRack, lo, hi);
+    }
+
+    private static QuotaResult search(GroupTopology gt, LayerPlacement p, long[] counts, long[] capacity, Prep pr) {
+        int ep = gt.ep();
+        int experts = p.experts();
+        long[] base = pr.base();
+        int[] order = pr.order();
+        long[] total = pr.total();
+        long[] near = pr.near();
+        long[] nearRack = pr.nearRack();
+        long lo = pr.lo();
+        long hi = pr.hi();
+        long[] copyQuota = new long[p.totalCopies()];
         // Step 5: capacities apply only if the rule can meet them at all.
         long[] load = new long[ep];
         long[] cap = capacity;
         boolean exceeded = false;
         Scratch sc = new Scratch(p, ep);
-        if (cap != null && !fill(hi, cap, base, order, total, near, nearRack, p, load, copyQuota, sc)) {
+        if (cap != null && fill(hi, cap, base, order, total, near, nearRack, p, load, copyQuota, sc) >= 0) {
             cap = null;
             exceeded = true;
         }
@@ -171,7 +206,7 @@ public final class QuotaRule {
         long step = Math.max(1, lo / 256);
         long probe = lo;
         while (probe < hi) {
-            if (fill(probe, cap, base, order, total, near, nearRack, p, load, copyQuota, sc)) {
+            if (fill(probe, cap, base, order, total, near, nearRack, p, load, copyQuota, sc) < 0) {
                 hi = probe;
                 break;
             }
@@ -181,7 +216,7 @@ public final class QuotaRule {
         }
         while (lo < hi) {
             long mid = lo + (hi - lo) / 2;
-            if (fill(mid, cap, base, order, total, near, nearRack, p, load, copyQuota, sc)) {
+            if (fill(mid, cap, base, order, total, near, nearRack, p, load, copyQuota, sc) < 0) {
                 hi = mid;
             } else {
                 lo = mid + 1;
@@ -194,16 +229,19 @@ public final class QuotaRule {
                 copyQuota[p.copyStart(e)] = total[e];
             }
         }
-        return route(gt, p, counts, col, slot, threshold, exceeded, load, copyQuota);
+        return route(gt, p, counts, pr.col(), pr.slot(), threshold, exceeded, load, copyQuota);
     }
 
-    /** Greedy fill at threshold T into {@code quota} (multi-copy experts only). Returns whether every token found a copy. */
-    private static boolean fill(long t, long[] cap, long[] base, int[] order, long[] total, long[] near, long[] nearRack,
+    /**
+     * Greedy fill at threshold T into {@code quota} (multi-copy experts only). Returns -1 when every token found a copy,
+     * else the expert that did not fit, or {@code experts + g} when GPU g's forced load alone exceeds its limit.
+     */
+    private static int fill(long t, long[] cap, long[] base, int[] order, long[] total, long[] near, long[] nearRack,
                                 LayerPlacement p, long[] load, long[] quota, Scratch sc) {
         int ep = base.length;
         for (int g = 0; g < ep; g++) {
             if (base[g] > limit(t, cap, g)) {
-                return false;
+                return p.experts() + g;
             }
         }
         System.arraycopy(base, 0, load, 0, ep);
@@ -263,11 +301,11 @@ public final class QuotaRule {
                 }
             }
             if (rem > 0) {
-                return false;
+                return e;
             }
             sc.done[e] = true;
         }
-        return true;
+        return -1;
     }
 
     /** Per-call lookup tables: each multi-copy copy's expert, and the multi-copy copies on each GPU (ascending copy index). */
