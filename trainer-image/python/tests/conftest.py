@@ -64,13 +64,22 @@ def agents(tmp_path_factory):
         procs.append(p)
         return p
 
-    start("balancer", dict(base_env, BALLAST_GRPC_PORT=str(grpc), BALLAST_HTTP_PORT=str(bal_http),
-                           BALLAST_WORLD_FILE=str(work / "world.json"), BALLAST_SPEC_FILE=str(work / "spec.json"),
-                           BALLAST_STATUS_FILE=str(work / "status.json")), "balancer.log")
+    balancer_env = dict(base_env, BALLAST_GRPC_PORT=str(grpc), BALLAST_HTTP_PORT=str(bal_http),
+                        BALLAST_WORLD_FILE=str(work / "world.json"), BALLAST_SPEC_FILE=str(work / "spec.json"),
+                        BALLAST_STATUS_FILE=str(work / "status.json"))
     ports = [free_port(), free_port()]
-    for i, port in enumerate(ports):
-        start("sidecar", dict(base_env, BALLAST_POD_INDEX=str(i), BALLAST_SIDECAR_PORT=str(port),
-                              BALLAST_BALANCER_ADDRESS=f"127.0.0.1:{grpc}"), f"sidecar{i}.log")
+    sidecar_envs = [dict(base_env, BALLAST_POD_INDEX=str(i), BALLAST_SIDECAR_PORT=str(port),
+                         BALLAST_BALANCER_ADDRESS=f"127.0.0.1:{grpc}") for i, port in enumerate(ports)]
+    roles = {"balancer": start("balancer", balancer_env, "balancer.log")}
+    for i in range(2):
+        roles[f"sidecar{i}"] = start("sidecar", sidecar_envs[i], f"sidecar{i}.log")
+
+    def restart(name):
+        """Kills one agent process (SIGKILL) and starts it again with the same environment."""
+        roles[name].kill()
+        roles[name].wait(10)
+        env = balancer_env if name == "balancer" else sidecar_envs[int(name[-1])]
+        roles[name] = start("balancer" if name == "balancer" else "sidecar", env, f"{name}-restarted.log")
     deadline = time.time() + 120
     ok = wait_http(f"http://127.0.0.1:{bal_http}/q/health/ready", deadline) and all(
         wait_http(f"http://127.0.0.1:{p}/healthz", deadline) for p in ports)
@@ -80,7 +89,7 @@ def agents(tmp_path_factory):
         logs = "\n".join((work / f).read_text()[-2000:] for f in ("balancer.log", "sidecar0.log", "sidecar1.log"))
         pytest.fail("agents did not start within 120 s:\n" + logs)
     yield {"sidecars": [f"http://127.0.0.1:{p}" for p in ports], "balancer": f"http://127.0.0.1:{bal_http}",
-           "work": work}
+           "work": work, "restart": restart}
     for p in procs:
         p.terminate()
     for p in procs:
