@@ -82,7 +82,7 @@ final class StepAssembler {
 
     /** Hands a released step's buffer back once its consumer is done with it. */
     void recycle(ModelLoads m) {
-        if (spare.size() < 2 * MAX_OPEN_STEPS) {
+        if (spare.size() < 2) { // steps complete in order, so two spares cover the steady state
             for (int l = 0; l < m.layers(); l++) {
                 for (int c = 0; c < m.dp(); c++) {
                     java.util.Arrays.fill(m.counts(l, c), 0);

@@ -12,6 +12,7 @@ import io.grpc.stub.ClientResponseObserver;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.logging.Logger;
 
@@ -78,11 +79,11 @@ public final class SidecarLink implements AutoCloseable {
     private void stream() {
         streamDone = false;
         replies.clear();
-        final ClientCallStreamObserver<SidecarMessage>[] req = new ClientCallStreamObserver[1];
+        AtomicReference<ClientCallStreamObserver<SidecarMessage>> req = new AtomicReference<>();
         BalancerGrpc.newStub(channel).connect(new ClientResponseObserver<SidecarMessage, BalancerMessage>() {
             @Override
             public void beforeStart(ClientCallStreamObserver<SidecarMessage> r) {
-                req[0] = r;
+                req.set(r);
                 r.setOnReadyHandler(SidecarLink.this::wake);
             }
 
@@ -108,7 +109,7 @@ public final class SidecarLink implements AutoCloseable {
                 wake();
             }
         });
-        ClientCallStreamObserver<SidecarMessage> out = req[0];
+        ClientCallStreamObserver<SidecarMessage> out = req.get();
         connects++;
         out.onNext(core.hello());
         for (SidecarMessage m : core.onConnected()) {
