@@ -34,6 +34,7 @@ class SidecarClient:
         self._queue: collections.deque = collections.deque()
         self._cv = threading.Condition()
         self._closed = False
+        self._sending = False  # a report is being sent (flush waits for it)
         self.sent = 0
         self.dropped = 0
         self.refused = 0
@@ -62,8 +63,6 @@ class SidecarClient:
         """Waits until every queued report was handed to the sidecar (for tests and shutdown)."""
         with self._cv:
             return self._cv.wait_for(lambda: not self._queue and not self._sending, timeout)
-
-    _sending = False
 
     def _send_loop(self) -> None:
         while True:
