@@ -248,3 +248,28 @@ def apply(node: Sequence[int], rack: Sequence[int], placement: Sequence[Sequence
         gpu_load[copy_gpu[c]] += q[c]
     return QuotaResult(threshold, exceeded, gpu_load,
                        [[copy_expert[c], copy_gpu[c], q[c]] for c in range(n_copies)], flows)
+
+
+def static_placement(ep: int, experts: int) -> List[List[int]]:
+    """The static layout (DESIGN §5): expert e lives on EP rank floor(e * ep / experts)."""
+    placement: List[List[int]] = [[] for _ in range(ep)]
+    for e in range(experts):
+        placement[e * ep // experts].append(e)
+    return placement
+
+
+def for_layer(plan: Optional[dict], layer: int, copy: int, node: Sequence[int], rack: Sequence[int],
+              counts: Sequence[Sequence[int]], experts: Optional[int] = None) -> QuotaResult:
+    """The rule for one layer of the rank's EP group (data-parallel copy ``copy``).
+
+    ``plan`` is the adopted plan as ``ballast-plan/v1`` JSON (what ``SidecarClient.plan`` returns), or None for the
+    static layout (then ``experts`` is required); ``counts`` are the step's all-gathered counts [source][expert].
+    """
+    if plan is None:
+        if experts is None:
+            raise ValueError("experts is required for the static layout")
+        placement = static_placement(len(node), experts)
+    else:
+        groups = plan["layers"][layer]["groups"]
+        placement = groups[copy]["gpus"]
+    return apply(node, rack, placement, counts)

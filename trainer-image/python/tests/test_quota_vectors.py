@@ -46,3 +46,13 @@ def test_bad_input_is_refused():
         quota.apply([0, 0], [0, 0], [[0], [0]], [[1, 1], [0, 0]])
     with pytest.raises(ValueError, match="must be an integer"):
         quota.apply([0, 0], [0, 0], [[0], [1]], [[1, 1.5], [0, 0]])
+
+
+def test_static_layout_and_plan_json_entry_point():
+    counts = [[5, 1, 0, 2], [3, 3, 3, 3]]
+    r = quota.for_layer(None, 0, 0, [0, 0], [0, 0], counts, experts=4)
+    assert quota.static_placement(2, 4) == [[0, 1], [2, 3]]
+    assert r.gpu_load == [5 + 1 + 3 + 3, 0 + 2 + 3 + 3]
+    plan = {"layers": [{"layer": 0, "groups": [{"copy": 0, "gpus": [[0, 1, 2], [2, 3]]}]}]}
+    r2 = quota.for_layer(plan, 0, 0, [0, 0], [0, 0], counts)
+    assert sum(r2.gpu_load) == sum(map(sum, counts)) and max(r2.gpu_load) <= max(r.gpu_load)
