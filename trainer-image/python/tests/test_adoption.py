@@ -87,3 +87,12 @@ def test_ranks_agree_even_when_their_sidecars_differ():
         seen = {o[step][1] for o in outs}
         assert len(seen) == 1, (step, seen)
     assert outs[0][-1][1] == V(1, 1)  # rank 1's sidecar never got 1.2: nobody adopts it
+
+
+def test_torch_is_imported_only_when_asked_for():
+    import subprocess
+    import sys
+    code = "import sys, ballast_client; assert 'torch' not in sys.modules; print('ok')"
+    out = subprocess.run([sys.executable, "-c", code], cwd=str(__import__('pathlib').Path(__file__).parents[1]),
+                         capture_output=True, text=True)
+    assert out.stdout.strip() == "ok", out.stderr
