@@ -61,7 +61,12 @@ class TrainingJobReconcilerTest {
   }
 
   TrainingJob create(String name, int min, int max) {
+    return create(name, min, max, null);
+  }
+
+  TrainingJob create(String name, int min, int max, Integer ttlSecondsAfterFinished) {
     TrainingJob job = TestJobs.job(name, min, max, 8);
+    job.getSpec().ttlSecondsAfterFinished = ttlSecondsAfterFinished;
     job.getMetadata().setUid(null);
     job.getMetadata().setGeneration(null);
     return client.resource(job).create();
@@ -202,5 +207,22 @@ class TrainingJobReconcilerTest {
       });
       assertThat(client.pods().inNamespace(NS).withName("crash-worker-0").get()).isNull();
     });
+  }
+
+  @Test
+  void aSucceededJobIsDeletedWhenItsTtlExpires() {
+    gpuNodes(2);
+    create("short", 2, 2, 1);
+    await().atMost(WAIT).until(() -> workers("short").size() == 2
+        && workers("short").stream().allMatch(p -> p.getSpec().getSchedulingGates().isEmpty()));
+    schedule("short");
+    await().atMost(WAIT).until(() -> job("short").getStatus().world != null);
+    setPhase("short-worker-0", "Succeeded", 0);
+    setPhase("short-worker-1", "Succeeded", 0);
+    await().atMost(WAIT).untilAsserted(() -> {
+      TrainingJob j = job("short");
+      assertThat(j == null || j.getStatus().phase == Phase.Succeeded).isTrue();
+    });
+    await().atMost(WAIT).untilAsserted(() -> assertThat(job("short")).as("deleted after its TTL").isNull());
   }
 }
