@@ -291,20 +291,21 @@ public final class CostModel {
         }
     }
 
-    /** Max over GPUs and directions of: NVLink bytes / NVLink rate, NIC bytes (network + cross-rack) / NIC rate, cross-rack bytes / cross-rack rate. */
+    /**
+     * Max over GPUs and directions of: NVLink bytes / NVLink rate, NIC bytes (network + cross-rack) / NIC rate,
+     * cross-rack bytes / cross-rack rate. Division by a positive rate is monotone, so the maximum of the quotients is the
+     * quotient of the maximum: three divisions instead of six per GPU, with bit-identical results.
+     */
     private double busiestLinkSeconds(int ep, Hardware hw) {
-        double nv = hw.bytesPerSecond(LinkClass.NVLINK);
-        double nic = hw.bytesPerSecond(LinkClass.NETWORK);
-        double xr = hw.bytesPerSecond(LinkClass.CROSS_RACK);
-        double worst = 0;
-        for (int g = 0; g < ep; g++) {
-            worst = Math.max(worst, linkSeconds(send, g * 4, nv, nic, xr));
-            worst = Math.max(worst, linkSeconds(recv, g * 4, nv, nic, xr));
+        double nvMax = 0;
+        double nicMax = 0;
+        double xrMax = 0;
+        for (int b = 0; b < ep * 4; b += 4) {
+            nvMax = Math.max(nvMax, Math.max(send[b + 1], recv[b + 1]));
+            nicMax = Math.max(nicMax, Math.max(send[b + 2] + send[b + 3], recv[b + 2] + recv[b + 3]));
+            xrMax = Math.max(xrMax, Math.max(send[b + 3], recv[b + 3]));
         }
-        return worst;
-    }
-
-    private static double linkSeconds(double[] dir, int b, double nv, double nic, double xr) {
-        return Math.max(dir[b + 1] / nv, Math.max((dir[b + 2] + dir[b + 3]) / nic, dir[b + 3] / xr));
+        return Math.max(nvMax / hw.bytesPerSecond(LinkClass.NVLINK), Math.max(nicMax / hw.bytesPerSecond(LinkClass.NETWORK),
+                xrMax / hw.bytesPerSecond(LinkClass.CROSS_RACK)));
     }
 }

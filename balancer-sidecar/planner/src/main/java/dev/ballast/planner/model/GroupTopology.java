@@ -122,6 +122,11 @@ public final class GroupTopology {
         return linkClass[a * node.length + b];
     }
 
+    /** {@link #linkClass(int, int)} by flat index {@code a * ep + b} (hot loops that walk a row). */
+    public int linkClassAt(int flat) {
+        return linkClass[flat];
+    }
+
     public Hardware hardware() {
         return hardware;
     }

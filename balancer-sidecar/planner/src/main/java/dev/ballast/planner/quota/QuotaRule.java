@@ -347,7 +347,10 @@ public final class QuotaRule {
         return cap == null ? t : Math.min(t, cap[g]);
     }
 
-    /** Splits each copy's quota among sources: link class by link class (same GPU, NVLink, network, cross-rack), sources ascending, copies ascending. */
+    /**
+     * Splits each copy's quota among sources: link class by link class (same GPU, NVLink, network, cross-rack), sources
+     * ascending, copies ascending (docs/quota-rule.md step 10), without materializing the (source, copy) pairs.
+     */
     private static QuotaResult route(GroupTopology gt, LayerPlacement p, long[] counts, long[] col, int[] slot, long threshold,
                                      boolean exceeded, long[] load, long[] copyQuota) {
         int ep = gt.ep();
@@ -370,10 +373,15 @@ public final class QuotaRule {
         }
         long[] remaining = new long[maxK];
         int[] gpuOfCopy = new int[maxK];
-        // (source, copy) pairs bucketed by link class; generated source-major, copy-minor, so each bucket is in the
-        // order the rule visits pairs.
-        int[][] pairs = new int[LINK_CLASSES][ep * maxK];
-        int[] pairCount = new int[LINK_CLASSES];
+        int[] active = new int[maxK];
+        int nc = gt.nodeCount();
+        int rc = gt.rackCount();
+        int[] nodeStart = new int[nc + 1];
+        int[] rackStart = new int[rc + 1];
+        int[] nodeFill = new int[nc];
+        int[] rackFill = new int[rc];
+        int[] byNode = new int[maxK];
+        int[] byRack = new int[maxK];
         for (int e = 0; e < experts; e++) {
             start[e] = n;
             int first = p.copyStart(e);
@@ -381,36 +389,92 @@ public final class QuotaRule {
             if (k == 1) {
                 continue;
             }
-            System.arraycopy(copyQuota, first, remaining, 0, k);
+            long left = 0;
             for (int j = 0; j < k; j++) {
+                remaining[j] = copyQuota[first + j];
                 gpuOfCopy[j] = p.copyGpu(first + j);
+                left += remaining[j];
             }
-            java.util.Arrays.fill(pairCount, 0);
-            for (int s = 0; s < ep; s++) {
-                long a = col[slot[e] * ep + s];
-                avail[s] = a;
-                if (a == 0) {
-                    continue;
-                }
-                for (int j = 0; j < k; j++) {
-                    int cls = gt.linkClass(s, gpuOfCopy[j]);
-                    pairs[cls][pairCount[cls]++] = (s << 16) | j;
-                }
-            }
-            for (int cls = 0; cls < LINK_CLASSES; cls++) {
-                int[] list = pairs[cls];
-                for (int i = 0; i < pairCount[cls]; i++) {
-                    int s = list[i] >>> 16;
-                    int j = list[i] & 0xFFFF;
-                    if (avail[s] == 0 || remaining[j] == 0) {
-                        continue;
-                    }
-                    long x = Math.min(avail[s], remaining[j]);
+            int row = slot[e] * ep;
+            System.arraycopy(col, row, avail, 0, ep);
+            // Class 0 (same GPU): source s meets only the copy on GPU s; copies ascend by GPU, so this is source order.
+            for (int j = 0; j < k && left > 0; j++) {
+                int s = gpuOfCopy[j];
+                long x = Math.min(avail[s], remaining[j]);
+                if (x > 0) {
                     avail[s] -= x;
                     remaining[j] -= x;
+                    left -= x;
                     fs[n] = s;
                     fc[n] = first + j;
                     ft[n++] = x;
+                }
+            }
+            // Classes 1-3: sources ascending, then copies ascending, over the copies that still have room. Stops as soon
+            // as every quota is met (then every source is drained too: both sum to the expert's total).
+            for (int cls = 1; cls < LINK_CLASSES && left > 0; cls++) {
+                // The copies that still have room, grouped by node and by rack (ascending copy order within a group):
+                // a source meets class 1 only on its node, class 2 only in its rack.
+                int na = 0;
+                java.util.Arrays.fill(nodeStart, 0);
+                java.util.Arrays.fill(rackStart, 0);
+                for (int j = 0; j < k; j++) {
+                    if (remaining[j] > 0) {
+                        active[na++] = j;
+                        nodeStart[gt.nodeIndex(gpuOfCopy[j]) + 1]++;
+                        rackStart[gt.rackIndex(gpuOfCopy[j]) + 1]++;
+                    }
+                }
+                for (int x = 0; x < nc; x++) {
+                    nodeStart[x + 1] += nodeStart[x];
+                }
+                for (int x = 0; x < rc; x++) {
+                    rackStart[x + 1] += rackStart[x];
+                }
+                System.arraycopy(nodeStart, 0, nodeFill, 0, nc);
+                System.arraycopy(rackStart, 0, rackFill, 0, rc);
+                for (int i = 0; i < na; i++) {
+                    int j = active[i];
+                    byNode[nodeFill[gt.nodeIndex(gpuOfCopy[j])]++] = j;
+                    byRack[rackFill[gt.rackIndex(gpuOfCopy[j])]++] = j;
+                }
+                for (int s = 0; s < ep && left > 0; s++) {
+                    if (avail[s] == 0) {
+                        continue;
+                    }
+                    int[] list;
+                    int from;
+                    int to;
+                    if (cls == 1) {
+                        list = byNode;
+                        from = nodeStart[gt.nodeIndex(s)];
+                        to = nodeStart[gt.nodeIndex(s) + 1];
+                    } else if (cls == 2) {
+                        list = byRack;
+                        from = rackStart[gt.rackIndex(s)];
+                        to = rackStart[gt.rackIndex(s) + 1];
+                    } else {
+                        list = active;
+                        from = 0;
+                        to = na;
+                    }
+                    int rowS = s * ep;
+                    for (int i = from; i < to; i++) {
+                        int j = list[i];
+                        if (remaining[j] == 0 || gt.linkClassAt(rowS + gpuOfCopy[j]) != cls) {
+                            continue;
+                        }
+                        long x = Math.min(avail[s], remaining[j]);
+                        avail[s] -= x;
+                        remaining[j] -= x;
+                        left -= x;
+                        fs[n] = s;
+                        fc[n] = first + j;
+                        ft[n++] = x;
+                        if (avail[s] == 0) {
+                            break;
+                        }
+                    }
                 }
             }
         }
