@@ -133,6 +133,10 @@ public final class BalancerCore {
     private long stepsSinceGainCheck;
     private boolean planning;
     private boolean planWanted;
+    /** The next plan is the first of its world generation: it is started without waiting for the duty cycle. */
+    private boolean firstOfGeneration = true;
+    private long planningStartedNanos;
+    private long notBeforeNanos = Long.MIN_VALUE;
 
     private final TreeMap<PlanVersion, PlanMessage> retained = new TreeMap<>();
     private PlanVersion lastPublished;
@@ -202,6 +206,7 @@ public final class BalancerCore {
         adoptedStep.clear();
         currentPlan = null;
         lastObservedStep = -1;
+        firstOfGeneration = true;
         status = new BalancerStatus(w.generation() + ".0", status.planSequence(), -1, 1.0, 1.0, 1.0);
         statusDirty = true;
         rebuild();
@@ -441,6 +446,9 @@ public final class BalancerCore {
         if (!planWanted || planning || ctx == null || spec.mode().equals("off")) {
             return;
         }
+        if (!firstOfGeneration && clock.getAsLong() < notBeforeNanos) {
+            return; // planning may use at most half of the balancer's time (see onPlanned)
+        }
         ModelLoads predicted = predictor.observedSteps() > 0 ? predictor.predict(ctx.parallelism().ep(), spec.experts())
                 : fromHistory();
         if (predicted == null) {
@@ -455,6 +463,8 @@ public final class BalancerCore {
         }
         planWanted = false;
         planning = true;
+        firstOfGeneration = false;
+        planningStartedNanos = clock.getAsLong();
         stepsSincePlan = 0;
         stepsSinceGainCheck = 0;
         PlanningContext c = ctx;
@@ -473,6 +483,8 @@ public final class BalancerCore {
             return new PlanResult(plan, before[0], after[0], after[1] > 0 ? before[1] / after[1] : 1.0, generation, took);
         }, this::onPlanned, e -> {
             planning = false;
+            long now = clock.getAsLong();
+            notBeforeNanos = now + Math.max(now - planningStartedNanos, 1_000_000_000L);
             LOG.log(Level.WARNING, "planning failed", e);
         });
     }
@@ -493,6 +505,9 @@ public final class BalancerCore {
 
     private void onPlanned(PlanResult r) {
         planning = false;
+        // Duty cycle: wait at least as long as this plan took before starting the next one (a world change excepted).
+        long now = clock.getAsLong();
+        notBeforeNanos = now + (now - planningStartedNanos);
         if (world == null || r.generation() != world.generation()) {
             maybeStartPlanning(); // the world changed while planning; plan again for the new one
             return;
@@ -659,6 +674,7 @@ public final class BalancerCore {
             broadcast(retentionMessage());
             lastRetentionBroadcast = now;
         }
+        maybeStartPlanning(); // a re-plan held back by the duty cycle starts here at the latest
         if (statusDirty && now - lastStatusWrite >= STATUS_MIN_INTERVAL_NANOS) {
             try {
                 statusStore.write(status);
