@@ -108,6 +108,26 @@ class JobLifecycleTest {
   }
 
   @Test
+  void suspendingReleasesTheGpusAndResumingAdmitsANewWorld() {
+    jobs.apply(manifest("pausable", null, 0));
+    await().atMost(WAIT).untilAsserted(() -> assertThat(jobs.phase("pausable")).isEqualTo("Running"));
+    env.kubectl("patch", "tj", "pausable", "-n", jobs.namespace(), "--type=merge", "-p", "{\"spec\":{\"suspend\":true}}").ok();
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(jobs.phase("pausable")).isEqualTo("Suspended");
+      assertThat(jobs.workers("pausable")).isEmpty();
+    });
+    assertThat(argo.of(jobs.get("pausable")).status()).as("Argo CD health").isEqualTo("Suspended");
+    env.kubectl("patch", "tj", "pausable", "-n", jobs.namespace(), "--type=merge", "-p", "{\"spec\":{\"suspend\":false}}").ok();
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(jobs.phase("pausable")).isEqualTo("Running");
+      @SuppressWarnings("unchecked")
+      Map<String, Object> world = (Map<String, Object>) jobs.status("pausable").get("world");
+      assertThat(((Number) world.get("generation")).longValue()).as("a new world generation").isEqualTo(2L);
+    });
+    env.kubectl("delete", "tj", "pausable", "-n", jobs.namespace(), "--wait=false").ok();
+  }
+
+  @Test
   void deletingAJobGarbageCollectsEverythingItOwned() {
     jobs.apply(manifest("collected", null, 0));
     await().atMost(WAIT).untilAsserted(() -> assertThat(jobs.phase("collected")).isEqualTo("Running"));
