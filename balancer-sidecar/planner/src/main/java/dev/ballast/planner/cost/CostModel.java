@@ -26,7 +26,11 @@ public final class CostModel {
     private final Mode mode;
     private static final int NETWORK = LinkClass.NETWORK.ordinal();
     private double interTokens;
-    private long[] matrix = new long[0];
+    private long[] cachedHome;
+    private long[] homeSendTok = new long[0];
+    private long[] homeRecvTok = new long[0];
+    private long[] sendTok = new long[0];
+    private long[] recvTok = new long[0];
     private double[] send = new double[0];
     private double[] recv = new double[0];
 
@@ -78,11 +82,14 @@ public final class CostModel {
         if (homeTraffic == null) {
             r.forEachFlow((e, s, copy, tokens) -> addTokens(gt, s, p.copyGpu(copy), tokens * tokenBytes));
         } else {
-            // Start from "everything at home", take out the experts whose routing differs, add their real flows.
-            if (matrix.length != ep * ep) {
-                matrix = new long[ep * ep];
+            // Start from "everything at home" summed per (GPU, link class) once per homeTraffic array, take out the
+            // experts whose routing differs, add their real flows. Token counts are integers and every byte total stays
+            // below 2^53, so this gives the same doubles as summing the full matrix.
+            if (homeTraffic != cachedHome) {
+                cacheHome(gt, homeTraffic);
             }
-            System.arraycopy(homeTraffic, 0, matrix, 0, ep * ep);
+            System.arraycopy(homeSendTok, 0, sendTok, 0, ep * 4);
+            System.arraycopy(homeRecvTok, 0, recvTok, 0, ep * 4);
             long[] counts = r.counts();
             int experts = p.experts();
             for (int e = 0; e < experts; e++) {
@@ -92,25 +99,41 @@ public final class CostModel {
                     continue;
                 }
                 for (int s = 0; s < ep; s++) {
-                    matrix[s * ep + h] -= counts[s * experts + e];
+                    long t = counts[s * experts + e];
+                    if (t != 0) {
+                        int cls = gt.linkClassAt(s * ep + h);
+                        sendTok[s * 4 + cls] -= t;
+                        recvTok[h * 4 + cls] -= t;
+                    }
                 }
                 if (r.hasExplicitFlows(e)) {
-                    r.forEachExplicitFlow(e, (x, s, copy, tokens) -> matrix[s * ep + p.copyGpu(copy)] += tokens);
+                    r.forEachExplicitFlow(e, (x, s, copy, tokens) -> {
+                        int g = p.copyGpu(copy);
+                        int cls = gt.linkClassAt(s * ep + g);
+                        sendTok[s * 4 + cls] += tokens;
+                        recvTok[g * 4 + cls] += tokens;
+                    });
                 } else {
                     int g = p.copyGpu(p.copyStart(e));
                     for (int s = 0; s < ep; s++) {
-                        matrix[s * ep + g] += counts[s * experts + e];
+                        long t = counts[s * experts + e];
+                        int cls = gt.linkClassAt(s * ep + g);
+                        sendTok[s * 4 + cls] += t;
+                        recvTok[g * 4 + cls] += t;
                     }
                 }
             }
-            for (int s = 0; s < ep; s++) {
-                for (int g = 0; g < ep; g++) {
-                    long t = matrix[s * ep + g];
-                    if (t != 0) {
-                        addTokens(gt, s, g, t * tokenBytes);
-                    }
+            long inter = 0;
+            for (int i = 0; i < ep * 4; i++) {
+                if ((i & 3) != 0) {
+                    send[i] = sendTok[i] * tokenBytes;
+                    recv[i] = recvTok[i] * tokenBytes;
+                }
+                if ((i & 3) >= NETWORK) {
+                    inter += sendTok[i];
                 }
             }
+            interTokens = inter * tokenBytes;
         }
         double a2a = busiestLinkSeconds(ep, hw);
         long maxTokens = 0;
@@ -127,6 +150,29 @@ public final class CostModel {
         double exposed = Math.max(0, paramSec - compute);
         return new LayerCost(compute, ALL_TO_ALLS_PER_LAYER * a2a, paramSec, exposed, maxTokens, (double) sum / ep,
                 ALL_TO_ALLS_PER_LAYER * interTokens, param[1], param[0], param[2], peakMemory(gt, p));
+    }
+
+    /** Per (GPU, link class) token sums of a home-traffic matrix, sent and received. */
+    private void cacheHome(GroupTopology gt, long[] home) {
+        int ep = gt.ep();
+        if (homeSendTok.length != ep * 4) {
+            homeSendTok = new long[ep * 4];
+            homeRecvTok = new long[ep * 4];
+            sendTok = new long[ep * 4];
+            recvTok = new long[ep * 4];
+        } else {
+            java.util.Arrays.fill(homeSendTok, 0);
+            java.util.Arrays.fill(homeRecvTok, 0);
+        }
+        for (int s = 0; s < ep; s++) {
+            for (int g = 0; g < ep; g++) {
+                long t = home[s * ep + g];
+                int cls = gt.linkClassAt(s * ep + g);
+                homeSendTok[s * 4 + cls] += t;
+                homeRecvTok[g * 4 + cls] += t;
+            }
+        }
+        cachedHome = home;
     }
 
     /**

@@ -77,34 +77,52 @@ public final class BallastPlanner implements Planner {
         LayerPlacement local = shed(c, gt, demand, null, slotsTotal / 2);
         LayerPlacement localQuarter = shed(c, gt, demand, null, slotsTotal / 4);
         double interval = c.replanInterval();
-        // From scratch: static and the three candidates, each shedding candidate topped up until the quota rule balances
-        // it within BALANCE_CAP where free slots allow. Lexicographic gate over the candidates predicted no slower than
-        // static: first compute max/mean <= BALANCE_CAP, then the lowest predicted steady-state time.
-        LayerPlacement best = staticP;
-        Scored bestScored = evaluate(c, cost, gt, counts, demand, staticP, null, interval);
-        boolean bestBalanced = imbalance(demand, bestScored.maxLoad(), gt.ep()) <= BALANCE_CAP;
-        double staticSeconds = bestScored.seconds();
-        for (LayerPlacement cand : new LayerPlacement[] {balanced, local, localQuarter}) {
-            if (cand.equals(staticP)) {
-                continue;
-            }
-            Scored sc = evaluate(c, cost, gt, counts, demand, cand, null, interval);
-            if (imbalance(demand, sc.maxLoad(), gt.ep()) > BALANCE_CAP) {
-                LayerPlacement topped = rebalance(c, gt, counts, demand, cand, sc.maxLoad());
-                if (topped != cand) {
-                    cand = topped;
-                    sc = evaluate(c, cost, gt, counts, demand, cand, null, interval);
-                }
-            }
-            boolean ok = imbalance(demand, sc.maxLoad(), gt.ep()) <= BALANCE_CAP;
-            if (sc.seconds() > staticSeconds) {
+        // From scratch: static and the three shedding candidates. Lexicographic gate over the candidates predicted no
+        // slower than static: first compute max/mean <= BALANCE_CAP, then the lowest predicted steady-state time. In
+        // ascending order of predicted time, a candidate the quota rule leaves unbalanced is topped up (rebalance) where
+        // free slots allow; the first that is (or becomes) balanced and still no slower than static wins. If none does,
+        // static if it is balanced, else the fastest of everything scored.
+        Scored staticScored = evaluate(c, cost, gt, counts, demand, staticP, null, interval);
+        LayerPlacement[] cands = {balanced, local, localQuarter};
+        Scored[] scored = new Scored[cands.length];
+        Integer[] byTime = new Integer[cands.length];
+        for (int i = 0; i < cands.length; i++) {
+            scored[i] = cands[i].equals(staticP) ? staticScored : evaluate(c, cost, gt, counts, demand, cands[i], null, interval);
+            byTime[i] = i;
+        }
+        Arrays.sort(byTime, (x, y) -> Double.compare(scored[x].seconds(), scored[y].seconds()));
+        LayerPlacement best = null;
+        LayerPlacement fastest = staticP;
+        double fastestSeconds = staticScored.seconds();
+        for (int i : byTime) {
+            LayerPlacement cand = cands[i];
+            Scored sc = scored[i];
+            if (cand.equals(staticP) || sc.seconds() > staticScored.seconds()) {
                 continue; // never predicted slower than the static layout, balanced or not
             }
-            if (ok && !bestBalanced || ok == bestBalanced && sc.seconds() < bestScored.seconds()) {
-                best = cand;
-                bestScored = sc;
-                bestBalanced = ok;
+            if (sc.seconds() < fastestSeconds) {
+                fastest = cand;
+                fastestSeconds = sc.seconds();
             }
+            if (imbalance(demand, sc.maxLoad(), gt.ep()) > BALANCE_CAP) {
+                LayerPlacement topped = rebalance(c, gt, counts, demand, cand, sc.maxLoad());
+                if (topped == cand) {
+                    continue;
+                }
+                cand = topped;
+                sc = evaluate(c, cost, gt, counts, demand, cand, null, interval);
+                if (sc.seconds() < fastestSeconds) {
+                    fastest = cand;
+                    fastestSeconds = sc.seconds();
+                }
+            }
+            if (imbalance(demand, sc.maxLoad(), gt.ep()) <= BALANCE_CAP && sc.seconds() <= staticScored.seconds()) {
+                best = cand;
+                break;
+            }
+        }
+        if (best == null) {
+            best = imbalance(demand, staticScored.maxLoad(), gt.ep()) <= BALANCE_CAP ? staticP : fastest;
         }
         if (!incremental || current == null) {
             return best;
@@ -322,14 +340,6 @@ public final class BallastPlanner implements Planner {
     record Scored(double seconds, long maxLoad) {
     }
 
-    private static long maxLoad(QuotaResult q) {
-        long m = 0;
-        for (int g = 0; g < q.gpus(); g++) {
-            m = Math.max(m, q.gpuLoad(g));
-        }
-        return m;
-    }
-
     private static double imbalance(Demand d, long maxLoad, int ep) {
         return d.all() == 0 ? 1.0 : maxLoad * (double) ep / d.all();
     }
@@ -353,7 +363,7 @@ public final class BallastPlanner implements Planner {
             lists[g] = p.expertsOn(g);
             free[g] = c.redundantSlots() - p.nonHomeCopies(g);
         }
-        QuotaResult q = null;
+        long[] load = null;
         int guard = c.redundantSlots() * ep;
         while (max > aim && guard-- > 0) {
             int u = QuotaRule.unplacedAt(gt, p, counts, d.total(), aim);
@@ -371,8 +381,8 @@ public final class BallastPlanner implements Planner {
             if (e < 0) {
                 break;
             }
-            if (q == null) {
-                q = QuotaRule.apply(gt, p, counts, null, d.total());
+            if (load == null) {
+                load = QuotaRule.loads(gt, p, counts, d.total());
             }
             int bestNode = -1;
             for (int n = 0; n < nc; n++) {
@@ -386,10 +396,10 @@ public final class BallastPlanner implements Planner {
                 if (free[g] <= 0 || p.holds(g, e)) {
                     continue;
                 }
-                if (anyT < 0 || q.gpuLoad(g) < q.gpuLoad(anyT)) {
+                if (anyT < 0 || load[g] < load[anyT]) {
                     anyT = g;
                 }
-                if (gt.nodeIndex(g) == bestNode && (nearT < 0 || q.gpuLoad(g) < q.gpuLoad(nearT))) {
+                if (gt.nodeIndex(g) == bestNode && (nearT < 0 || load[g] < load[nearT])) {
                     nearT = g;
                 }
             }
@@ -401,12 +411,15 @@ public final class BallastPlanner implements Planner {
                 int[] before = lists[t];
                 lists[t] = replace(before, -1, e);
                 LayerPlacement p2 = LayerPlacement.of(experts, lists);
-                QuotaResult q2 = QuotaRule.apply(gt, p2, counts, null, d.total());
-                long max2 = maxLoad(q2);
+                long[] load2 = QuotaRule.loads(gt, p2, counts, d.total());
+                long max2 = 0;
+                for (long x : load2) {
+                    max2 = Math.max(max2, x);
+                }
                 // Progress: the busiest GPU got lighter, or (no heavier) the rule now places this expert at the aim.
                 if (max2 < max || max2 == max && QuotaRule.unplacedAt(gt, p2, counts, d.total(), aim) != u) {
                     p = p2;
-                    q = q2;
+                    load = load2;
                     max = max2;
                     free[t]--;
                     accepted = true;

@@ -34,7 +34,16 @@ public final class QuotaRule {
             throw new IllegalArgumentException("capacity length " + capacity.length + " != ep " + gt.ep());
         }
         Prep pr = prepare(gt, p, counts, totals);
-        return search(gt, p, counts, capacity, pr);
+        return search(gt, p, counts, capacity, pr, true).result();
+    }
+
+    /**
+     * Step 9's per-GPU loads ({@code gpuLoad}) without the routing of step 10: equal to
+     * {@code apply(gt, p, counts, null, totals).gpuLoad(g)} for every g, for planners that only need the balance.
+     */
+    public static long[] loads(GroupTopology gt, LayerPlacement p, long[] counts, long[] totals) {
+        Prep pr = prepare(gt, p, counts, totals);
+        return search(gt, p, counts, null, pr, false).gpuLoad();
     }
 
     /**
@@ -181,7 +190,8 @@ public final class QuotaRule {
         return new Prep(total, base, order, slot, col, near, nearRack, lo, hi);
     }
 
-    private static QuotaResult search(GroupTopology gt, LayerPlacement p, long[] counts, long[] capacity, Prep pr) {
+    /** Steps 6-9, then step 10 when {@code route}; without it the result carries loads and quotas but no flows. */
+    private static Loads search(GroupTopology gt, LayerPlacement p, long[] counts, long[] capacity, Prep pr, boolean route) {
         int ep = gt.ep();
         int experts = p.experts();
         long[] base = pr.base();
@@ -229,7 +239,13 @@ public final class QuotaRule {
                 copyQuota[p.copyStart(e)] = total[e];
             }
         }
-        return route(gt, p, counts, pr.col(), pr.slot(), threshold, exceeded, load, copyQuota);
+        if (!route) {
+            return new Loads(load, null);
+        }
+        return new Loads(load, route(gt, p, counts, pr.col(), pr.slot(), threshold, exceeded, load, copyQuota));
+    }
+
+    private record Loads(long[] gpuLoad, QuotaResult result) {
     }
 
     /**
