@@ -20,10 +20,12 @@ import java.util.Arrays;
  *     node whose own tokens would stop crossing the network, net of refresh bytes, NVLink on ties); and a
  *     <em>local</em> ones (first up to half, or a quarter, of the slots go to (expert, node) pairs whose node has no
  *     copy, by inter-node tokens saved, then the same shedding).</li>
- * <li>Gate: each candidate is scored with the quota rule and the cost model over the re-plan interval; the best wins,
- *     so the result is never predicted worse than the static layout.</li>
- * <li>Incremental (plan in use given, {@code ballast}): walk from the plan in use towards a few targets (the scratch
- *     winner and the balanced candidate re-aligned to it, a repair that keeps its still-useful replicas) and stop
+ * <li>Gate: each candidate is scored with the quota rule and the cost model over the re-plan interval. Among those
+ *     predicted no slower than static (so the result never is), compute balance comes first: in order of predicted
+ *     time, a candidate whose quota-rule max/mean exceeds {@link #BALANCE_CAP} is topped up with replicas in free
+ *     slots ({@link #rebalance}), and the first balanced one wins; if none gets there, the fastest.</li>
+ * <li>Incremental (plan in use given, {@code ballast}): walk from the plan in use towards two targets (the scratch
+ *     winner re-aligned to it, a repair that keeps its still-useful replicas) and stop
  *     where the predicted interval time, one-off copies included, plus a price of {@link #HYSTERESIS} per new copy
  *     is lowest; keeping the plan in use is the default. {@code ballast-scratch} ignores the plan in use.</li>
  * </ol>
@@ -127,10 +129,9 @@ public final class BallastPlanner implements Planner {
         if (!incremental || current == null) {
             return best;
         }
-        // Targets: the scratch winner and the balanced candidate re-aligned to the plan in use (same replicas per node, kept
-        // on the GPUs that already hold them), and a repair of the plan in use (its still-useful replicas kept).
-        LayerPlacement[] targets = {align(gt, best, current, c.redundantSlots()), shed(c, gt, demand, current, slotsTotal / 2),
-            align(gt, balanced, current, c.redundantSlots())};
+        // Targets: the scratch winner re-aligned to the plan in use (same replicas per node, kept on the GPUs that already
+        // hold them), and a repair of the plan in use (its still-useful replicas kept, free slots filled as from scratch).
+        LayerPlacement[] targets = {align(gt, best, current, c.redundantSlots()), shed(c, gt, demand, current, slotsTotal / 2)};
         return towards(c, cost, gt, counts, demand, current, targets, interval);
     }
 
