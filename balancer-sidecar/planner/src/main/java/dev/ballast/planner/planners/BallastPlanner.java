@@ -364,10 +364,11 @@ public final class BallastPlanner implements Planner {
             lists[g] = p.expertsOn(g);
             free[g] = c.redundantSlots() - p.nonHomeCopies(g);
         }
-        long[] load = null;
         int guard = c.redundantSlots() * ep;
-        while (max > aim && guard-- > 0) {
-            int u = QuotaRule.unplacedAt(gt, p, counts, d.total(), aim);
+        QuotaRule.Probe now = max > aim ? QuotaRule.probe(gt, p, counts, d.total(), aim) : null;
+        while (now != null && now.maxLoad() > aim && guard-- > 0) {
+            int u = now.unplacedAtAim();
+            long[] load = now.gpuLoad();
             int e = u;
             if (u >= experts) {
                 // GPU u - experts is over the aim on its single-copy experts alone: replicate the heaviest of them.
@@ -381,9 +382,6 @@ public final class BallastPlanner implements Planner {
             }
             if (e < 0) {
                 break;
-            }
-            if (load == null) {
-                load = QuotaRule.loads(gt, p, counts, d.total());
             }
             int bestNode = -1;
             for (int n = 0; n < nc; n++) {
@@ -412,16 +410,11 @@ public final class BallastPlanner implements Planner {
                 int[] before = lists[t];
                 lists[t] = replace(before, -1, e);
                 LayerPlacement p2 = LayerPlacement.of(experts, lists);
-                long[] load2 = QuotaRule.loads(gt, p2, counts, d.total());
-                long max2 = 0;
-                for (long x : load2) {
-                    max2 = Math.max(max2, x);
-                }
+                QuotaRule.Probe next = QuotaRule.probe(gt, p2, counts, d.total(), aim);
                 // Progress: the busiest GPU got lighter, or (no heavier) the rule now places this expert at the aim.
-                if (max2 < max || max2 == max && QuotaRule.unplacedAt(gt, p2, counts, d.total(), aim) != u) {
+                if (next.maxLoad() < now.maxLoad() || next.maxLoad() == now.maxLoad() && next.unplacedAtAim() != u) {
                     p = p2;
-                    load = load2;
-                    max = max2;
+                    now = next;
                     free[t]--;
                     accepted = true;
                 } else {
@@ -471,21 +464,38 @@ public final class BallastPlanner implements Planner {
             long[] total = new long[experts];
             long[] nodeDemand = new long[experts * nc];
             long[] home = new long[ep * ep];
-            int[] homeOf = StaticLayout.homes(ep, experts);
-            long all = 0;
+            // Home blocks are contiguous (StaticLayout): a source's traffic to GPU g is the sum of its counts over g's block.
+            int[] first = new int[ep + 1];
+            for (int g = 0; g < ep; g++) {
+                first[g] = StaticLayout.firstExpert(g, ep, experts);
+            }
+            first[ep] = experts;
+            long signs = 0;
             for (int s = 0; s < ep; s++) {
                 int row = s * experts;
-                int node = gt.nodeIndex(s);
+                int nodeRow = gt.nodeIndex(s) * experts;
                 for (int e = 0; e < experts; e++) {
                     long x = counts[row + e];
-                    if (x < 0) {
-                        throw new IllegalArgumentException("negative count at source " + s + " expert " + e);
-                    }
+                    signs |= x;
                     total[e] += x;
-                    nodeDemand[node * experts + e] += x;
-                    home[s * ep + homeOf[e]] += x;
+                    nodeDemand[nodeRow + e] += x;
+                }
+                for (int g = 0; g < ep; g++) {
+                    long sum = 0;
+                    for (int e = first[g]; e < first[g + 1]; e++) {
+                        sum += counts[row + e];
+                    }
+                    home[s * ep + g] = sum;
                 }
             }
+            if (signs < 0) {
+                for (int i = 0; i < ep * experts; i++) {
+                    if (counts[i] < 0) {
+                        throw new IllegalArgumentException("negative count at source " + i / experts + " expert " + i % experts);
+                    }
+                }
+            }
+            long all = 0;
             for (long t : total) {
                 all += t;
             }

@@ -47,15 +47,27 @@ public final class QuotaRule {
     }
 
     /**
-     * The expert the rule's fill (step 6, no capacities) cannot place at {@code threshold} on this placement, or -1 when
-     * the fill succeeds; {@code experts + g} when GPU g's single-copy experts alone exceed it. Planners use it to see
-     * which expert needs another copy for the rule to reach a lower threshold; it does not change the rule.
+     * What a planner needs to top a placement up for balance, from one preparation: the per-GPU loads of step 9 (as
+     * {@link #loads}) and the expert the rule's fill (step 6, no capacities) cannot place at {@code aim}: -1 when the
+     * fill succeeds there, {@code experts + g} when GPU g's single-copy experts alone exceed it. It does not change the
+     * rule.
      */
-    public static int unplacedAt(GroupTopology gt, LayerPlacement p, long[] counts, long[] totals, long threshold) {
+    public record Probe(long[] gpuLoad, long maxLoad, int unplacedAtAim) {
+    }
+
+    public static Probe probe(GroupTopology gt, LayerPlacement p, long[] counts, long[] totals, long aim) {
         Prep pr = prepare(gt, p, counts, totals);
-        long[] load = new long[gt.ep()];
-        long[] quota = new long[p.totalCopies()];
-        return fill(threshold, null, pr.base, pr.order, pr.total, pr.near, pr.nearRack, p, load, quota, new Scratch(p, gt.ep()));
+        long[] load = search(gt, p, counts, null, pr, false).gpuLoad();
+        long max = 0;
+        for (long x : load) {
+            max = Math.max(max, x);
+        }
+        int unplaced = -1;
+        if (max > aim) {
+            unplaced = fill(aim, null, pr.base, pr.order, pr.total, pr.near, pr.nearRack, p, new long[gt.ep()],
+                    new long[p.totalCopies()], new Scratch(p, gt.ep()));
+        }
+        return new Probe(load, max, unplaced);
     }
 
     /** Steps 1-5: totals, forced loads, order, near demands and search bounds. */
