@@ -37,9 +37,13 @@ final class DocsSuite {
             - Every number above comes from the run that generated this page; targets marked **no** are missed at the
               value shown. Nothing is tuned per trace: all planners share the defaults listed at the top.
             - With OLMoE's small experts (hidden 2048, FFN 1024) at 8,192 tokens per GPU the cost model is dominated by
-              the four all-to-alls, not by expert compute (see cost-model.md). `ballast` therefore trades a little compute
-              balance (max/mean) for keeping tokens on NVLink when the cost model says the step gets faster; the
-              max/mean column shows that trade.
+              the four all-to-alls, not by expert compute (see cost-model.md), so the placement the model finds fastest
+              keeps tokens on NVLink at some cost in compute balance. `ballast`'s from-scratch gate is lexicographic:
+              first the quota rule's max/mean <= 1.05 (candidates are topped up with replicas in free slots until the
+              rule balances them), then the lowest modelled time among candidates no slower than static. Incremental
+              re-plans do not re-impose the cap: they move a copy only when the modelled gain pays for it.
+            - Incremental re-plans (`ballast`) price every new copy at 0.2 % of the plan in use's predicted interval time
+              on top of its modelled one-off copy; `ballast-scratch` re-plans without the plan in use.
             - The real traces are single-step aggregates, so their rows are oracle-mode (planned and scored on the same
               counts); the synthetic rows are causal (EMA prediction from earlier steps only).
             - `moved MB/re-plan` counts expert weights newly placed on a GPU per re-plan after the first; in replicate mode
