@@ -43,7 +43,8 @@ public final class Demo {
     System.out.println("""
         The operator chose these nodes for the whole gang before any pod was scheduled: it filled
         NVLink domains and one rack first, created the pods gated and pinned, then released them
-        together to kube-scheduler. Node rank follows the topology.
+        together to kube-scheduler. Node rank follows the topology. Each pod's sidecar (the real
+        Ballast agent) is connected to the job's balancer, authenticated with the job's secret.
 
         Look further (in another terminal):
           export KUBECONFIG=%s
@@ -61,7 +62,7 @@ public final class Demo {
 
   static void waitForRunning(BallastEnvironment env) throws InterruptedException {
     String last = "";
-    for (int i = 0; i < 240; i++) {
+    for (int i = 0; i < 360; i++) {
       GenericKubernetesResource job = env.admin().genericKubernetesResources("ballast.dev/v1alpha1", "TrainingJob")
           .inNamespace(NAMESPACE).withName(JOB).get();
       @SuppressWarnings("unchecked")
@@ -72,10 +73,29 @@ public final class Demo {
         System.out.println("  " + JOB + ": " + phase);
         last = phase;
       }
-      if ("Running".equals(phase)) return;
+      if ("Running".equals(phase) && allSidecarsConnected(env)) return;
       Thread.sleep(500);
     }
-    throw new IllegalStateException(JOB + " did not reach Running in 2 minutes; see kubectl describe tj " + JOB);
+    throw new IllegalStateException(JOB + " did not reach Running with all sidecars connected in 3 minutes; see"
+        + " kubectl describe tj " + JOB + " and the logs in " + env.logs());
+  }
+
+  /** The sidecar's own answer: connected to the job's balancer (authenticated with the job's secret) or not. */
+  static String sidecar(Pod pod) {
+    try {
+      var uri = java.net.URI.create("http://" + pod.getStatus().getPodIP() + ":8470/healthz");
+      String body = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(uri).build(),
+          java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+      return body.contains("\"connected\":true") ? "connected" : "connecting";
+    } catch (Exception e) {
+      return "unreachable";
+    }
+  }
+
+  static boolean allSidecarsConnected(BallastEnvironment env) {
+    return env.admin().pods().inNamespace(NAMESPACE).withLabel("ballast.dev/job", JOB)
+        .withLabel("ballast.dev/role", "worker").list().getItems().stream()
+        .allMatch(p -> "connected".equals(sidecar(p)));
   }
 
   static String topologyTable(BallastEnvironment env) {
@@ -85,14 +105,14 @@ public final class Demo {
         .withLabel("ballast.dev/role", "worker").list().getItems().stream()
         .sorted(Comparator.comparingInt(p -> Integer.parseInt(p.getMetadata().getAnnotations().get("ballast.dev/node-rank"))))
         .toList();
-    StringBuilder t = new StringBuilder(String.format("%-6s %-22s %-14s %-18s %-8s %-8s %s%n",
-        "RANK", "POD", "NODE", "NVLINK DOMAIN", "RACK", "PHASE", "POD IP"));
+    StringBuilder t = new StringBuilder(String.format("%-6s %-22s %-14s %-18s %-8s %-8s %-12s %s%n",
+        "RANK", "POD", "NODE", "NVLINK DOMAIN", "RACK", "PHASE", "POD IP", "SIDECAR"));
     for (Pod p : pods) {
       var labels = nodes.get(p.getSpec().getNodeName()).getMetadata().getLabels();
-      t.append(String.format("%-6s %-22s %-14s %-18s %-8s %-8s %s%n",
+      t.append(String.format("%-6s %-22s %-14s %-18s %-8s %-8s %-12s %s%n",
           p.getMetadata().getAnnotations().get("ballast.dev/node-rank"), p.getMetadata().getName(),
           p.getSpec().getNodeName(), labels.get("nvidia.com/gpu.clique"), labels.get("topology.kubernetes.io/rack"),
-          p.getStatus().getPhase(), p.getStatus().getPodIP()));
+          p.getStatus().getPhase(), p.getStatus().getPodIP(), sidecar(p)));
     }
     return t.toString();
   }

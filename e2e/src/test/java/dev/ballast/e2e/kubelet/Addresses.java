@@ -10,14 +10,15 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Pod IPs on the loopback range (every 127.x.y.z is local on Linux) and a resolver for cluster DNS
- * names through the API: {@code <pod>.<subdomain>.<ns>.svc} names a pod, {@code <svc>.<ns>.svc} the
- * first pod (by name) its selector matches. An address is given out on first use, so a name can be
- * resolved before its pod has started.
+ * names through the API: {@code <pod>.<subdomain>.<ns>.svc} names a pod; {@code <svc>.<ns>.svc} a
+ * Service, which gets its own address served by a {@link ServiceProxy} (the first pod by name for a
+ * headless one). An address is given out on first use, so a name resolves before its pod starts.
  */
 final class Addresses {
   private final KubernetesClient client;
   private final Map<String, String> byPod = new ConcurrentHashMap<>();
   private final AtomicInteger next = new AtomicInteger(1);
+  private final Map<String, ServiceProxy> proxies = new ConcurrentHashMap<>();
 
   Addresses(KubernetesClient client) {
     this.client = client;
@@ -39,10 +40,31 @@ final class Addresses {
     if (parts.length != 2) return null;
     String namespace = parts[1];
     Service svc = client.services().inNamespace(namespace).withName(parts[0]).get();
-    if (svc == null || svc.getSpec().getSelector() == null) return null;
+    if (svc == null) return null;
+    if (!"None".equals(svc.getSpec().getClusterIP())) return serviceAddress(svc);
+    // a headless Service names its pods: the first by name
     return client.pods().inNamespace(namespace).withLabels(svc.getSpec().getSelector()).list().getItems().stream()
         .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
         .map(Pod::getMetadata).map(m -> m.getName()).min(Comparator.naturalOrder())
         .map(name -> of(namespace, name)).orElse(null);
+  }
+
+  /** A stable address for a Service with a cluster IP, served by a {@link ServiceProxy} started on first use. */
+  private String serviceAddress(Service svc) {
+    String key = "svc:" + svc.getMetadata().getNamespace() + "/" + svc.getMetadata().getName();
+    String ip = of("", key);
+    proxies.computeIfAbsent(key, k -> {
+      try {
+        return new ServiceProxy(client, this, svc, ip);
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException("cannot serve service " + k + " on " + ip, e);
+      }
+    });
+    return ip;
+  }
+
+  void close() {
+    proxies.values().forEach(ServiceProxy::close);
+    proxies.clear();
   }
 }

@@ -40,6 +40,8 @@ import java.util.logging.Logger;
 public final class ProcessKubelet implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(ProcessKubelet.class.getName());
   public static final String SELECTOR = "ballast.dev/role";
+  /** JVMs start slowly on a loaded 2-core machine; a real probe would have failureThreshold × period. */
+  static final int PROBE_SECONDS = 90;
 
   private final KubernetesClient client;
   private final Path logDir;
@@ -124,6 +126,7 @@ public final class ProcessKubelet implements AutoCloseable {
 
   private Proc spawn(RunningPod rp, Container c) throws IOException {
     Map<String, String> env = new EnvResolver(client, addresses, rp.pod, rp.ip).resolve(c);
+    serviceAccountKubeconfig(rp.pod).ifPresent(k -> env.put("KUBECONFIG", k.toString()));
     List<String> command = programs.commandFor(rp.pod, c);
     ProcessBuilder pb = new ProcessBuilder(command);
     pb.environment().putAll(env);
@@ -135,11 +138,34 @@ public final class ProcessKubelet implements AutoCloseable {
     return new Proc(c.getName(), process, Instant.now());
   }
 
+  /**
+   * What the kubelet's projected service-account token gives a container: the API server as the pod's
+   * ServiceAccount, here a kubeconfig with a token from the TokenRequest API (1 hour).
+   */
+  private java.util.Optional<Path> serviceAccountKubeconfig(Pod pod) throws IOException {
+    if (Boolean.FALSE.equals(pod.getSpec().getAutomountServiceAccountToken())) return java.util.Optional.empty();
+    String ns = pod.getMetadata().getNamespace();
+    String sa = pod.getSpec().getServiceAccountName() == null ? "default" : pod.getSpec().getServiceAccountName();
+    var request = new io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder()
+        .withNewSpec().withExpirationSeconds(3600L).endSpec().build();
+    String token = client.serviceAccounts().inNamespace(ns).withName(sa).tokenRequest(request).getStatus().getToken();
+    var config = client.getConfiguration();
+    String ca = config.getCaCertData() != null ? "    certificate-authority-data: " + config.getCaCertData() + "\n"
+        : config.getCaCertFile() != null ? "    certificate-authority: " + config.getCaCertFile() + "\n"
+        : "    insecure-skip-tls-verify: true\n";
+    Path file = logDir.resolve("kubeconfig_" + ns + "_" + pod.getMetadata().getName() + ".yaml");
+    Files.writeString(file, "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: "
+        + config.getMasterUrl() + "\n" + ca + "users:\n- name: u\n  user:\n    token: " + token + "\n"
+        + "contexts:\n- name: x\n  context:\n    cluster: c\n    user: u\n    namespace: " + ns + "\n"
+        + "current-context: x\n");
+    return java.util.Optional.of(file);
+  }
+
   private void awaitStartupProbe(RunningPod rp, Container c) throws InterruptedException {
     if (c.getStartupProbe() == null || c.getStartupProbe().getHttpGet() == null) return;
     var get = c.getStartupProbe().getHttpGet();
     URI uri = URI.create("http://" + rp.ip + ":" + get.getPort().getIntVal() + get.getPath());
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(PROBE_SECONDS);
     while (System.nanoTime() < deadline) {
       try {
         HttpURLConnection conn = (HttpURLConnection) uri.toURL().openConnection();
@@ -151,7 +177,8 @@ public final class ProcessKubelet implements AutoCloseable {
       }
       Thread.sleep(100);
     }
-    throw new IllegalStateException("container " + c.getName() + " did not pass its startup probe " + uri + " in 30s");
+    throw new IllegalStateException("container " + c.getName() + " did not pass its startup probe " + uri + " in "
+        + PROBE_SECONDS + "s");
   }
 
   private void mainExited(RunningPod rp) {
@@ -259,6 +286,7 @@ public final class ProcessKubelet implements AutoCloseable {
     starters.shutdownNow();
     running.values().forEach(RunningPod::stopAll);
     running.clear();
+    addresses.close();
   }
 
   private static String key(Pod pod) {

@@ -6,23 +6,38 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * Which local program runs a container. Ballast's own containers map to the stand-ins in
- * e2e/programs (see its README); any other container sleeps until stopped.
+ * Which local program runs a container. The Ballast agent's containers ({@code ballast-sidecar},
+ * {@code balancer}) run the real agent, built by Maven before the suite, with the container's args;
+ * {@code trainer} runs the stand-in in e2e/programs (see its README) until the reference trainer
+ * exists; any other container sleeps until stopped.
  */
 public final class Programs {
   private final Path dir;
+  private final Path agentJar;
 
-  public Programs(Path programsDir) {
-    this.dir = programsDir;
+  public Programs(Path root) {
+    this.dir = root.resolve("e2e/programs");
+    this.agentJar = root.resolve("balancer-sidecar/app/target/quarkus-app/quarkus-run.jar");
   }
 
   List<String> commandFor(Pod pod, Container c) {
     return switch (c.getName()) {
-      case "ballast-sidecar" -> python("sidecar.py");
-      case "balancer" -> python("balancer.py");
+      case "ballast-sidecar", "balancer" -> agent(c);
       case "trainer" -> python("trainer.py");
       default -> List.of("python3", "-c", "import time\nwhile True: time.sleep(3600)");
     };
+  }
+
+  /** The agent in the role its args name, with a small heap: a real cluster gives it its own container. */
+  private List<String> agent(Container c) {
+    if (!java.nio.file.Files.exists(agentJar)) {
+      throw new IllegalStateException(agentJar + " is missing: build it with ./mvnw -pl balancer-sidecar/app -am package");
+    }
+    List<String> cmd = new java.util.ArrayList<>(List.of(
+        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-Xmx192m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-jar", agentJar.toString()));
+    cmd.addAll(c.getArgs());
+    return cmd;
   }
 
   private List<String> python(String script) {

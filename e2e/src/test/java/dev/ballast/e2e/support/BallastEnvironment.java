@@ -124,7 +124,7 @@ public final class BallastEnvironment implements AutoCloseable {
 
   private void startKubelet() {
     try {
-      kubelet = new ProcessKubelet(admin, logs.resolve("pods"), new Programs(root.resolve("e2e/programs"))).start();
+      kubelet = new ProcessKubelet(admin, logs.resolve("pods"), new Programs(root)).start();
     } catch (IOException e) {
       throw new IllegalStateException(e);
     }

@@ -67,7 +67,8 @@ public final class BalancerRuntime implements AutoCloseable {
             }
         });
         String id = UUID.randomUUID().toString();
-        core = call(() -> new BalancerCore(job, ns, token, status, runner, System::nanoTime, id));
+        // construction reads the persisted plan sequence from the API server: slow on a loaded node
+        core = call(() -> new BalancerCore(job, ns, token, status, runner, System::nanoTime, id), 60);
         if (worldFile != null) {
             FileSources files = new FileSources(Path.of(worldFile), Path.of(AgentEnv.require("BALLAST_SPEC_FILE")));
             timer.scheduleWithFixedDelay(() -> loop.execute(() -> files.poll(core::onWorld, core::onSpec)), 0, 1, TimeUnit.SECONDS);
@@ -100,10 +101,14 @@ public final class BalancerRuntime implements AutoCloseable {
 
     /** Runs a read on the loop thread (the core is single-threaded) and waits for it. */
     public <T> T call(Callable<T> c) {
+        return call(c, 5);
+    }
+
+    private <T> T call(Callable<T> c, int timeoutSeconds) {
         try {
-            return loop.submit(c).get(5, TimeUnit.SECONDS);
+            return loop.submit(c).get(timeoutSeconds, TimeUnit.SECONDS);
         } catch (Exception e) {
-            throw new IllegalStateException("balancer loop did not answer: " + e, e);
+            throw new IllegalStateException("balancer loop did not answer within " + timeoutSeconds + "s: " + e, e);
         }
     }
 

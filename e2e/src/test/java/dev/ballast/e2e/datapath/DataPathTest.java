@@ -1,0 +1,81 @@
+package dev.ballast.e2e.datapath;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.ballast.e2e.support.BallastEnvironment;
+import dev.ballast.e2e.support.E2eTest;
+import dev.ballast.e2e.support.Jobs;
+import io.fabric8.kubernetes.api.model.ManagedFieldsEntry;
+import io.fabric8.kubernetes.api.model.Pod;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The real agent on the real control plane: the balancer (as its own ServiceAccount, bound by the
+ * operator to the chart's ballast-balancer ClusterRole) reads the job and the world ConfigMap, and
+ * writes status.balancer with server-side apply beside the operator's status; every sidecar finds the
+ * balancer through its Service and is accepted with the job's secret.
+ */
+@E2eTest
+class DataPathTest {
+  static final Duration WAIT = Duration.ofMinutes(3);
+  final BallastEnvironment env;
+  final Jobs jobs;
+  final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+  DataPathTest(BallastEnvironment env) {
+    this.env = env;
+    this.jobs = new Jobs(env, DataPathTest.class);
+  }
+
+  String get(Pod pod, int port, String path) throws IOException, InterruptedException {
+    var uri = URI.create("http://" + pod.getStatus().getPodIP() + ":" + port + path);
+    return http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(5)).build(),
+        HttpResponse.BodyHandlers.ofString()).body();
+  }
+
+  @Test
+  void sidecarsConnectToTheBalancerWhichWritesItsOwnPartOfTheStatus() {
+    jobs.apply(Jobs.manifest("wired", 2, 2, "[]"));
+    await().atMost(WAIT).untilAsserted(() -> assertThat(jobs.phase("wired")).isEqualTo("Running"));
+
+    await().atMost(WAIT).untilAsserted(() -> {
+      for (Pod worker : jobs.workers("wired")) {
+        assertThat(get(worker, 8470, "/healthz")).as("sidecar of %s", worker.getMetadata().getName())
+            .contains("\"connected\":true");
+      }
+    });
+    Pod balancer = env.admin().pods().inNamespace(jobs.namespace()).withLabel("ballast.dev/job", "wired")
+        .withLabel("ballast.dev/role", "balancer").list().getItems().stream()
+        .filter(p -> "Running".equals(p.getStatus().getPhase())).findFirst().orElseThrow();
+    await().atMost(WAIT).untilAsserted(() ->
+        assertThat(get(balancer, 8472, "/v1/status")).contains("\"sidecars\":2"));
+
+    await().atMost(WAIT).untilAsserted(() -> {
+      @SuppressWarnings("unchecked")
+      Map<String, Object> part = (Map<String, Object>) jobs.status("wired").get("balancer");
+      assertThat(part).as("status.balancer").isNotNull().containsKey("planSequence");
+    });
+    List<ManagedFieldsEntry> managers = jobs.get("wired").getMetadata().getManagedFields();
+    assertThat(managers).anySatisfy(m -> {
+      assertThat(m.getManager()).isEqualTo("ballast-balancer");
+      assertThat(m.getOperation()).isEqualTo("Apply");
+      assertThat(m.getSubresource()).isEqualTo("status");
+      assertThat(m.getFieldsV1().getAdditionalProperties().toString()).contains("f:balancer").doesNotContain("f:phase");
+    });
+    assertThat(managers).anySatisfy(m -> {
+      assertThat(m.getManager()).isEqualTo("ballast-operator");
+      assertThat(m.getFieldsV1().getAdditionalProperties().toString()).contains("f:phase").doesNotContain("f:balancer");
+    });
+    assertThat(jobs.phase("wired")).as("the operator's status is intact beside the balancer's").isEqualTo("Running");
+    env.kubectl("delete", "tj", "wired", "-n", jobs.namespace(), "--wait=false").ok();
+  }
+}
