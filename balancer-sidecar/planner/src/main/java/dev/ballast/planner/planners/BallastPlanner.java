@@ -146,7 +146,9 @@ public final class BallastPlanner implements Planner {
                                   LayerPlacement current, LayerPlacement[] targets, double interval) {
         LayerPlacement chargeFrom = c.mode() == Mode.REPLICATE ? current : null;
         double keep = score(c, cost, gt, counts, demand, current, chargeFrom, interval);
-        double price = HYSTERESIS * Math.abs(keep);
+        // In fssdp mode a changed materialization is just a different gather (nothing moves beyond what every step
+        // gathers anyway), so new copies are not priced there.
+        double price = chargeFrom == null ? 0 : HYSTERESIS * Math.abs(keep);
         int ep = gt.ep();
         LayerPlacement pick = current;
         double pickScore = keep;
