@@ -47,7 +47,7 @@ class DataPathTest {
     jobs.apply(Jobs.manifest("wired", 2, 2, "[]"));
     await().atMost(WAIT).untilAsserted(() -> assertThat(jobs.phase("wired")).isEqualTo("Running"));
 
-    await().atMost(WAIT).untilAsserted(() -> {
+    await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> {
       for (Pod worker : jobs.workers("wired")) {
         assertThat(get(worker, 8470, "/healthz")).as("sidecar of %s", worker.getMetadata().getName())
             .contains("\"connected\":true");
@@ -56,7 +56,7 @@ class DataPathTest {
     Pod balancer = env.admin().pods().inNamespace(jobs.namespace()).withLabel("ballast.dev/job", "wired")
         .withLabel("ballast.dev/role", "balancer").list().getItems().stream()
         .filter(p -> "Running".equals(p.getStatus().getPhase())).findFirst().orElseThrow();
-    await().atMost(WAIT).untilAsserted(() ->
+    await().atMost(WAIT).ignoreExceptions().untilAsserted(() ->
         assertThat(get(balancer, 8472, "/v1/status")).contains("\"sidecars\":2"));
 
     await().atMost(WAIT).untilAsserted(() -> {
