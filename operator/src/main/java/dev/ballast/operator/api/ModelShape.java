@@ -5,7 +5,6 @@ import io.fabric8.generator.annotation.Default;
 import io.fabric8.generator.annotation.Max;
 import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.Required;
-import java.util.Objects;
 
 /** Shape of the Mixture-of-Experts model; the balancer's cost model and plans depend on it. */
 public class ModelShape {
@@ -55,18 +54,5 @@ public class ModelShape {
     this.moeLayers = moeLayers;
     this.experts = experts;
     this.topK = topK;
-  }
-
-  @Override
-  public boolean equals(Object o) {
-    return o instanceof ModelShape m && Objects.equals(moeLayers, m.moeLayers) && Objects.equals(experts, m.experts)
-        && Objects.equals(topK, m.topK) && Objects.equals(sharedExperts, m.sharedExperts)
-        && Objects.equals(hiddenSize, m.hiddenSize) && Objects.equals(ffnHiddenSize, m.ffnHiddenSize)
-        && Objects.equals(bytesPerParam, m.bytesPerParam);
-  }
-
-  @Override
-  public int hashCode() {
-    return Objects.hash(moeLayers, experts, topK, sharedExperts, hiddenSize, ffnHiddenSize, bytesPerParam);
   }
 }

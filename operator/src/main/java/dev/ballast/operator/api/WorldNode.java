@@ -2,7 +2,6 @@ package dev.ballast.operator.api;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
-import java.util.Objects;
 
 /** One worker of a world: stable pod index, its rank in this world, and where it runs. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -34,17 +33,5 @@ public class WorldNode {
     this.nodeRank = nodeRank;
     this.domain = domain;
     this.rack = rack;
-  }
-
-  @Override
-  public boolean equals(Object o) {
-    return o instanceof WorldNode n && Objects.equals(index, n.index) && Objects.equals(pod, n.pod)
-        && Objects.equals(node, n.node) && Objects.equals(nodeRank, n.nodeRank)
-        && Objects.equals(domain, n.domain) && Objects.equals(rack, n.rack);
-  }
-
-  @Override
-  public int hashCode() {
-    return Objects.hash(index, pod, node, nodeRank, domain, rack);
   }
 }

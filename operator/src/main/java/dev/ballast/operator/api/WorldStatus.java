@@ -4,7 +4,6 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 
 /** The ordered workers of one world generation. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -24,16 +23,5 @@ public class WorldStatus {
     this.generation = generation;
     this.gpus = gpus;
     this.nodes = new ArrayList<>(nodes);
-  }
-
-  @Override
-  public boolean equals(Object o) {
-    return o instanceof WorldStatus w && Objects.equals(generation, w.generation) && Objects.equals(gpus, w.gpus)
-        && Objects.equals(nodes, w.nodes);
-  }
-
-  @Override
-  public int hashCode() {
-    return Objects.hash(generation, gpus, nodes);
   }
 }
