@@ -142,7 +142,17 @@ final class DocsSuite {
         sb.append("\n## JMH\n\n");
         sb.append(jmh(jmhFile));
         sb.append(NOTES);
+        sb.append(dataPathSection());
         return sb.toString();
+    }
+
+    /**
+     * The data path's load-benchmark results (bin/ballast loadbench) live in docs/benchmarks-data-path.md and are
+     * carried into this page verbatim, so regenerating the planner's part never drops them.
+     */
+    private static String dataPathSection() throws IOException {
+        Path file = Path.of(System.getProperty("ballast.root", "."), "docs", "benchmarks-data-path.md");
+        return Files.isRegularFile(file) ? "\n" + Files.readString(file) : "";
     }
 
     private static List<BenchResult> runAll(TraceSource t, String topoSpec, List<String> planners, BenchConfig cfg,
