@@ -114,10 +114,15 @@ public final class ProcessKubelet implements AutoCloseable {
         rp.sidecars.add(spawn(rp, c));
         awaitStartupProbe(rp, c);
       }
+      if (rp.finished) { // deleted while its sidecars started
+        rp.stopAll();
+        return;
+      }
       for (Container c : pod.getSpec().getContainers()) rp.main.add(spawn(rp, c));
       reportRunning(rp, started);
       for (Proc p : rp.main) p.process.onExit().thenRun(() -> events.execute(() -> mainExited(rp)));
     } catch (Exception e) {
+      if (rp.finished) return; // deleted while starting: nothing to report
       LOG.warning("pod " + rp.key() + " failed to start: " + e.getMessage());
       rp.stopAll();
       reportFinished(rp, "Failed", e.getMessage());
@@ -166,7 +171,7 @@ public final class ProcessKubelet implements AutoCloseable {
     var get = c.getStartupProbe().getHttpGet();
     URI uri = URI.create("http://" + rp.ip + ":" + get.getPort().getIntVal() + get.getPath());
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(PROBE_SECONDS);
-    while (System.nanoTime() < deadline) {
+    while (System.nanoTime() < deadline && !rp.finished) {
       try {
         HttpURLConnection conn = (HttpURLConnection) uri.toURL().openConnection();
         conn.setConnectTimeout(500);
@@ -177,6 +182,7 @@ public final class ProcessKubelet implements AutoCloseable {
       }
       Thread.sleep(100);
     }
+    if (rp.finished) return;
     throw new IllegalStateException("container " + c.getName() + " did not pass its startup probe " + uri + " in "
         + PROBE_SECONDS + "s");
   }
@@ -282,6 +288,7 @@ public final class ProcessKubelet implements AutoCloseable {
   @Override
   public void close() {
     if (informer != null) informer.close();
+    running.values().forEach(rp -> rp.finished = true); // starters interrupted below have nothing to report
     events.shutdownNow();
     starters.shutdownNow();
     running.values().forEach(RunningPod::stopAll);
