@@ -157,40 +157,12 @@ public final class QuotaRule {
         for (int e : order) {
             int start = p.copyStart(e);
             int k = p.copies(e);
-            for (int s = 0; s < ep; s++) {
-                nodeSum[gt.nodeIndex(s)] += col[slot[e] * ep + s];
-            }
+            splitNear(gt, false, col, slot[e] * ep, ep, p, start, k, nodeSum, nodeCopies, rank, near);
             for (int j = 0; j < k; j++) {
-                nodeCopies[gt.nodeIndex(p.copyGpu(start + j))]++;
-            }
-            for (int j = 0; j < k; j++) {
-                int n = gt.nodeIndex(p.copyGpu(start + j));
-                long d = nodeSum[n];
-                int m = nodeCopies[n];
-                near[start + j] = d / m + (rank[n] < d % m ? 1 : 0);
-                rank[n]++;
                 reach[p.copyGpu(start + j)] += total[e];
             }
-            Arrays.fill(nodeSum, 0);
-            Arrays.fill(nodeCopies, 0);
-            Arrays.fill(rank, 0);
             // The same split at rack level.
-            for (int s = 0; s < ep; s++) {
-                rackSum[gt.rackIndex(s)] += col[slot[e] * ep + s];
-            }
-            for (int j = 0; j < k; j++) {
-                rackCopies[gt.rackIndex(p.copyGpu(start + j))]++;
-            }
-            for (int j = 0; j < k; j++) {
-                int r = gt.rackIndex(p.copyGpu(start + j));
-                long d = rackSum[r];
-                int m = rackCopies[r];
-                nearRack[start + j] = d / m + (rackRank[r] < d % m ? 1 : 0);
-                rackRank[r]++;
-            }
-            Arrays.fill(rackSum, 0);
-            Arrays.fill(rackCopies, 0);
-            Arrays.fill(rackRank, 0);
+            splitNear(gt, true, col, slot[e] * ep, ep, p, start, k, rackSum, rackCopies, rackRank, nearRack);
         }
         long maxBase = 0;
         for (int g = 0; g < ep; g++) {
@@ -512,6 +484,33 @@ public final class QuotaRule {
 
     static long ceilDiv(long a, long b) {
         return (a + b - 1) / b;
+    }
+
+    /**
+     * Splits one expert's tokens (its column, {@code ep} sources from {@code colBase}) among its copies by group (node,
+     * or rack with {@code byRack}): each copy gets its group's tokens divided by the group's copies, the remainder one
+     * token each to the group's first copies. Leaves the scratch arrays zeroed.
+     */
+    private static void splitNear(GroupTopology gt, boolean byRack, long[] col, int colBase, int ep, LayerPlacement p,
+            int start, int k, long[] sum, int[] copies, int[] rank, long[] out) {
+        for (int s = 0; s < ep; s++) {
+            sum[byRack ? gt.rackIndex(s) : gt.nodeIndex(s)] += col[colBase + s];
+        }
+        for (int j = 0; j < k; j++) {
+            int gpu = p.copyGpu(start + j);
+            copies[byRack ? gt.rackIndex(gpu) : gt.nodeIndex(gpu)]++;
+        }
+        for (int j = 0; j < k; j++) {
+            int gpu = p.copyGpu(start + j);
+            int g = byRack ? gt.rackIndex(gpu) : gt.nodeIndex(gpu);
+            long d = sum[g];
+            int m = copies[g];
+            out[start + j] = d / m + (rank[g] < d % m ? 1 : 0);
+            rank[g]++;
+        }
+        Arrays.fill(sum, 0);
+        Arrays.fill(copies, 0);
+        Arrays.fill(rank, 0);
     }
 
     private static int[] sortByLoadDescending(long[] total, LayerPlacement p, int multi) {
