@@ -16,6 +16,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.jboss.logging.Logger;
 
 /**
@@ -84,9 +85,9 @@ public class GangAdmission {
     }
   }
 
-  private static java.util.Map<String, String> nodeSelector(TrainingJobSpec spec) {
+  private static Map<String, String> nodeSelector(TrainingJobSpec spec) {
     var podSpec = spec.template.getSpec();
-    return podSpec == null || podSpec.getNodeSelector() == null ? java.util.Map.of() : podSpec.getNodeSelector();
+    return podSpec == null || podSpec.getNodeSelector() == null ? Map.of() : podSpec.getNodeSelector();
   }
 
   private static List<Toleration> tolerations(TrainingJobSpec spec) {

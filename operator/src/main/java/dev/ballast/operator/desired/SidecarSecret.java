@@ -13,18 +13,18 @@ public final class SidecarSecret {
 
   private SidecarSecret() {}
 
-  /** @param existingToken the live secret's token, kept so a reconcile never invalidates connected sidecars */
-  public static Secret build(TrainingJob job, String existingToken) {
+  /** A secret with a fresh random token; the reconciler creates it once and never replaces it. */
+  public static Secret build(TrainingJob job) {
     String name = job.getMetadata().getName();
     Secret secret = new Secret();
     secret.setMetadata(Owners.childMeta(job, Names.sidecarSecret(name), Labels.forJob(name)));
     secret.setType("Opaque");
     secret.setImmutable(true);
-    secret.setStringData(Map.of(TOKEN_KEY, existingToken != null ? existingToken : newToken()));
+    secret.setStringData(Map.of(TOKEN_KEY, newToken()));
     return secret;
   }
 
-  static String newToken() {
+  private static String newToken() {
     byte[] bytes = new byte[32];
     RANDOM.nextBytes(bytes);
     return HexFormat.of().formatHex(bytes);

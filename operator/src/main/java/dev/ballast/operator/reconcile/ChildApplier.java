@@ -41,11 +41,6 @@ final class ChildApplier {
     return true;
   }
 
-  /** Create when missing; never update (immutable children such as the sidecar secret). */
-  <T extends HasMetadata> boolean ensure(TrainingJob job, Context<TrainingJob> ctx, T desired) {
-    return find(ctx, desired.getClass(), desired.getMetadata().getName()).isEmpty() && create(job, desired);
-  }
-
   /** Creates; an AlreadyExists answer counts as done. Returns true if it wrote. */
   boolean create(TrainingJob job, HasMetadata desired) {
     try {

@@ -14,6 +14,7 @@ import dev.ballast.operator.desired.SidecarSecret;
 import dev.ballast.operator.desired.WorkerPods;
 import dev.ballast.operator.desired.WorldConfigMap;
 import dev.ballast.operator.events.JobEvents;
+import dev.ballast.operator.status.Conditions;
 import dev.ballast.operator.status.StatusAggregator;
 import dev.ballast.operator.status.StatusChange;
 import dev.ballast.operator.validate.SpecValidator;
@@ -195,11 +196,10 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
     children.apply(job, ctx, WorldConfigMap.build(job, world));
     boolean wantBalancer = !ended && job.getSpec().balancer.mode != BalancerSpec.Mode.OFF;
     if (wantBalancer) {
-      String token = ChildApplier.find(ctx, Secret.class, Names.sidecarSecret(job.getMetadata().getName()))
-          .map(s -> s.getData() == null ? null : s.getData().get(SidecarSecret.TOKEN_KEY))
-          .map(b64 -> new String(java.util.Base64.getDecoder().decode(b64), java.nio.charset.StandardCharsets.UTF_8))
-          .orElse(null);
-      children.ensure(job, ctx, SidecarSecret.build(job, token));
+      // created once, never updated: a new token would lock out connected sidecars
+      if (ChildApplier.find(ctx, Secret.class, Names.sidecarSecret(job.getMetadata().getName())).isEmpty()) {
+        children.create(job, SidecarSecret.build(job));
+      }
       for (HasMetadata resource : BalancerResources.build(job, settings)) children.apply(job, ctx, resource);
     } else {
       ChildApplier.find(ctx, Deployment.class, Names.balancer(job.getMetadata().getName()))
@@ -252,7 +252,7 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
 
   private boolean sameAdmissionMessage(TrainingJob job, String message) {
     return job.getStatus() != null && job.getStatus().conditions.stream()
-        .anyMatch(c -> "Admitted".equals(c.getType()) && message.equals(c.getMessage()));
+        .anyMatch(c -> Conditions.ADMITTED.equals(c.getType()) && message.equals(c.getMessage()));
   }
 
   private void delete(List<Pod> pods) {
