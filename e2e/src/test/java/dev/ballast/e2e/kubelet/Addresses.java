@@ -42,9 +42,16 @@ final class Addresses {
     Service svc = client.services().inNamespace(namespace).withName(parts[0]).get();
     if (svc == null) return null;
     if (!"None".equals(svc.getSpec().getClusterIP())) return serviceAddress(svc);
-    // a headless Service names its pods: the first by name
+    return firstPod(svc, false); // a headless Service names its pods: the first by name
+  }
+
+  /** The address of the first pod (by name) the Service selects, optionally only a running one; null if none. */
+  String firstPod(Service svc, boolean running) {
+    String namespace = svc.getMetadata().getNamespace();
+    if (svc.getSpec().getSelector() == null) return null;
     return client.pods().inNamespace(namespace).withLabels(svc.getSpec().getSelector()).list().getItems().stream()
         .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
+        .filter(p -> !running || (p.getStatus() != null && "Running".equals(p.getStatus().getPhase())))
         .map(Pod::getMetadata).map(m -> m.getName()).min(Comparator.naturalOrder())
         .map(name -> of(namespace, name)).orElse(null);
   }

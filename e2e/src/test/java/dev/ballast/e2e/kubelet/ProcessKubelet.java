@@ -205,8 +205,8 @@ public final class ProcessKubelet implements AutoCloseable {
       s.setHostIP("127.0.0.1");
       s.setStartTime(started.toString());
       s.setConditions(readyConditions(now, true));
-      s.setInitContainerStatuses(rp.sidecars.stream().map(x -> running(x, p, true)).toList());
-      s.setContainerStatuses(rp.main.stream().map(x -> running(x, p, false)).toList());
+      s.setInitContainerStatuses(rp.sidecars.stream().map(x -> running(x, p)).toList());
+      s.setContainerStatuses(rp.main.stream().map(x -> running(x, p)).toList());
     });
   }
 
@@ -232,7 +232,7 @@ public final class ProcessKubelet implements AutoCloseable {
         new PodConditionBuilder().withType("Ready").withStatus(r).withLastTransitionTime(now).build());
   }
 
-  private static ContainerStatus running(Proc proc, Pod pod, boolean init) {
+  private static ContainerStatus running(Proc proc, Pod pod) {
     return new ContainerStatusBuilder().withName(proc.name).withImage(image(pod, proc.name)).withImageID("")
         .withReady(true).withStarted(true).withRestartCount(0)
         .withNewState().withNewRunning().withStartedAt(proc.started.toString()).endRunning().endState()

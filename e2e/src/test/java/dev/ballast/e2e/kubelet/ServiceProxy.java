@@ -1,6 +1,5 @@
 package dev.ballast.e2e.kubelet;
 
-import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServicePort;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -11,7 +10,6 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.logging.Logger;
 
@@ -68,12 +66,7 @@ final class ServiceProxy implements AutoCloseable {
   /** A running pod selected by the Service, by name for determinism. */
   private String backend() {
     Service svc = client.services().inNamespace(namespace).withName(name).get();
-    if (svc == null || svc.getSpec().getSelector() == null) return null;
-    return client.pods().inNamespace(namespace).withLabels(svc.getSpec().getSelector()).list().getItems().stream()
-        .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
-        .filter(p -> p.getStatus() != null && "Running".equals(p.getStatus().getPhase()))
-        .map(Pod::getMetadata).map(m -> m.getName()).min(Comparator.naturalOrder())
-        .map(pod -> addresses.of(namespace, pod)).orElse(null);
+    return svc == null ? null : addresses.firstPod(svc, true);
   }
 
   private static void pipe(Socket from, Socket to) {

@@ -88,12 +88,10 @@ public final class BallastEnvironment implements AutoCloseable {
   }
 
   public Cmd.Result kubectl(String... args) {
-    List<String> cmd = new ArrayList<>(List.of(bin("kubectl").toString(), "--kubeconfig", kubeconfig().toString()));
-    cmd.addAll(List.of(args));
-    return Cmd.run(root, Map.of(), Duration.ofMinutes(3), cmd, null);
+    return kubectlStdin(null, args);
   }
 
-  /** kubectl with {@code input} on its standard input (for {@code -f -}). */
+  /** kubectl with {@code input} (may be null) on its standard input (for {@code -f -}). */
   public Cmd.Result kubectlStdin(String input, String... args) {
     List<String> cmd = new ArrayList<>(List.of(bin("kubectl").toString(), "--kubeconfig", kubeconfig().toString()));
     cmd.addAll(List.of(args));
