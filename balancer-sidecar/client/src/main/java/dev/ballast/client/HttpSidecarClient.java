@@ -14,26 +14,38 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 
 /**
- * The trainer API over HTTP/JSON on localhost (BALLAST_SIDECAR_URL). {@link #report} only copies the counts into a
- * bounded queue; one background thread sends them. When the queue is full the oldest report is dropped and counted,
- * so the trainer is never blocked by a slow or absent sidecar.
+ * The trainer API over HTTP/JSON on localhost (BALLAST_SIDECAR_URL).
+ *
+ * <p><b>The report call</b> ({@link #report(long, long, int, int, long[][], PlanVersion)}) checks the counts and
+ * copies them into a preallocated slot of a {@link ReportRing} of {@value #QUEUE_CAPACITY} reports, then returns.
+ * In steady state it allocates nothing and makes no system call: it does not wake the sender. Several rank threads
+ * may share one client. When the ring is full the oldest unsent report is dropped and counted, so a slow or absent
+ * sidecar never blocks the trainer.
+ *
+ * <p><b>The sender</b> is one daemon thread that polls the ring. After it sent something it looks again within
+ * {@value #MIN_PARK_MICROS} µs, and each empty look doubles the pause up to {@value #MAX_PARK_MILLIS} ms, so an idle
+ * client wakes about 100 times a second (negligible CPU). A report therefore starts on its way at most
+ * {@value #MAX_PARK_MILLIS} ms (plus the OS timer slack) after the call, behind the reports queued before it. It
+ * encodes the JSON into a reused byte buffer and POSTs it; a failed POST (sidecar unreachable) drops that report and
+ * counts it.
  */
 public final class HttpSidecarClient implements SidecarApi, AutoCloseable {
     /** Reports buffered in the trainer process (per client) before the oldest is dropped. */
     public static final int QUEUE_CAPACITY = 256;
+    static final long MIN_PARK_MICROS = 100;
+    static final long MAX_PARK_MILLIS = 10;
 
     private final URI base;
+    private final URI loads;
     private final HttpClient http;
     private final Duration timeout;
-    private final BlockingQueue<LoadReport> queue = new ArrayBlockingQueue<>(QUEUE_CAPACITY);
+    private final ReportRing ring = new ReportRing(QUEUE_CAPACITY);
     private final AtomicLong sent = new AtomicLong();
-    private final AtomicLong dropped = new AtomicLong();
+    private final AtomicLong failed = new AtomicLong();
     private final AtomicLong refused = new AtomicLong();
     private final Thread sender;
     private volatile boolean closed;
@@ -45,6 +57,7 @@ public final class HttpSidecarClient implements SidecarApi, AutoCloseable {
 
     public HttpSidecarClient(String baseUrl, Duration timeout) {
         this.base = URI.create(baseUrl.endsWith("/") ? baseUrl.substring(0, baseUrl.length() - 1) : baseUrl);
+        this.loads = base.resolve("/v1/loads");
         this.timeout = timeout;
         this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(timeout).build();
         this.sender = new Thread(this::sendLoop, "ballast-report-sender");
@@ -60,29 +73,37 @@ public final class HttpSidecarClient implements SidecarApi, AutoCloseable {
 
     @Override
     public void report(LoadReport report) {
-        LoadReport copy = report.copy();
-        while (!queue.offer(copy)) {
-            if (queue.poll() != null) {
-                dropped.incrementAndGet();
-            }
-        }
+        report(report.worldGeneration(), report.step(), report.gpuRank(), report.firstLayer(), report.counts(),
+                report.adopted());
+    }
+
+    /**
+     * Queues one GPU's counts for one step ({@code counts[i][e]}: layer {@code firstLayer + i}, expert e); the caller
+     * may reuse {@code counts} as soon as this returns. Bad input (a negative count, ragged rows, a negative field,
+     * more than {@link LoadReport#MAX_COUNTS} counts) throws IllegalArgumentException naming it, and nothing is queued.
+     */
+    @Override
+    public void report(long worldGeneration, long step, int gpuRank, int firstLayer, long[][] counts, PlanVersion adopted) {
+        int experts = LoadReport.check(worldGeneration, step, gpuRank, firstLayer, counts);
+        ring.offer(worldGeneration, step, gpuRank, firstLayer, counts, experts, adopted);
     }
 
     private void sendLoop() {
+        FlatReport r = new FlatReport();
+        AsciiBuffer body = new AsciiBuffer();
+        long park = MIN_PARK_MICROS * 1_000;
         while (!closed) {
-            LoadReport r;
-            try {
-                r = queue.poll(200, TimeUnit.MILLISECONDS);
-            } catch (InterruptedException e) {
-                return;
-            }
-            if (r == null) {
+            if (!ring.poll(r)) {
+                LockSupport.parkNanos(park);
+                park = Math.min(MAX_PARK_MILLIS * 1_000_000, park * 2);
                 continue;
             }
+            park = MIN_PARK_MICROS * 1_000;
+            ReportJson.encode(r, body);
             try {
-                HttpResponse<String> resp = http.send(HttpRequest.newBuilder(base.resolve("/v1/loads"))
+                HttpResponse<String> resp = http.send(HttpRequest.newBuilder(loads)
                         .timeout(timeout).header("Content-Type", "application/json")
-                        .POST(HttpRequest.BodyPublishers.ofString(ReportJson.encode(r))).build(),
+                        .POST(HttpRequest.BodyPublishers.ofByteArray(body.bytes(), 0, body.length())).build(),
                         HttpResponse.BodyHandlers.ofString());
                 if (resp.statusCode() / 100 == 2) {
                     sent.incrementAndGet();
@@ -91,7 +112,7 @@ public final class HttpSidecarClient implements SidecarApi, AutoCloseable {
                     lastError = "HTTP " + resp.statusCode() + ": " + resp.body();
                 }
             } catch (IOException e) {
-                dropped.incrementAndGet();
+                failed.incrementAndGet();
                 lastError = e.toString();
             } catch (InterruptedException e) {
                 return;
@@ -144,8 +165,14 @@ public final class HttpSidecarClient implements SidecarApi, AutoCloseable {
         return sent.get();
     }
 
+    /** Reports that never reached the sidecar: dropped from the full queue, or their POST failed. */
     public long droppedReports() {
-        return dropped.get();
+        return ring.dropped() + failed.get();
+    }
+
+    /** Reports waiting in the queue (approximate while ranks report). */
+    public int queuedReports() {
+        return ring.size();
     }
 
     public long refusedReports() {

@@ -10,6 +10,15 @@ public interface SidecarApi {
     /** Fire-and-forget: returns at once; the report is sent in the background (or dropped and counted). */
     void report(LoadReport report);
 
+    /**
+     * The same without building a {@link LoadReport}: {@code counts[i][e]} for layer {@code firstLayer + i}, expert e;
+     * {@code adopted} is the plan used for this step (null: the static layout). The caller may reuse {@code counts}
+     * once this returns.
+     */
+    default void report(long worldGeneration, long step, int gpuRank, int firstLayer, long[][] counts, PlanVersion adopted) {
+        report(new LoadReport(worldGeneration, step, gpuRank, firstLayer, counts, adopted).copy());
+    }
+
     PlanHeads heads(long generation, long step);
 
     Optional<Plan> plan(PlanVersion version);
