@@ -8,6 +8,7 @@ import dev.ballast.planner.model.Mode;
 import dev.ballast.planner.model.MoeShape;
 import dev.ballast.planner.model.StaticLayout;
 import dev.ballast.planner.quota.QuotaResult;
+import dev.ballast.planner.quota.QuotaRule;
 
 /**
  * The one cost model of docs/cost-model.md, used by the ballast planner, the bench and the reference trainer.
@@ -33,6 +34,7 @@ public final class CostModel {
     private long[] recvTok = new long[0];
     private double[] send = new double[0];
     private double[] recv = new double[0];
+    private final QuotaRule rule = new QuotaRule();
 
     public CostModel(MoeShape shape, Mode mode) {
         this.shape = shape;
@@ -75,7 +77,6 @@ public final class CostModel {
     /** As {@link #layer(GroupTopology, LayerPlacement, QuotaResult, LayerPlacement)}; {@code homeTraffic} may be null. */
     public LayerCost layer(GroupTopology gt, LayerPlacement p, QuotaResult r, LayerPlacement adoptedFrom, long[] homeTraffic) {
         int ep = gt.ep();
-        Hardware hw = gt.hardware();
         reset(ep);
         double tokenBytes = shape.tokenBytes();
         interTokens = 0;
@@ -123,27 +124,67 @@ public final class CostModel {
                     }
                 }
             }
-            long inter = 0;
-            for (int i = 0; i < ep * 4; i++) {
-                if ((i & 3) != 0) {
-                    send[i] = sendTok[i] * tokenBytes;
-                    recv[i] = recvTok[i] * tokenBytes;
-                }
-                if ((i & 3) >= NETWORK) {
-                    inter += sendTok[i];
-                }
-            }
-            interTokens = inter * tokenBytes;
+            tokensToBytes(ep, tokenBytes);
         }
-        double a2a = busiestLinkSeconds(ep, hw);
         long maxTokens = 0;
         long sum = 0;
         for (int g = 0; g < ep; g++) {
             maxTokens = Math.max(maxTokens, r.gpuLoad(g));
             sum += r.gpuLoad(g);
         }
-        double compute = computeSeconds(maxTokens, hw);
+        return finish(gt, p, adoptedFrom, maxTokens, sum);
+    }
 
+    /**
+     * The cost of {@code p} under the quota rule on {@code counts} (totals per expert and the home-traffic matrix of
+     * {@link #homeTraffic} precomputed by the caller), equal to {@code layer(gt, p, QuotaRule.apply(gt, p, counts,
+     * null, totals), adoptedFrom, homeTraffic)} but without storing the rule's flows: for planners scoring many
+     * placements of one layer.
+     */
+    public LayerCost quotaRuleLayer(GroupTopology gt, LayerPlacement p, long[] counts, long[] totals, long[] homeTraffic,
+                                    LayerPlacement adoptedFrom) {
+        int ep = gt.ep();
+        reset(ep);
+        if (homeTraffic != cachedHome) {
+            cacheHome(gt, homeTraffic);
+        }
+        System.arraycopy(homeSendTok, 0, sendTok, 0, ep * 4);
+        System.arraycopy(homeRecvTok, 0, recvTok, 0, ep * 4);
+        long maxTokens = rule.routeTokens(gt, p, counts, totals, sendTok, recvTok);
+        long sum = 0;
+        for (long t : totals) {
+            sum += t;
+        }
+        tokensToBytes(ep, shape.tokenBytes());
+        return finish(gt, p, adoptedFrom, maxTokens, sum);
+    }
+
+    /** The quota rule instance (with its buffers) this cost model scores with; same thread rules apply. */
+    public QuotaRule quotaRule() {
+        return rule;
+    }
+
+    /** Token sums per (GPU, link class) into the byte arrays the busiest-link time reads, and the inter-node total. */
+    private void tokensToBytes(int ep, double tokenBytes) {
+        long inter = 0;
+        for (int i = 0; i < ep * 4; i++) {
+            if ((i & 3) != 0) {
+                send[i] = sendTok[i] * tokenBytes;
+                recv[i] = recvTok[i] * tokenBytes;
+            }
+            if ((i & 3) >= NETWORK) {
+                inter += sendTok[i];
+            }
+        }
+        interTokens = inter * tokenBytes;
+    }
+
+    /** Compute, all-to-all and parameter terms, from the token traffic already in send/recv. */
+    private LayerCost finish(GroupTopology gt, LayerPlacement p, LayerPlacement adoptedFrom, long maxTokens, long sum) {
+        int ep = gt.ep();
+        Hardware hw = gt.hardware();
+        double a2a = busiestLinkSeconds(ep, hw);
+        double compute = computeSeconds(maxTokens, hw);
         reset(ep);
         double[] param = mode == Mode.REPLICATE ? replicaTraffic(gt, p, adoptedFrom) : fssdpTraffic(gt, p);
         double paramSec = busiestLinkSeconds(ep, hw);

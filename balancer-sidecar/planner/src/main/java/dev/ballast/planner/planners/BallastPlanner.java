@@ -7,7 +7,6 @@ import dev.ballast.planner.model.LayerPlacement;
 import dev.ballast.planner.model.Mode;
 import dev.ballast.planner.model.Plan;
 import dev.ballast.planner.model.StaticLayout;
-import dev.ballast.planner.quota.QuotaResult;
 import dev.ballast.planner.quota.QuotaRule;
 
 import java.util.Arrays;
@@ -107,7 +106,7 @@ public final class BallastPlanner implements Planner {
                 fastestSeconds = sc.seconds();
             }
             if (imbalance(demand, sc.maxLoad(), gt.ep()) > BALANCE_CAP) {
-                LayerPlacement topped = rebalance(c, gt, counts, demand, cand, sc.maxLoad());
+                LayerPlacement topped = rebalance(c, cost.quotaRule(), gt, counts, demand, cand, sc.maxLoad());
                 if (topped == cand) {
                     continue;
                 }
@@ -355,7 +354,8 @@ public final class BallastPlanner implements Planner {
      * kept only if the rule's busiest GPU gets lighter. Shedding balances planned loads, but the rule's greedy does not
      * always reproduce them; this closes the gap with the rule itself in the loop.
      */
-    static LayerPlacement rebalance(PlanningContext c, GroupTopology gt, long[] counts, Demand d, LayerPlacement p, long max) {
+    static LayerPlacement rebalance(PlanningContext c, QuotaRule rule, GroupTopology gt, long[] counts, Demand d,
+                                    LayerPlacement p, long max) {
         int ep = gt.ep();
         int experts = p.experts();
         int nc = gt.nodeCount();
@@ -367,7 +367,7 @@ public final class BallastPlanner implements Planner {
             free[g] = c.redundantSlots() - p.nonHomeCopies(g);
         }
         int guard = c.redundantSlots() * ep;
-        QuotaRule.Probe now = max > aim ? QuotaRule.probe(gt, p, counts, d.total(), aim) : null;
+        QuotaRule.Probe now = max > aim ? rule.probeAt(gt, p, counts, d.total(), aim) : null;
         while (now != null && now.maxLoad() > aim && guard-- > 0) {
             int u = now.unplacedAtAim();
             long[] load = now.gpuLoad();
@@ -412,7 +412,7 @@ public final class BallastPlanner implements Planner {
                 int[] before = lists[t];
                 lists[t] = replace(before, -1, e);
                 LayerPlacement p2 = LayerPlacement.of(experts, lists);
-                QuotaRule.Probe next = QuotaRule.probe(gt, p2, counts, d.total(), aim);
+                QuotaRule.Probe next = rule.probeAt(gt, p2, counts, d.total(), aim);
                 // Progress: the busiest GPU got lighter, or (no heavier) the rule now places this expert at the aim.
                 if (next.maxLoad() < now.maxLoad() || next.maxLoad() == now.maxLoad() && next.unplacedAtAim() != u) {
                     p = p2;
@@ -438,8 +438,7 @@ public final class BallastPlanner implements Planner {
 
     static Scored evaluate(PlanningContext c, CostModel cost, GroupTopology gt, long[] counts, Demand d, LayerPlacement p,
                            LayerPlacement chargeFrom, double interval) {
-        QuotaResult q = QuotaRule.apply(gt, p, counts, null, d.total());
-        LayerCost steady = cost.layer(gt, p, q, null, d.homeTraffic());
+        LayerCost steady = cost.quotaRuleLayer(gt, p, counts, d.total(), d.homeTraffic(), null);
         double s = steady.totalSec() * interval;
         if (chargeFrom != null && p != chargeFrom) {
             // The one-off copy only changes parameter traffic: recompute that part alone.

@@ -2,6 +2,7 @@ package dev.ballast.planner.quota;
 
 import dev.ballast.planner.model.GroupTopology;
 import dev.ballast.planner.model.LayerPlacement;
+import dev.ballast.planner.model.StaticLayout;
 
 import java.util.Arrays;
 
@@ -10,12 +11,51 @@ import java.util.Arrays;
  * From one step's exact all-gathered counts and the current placement it computes, with integer arithmetic only,
  * how many tokens each copy of each expert takes (unequal shares allowed) and which source sends them, nearest
  * copies first. Same inputs give the same output on every rank.
+ * <p>
+ * The static methods are the rule. An instance is the same rule with its scratch buffers kept between calls, for a
+ * planner that scores thousands of placements: it allocates nothing once warm. Instances are not thread-safe.
  */
 public final class QuotaRule {
     private static final int LINK_CLASSES = 4;
 
-    private QuotaRule() {
-    }
+    // Steps 1-5 of the latest call (see prepare).
+    private long[] total;
+    private long all;
+    private long[] base = new long[0];
+    private int multi;
+    private int[] order = new int[0];
+    private int[] slot = new int[0];
+    private long[] col = new long[0];
+    private long[] near = new long[0];
+    private long[] nearRack = new long[0];
+    private long lo;
+    private long hi;
+    // Steps 6-9: the fill's loads and quotas, and its lookup tables.
+    private long[] load = new long[0];
+    private long[] quota = new long[0];
+    private boolean[] done = new boolean[0];
+    private int[] copyExpert = new int[0];
+    private int[] gpuStart = new int[0];
+    private int[] gpuCopy = new int[0];
+    private int[] gpuFill = new int[0];
+    private long threshold;
+    // Scratch of prepare and route.
+    private long[] totalBuf = new long[0];
+    private long[] keys = new long[0];
+    private long[] reach = new long[0];
+    private long[] groupSum = new long[0];
+    private int[] groupCopies = new int[0];
+    private int[] groupRank = new int[0];
+    private long[] avail = new long[0];
+    private long[] remaining = new long[0];
+    private int[] gpuOfCopy = new int[0];
+    private int[] active = new int[0];
+    private int[] byNode = new int[0];
+    private int[] byRack = new int[0];
+    private int[] nodeStart = new int[0];
+    private int[] rackStart = new int[0];
+    private int[] nodeFill = new int[0];
+    private int[] rackFill = new int[0];
 
     /**
      * @param counts   row-major [source EP rank][expert] token-assignment counts, length ep × experts, all >= 0
@@ -30,11 +70,7 @@ public final class QuotaRule {
      * caller (a planner scoring several placements of one layer); {@code totals} null means compute them.
      */
     public static QuotaResult apply(GroupTopology gt, LayerPlacement p, long[] counts, long[] capacity, long[] totals) {
-        if (capacity != null && capacity.length != gt.ep()) {
-            throw new IllegalArgumentException("capacity length " + capacity.length + " != ep " + gt.ep());
-        }
-        Prep pr = prepare(gt, p, counts, totals);
-        return search(gt, p, counts, capacity, pr, true).result();
+        return new QuotaRule().solve(gt, p, counts, capacity, totals);
     }
 
     /**
@@ -42,8 +78,10 @@ public final class QuotaRule {
      * {@code apply(gt, p, counts, null, totals).gpuLoad(g)} for every g, for planners that only need the balance.
      */
     public static long[] loads(GroupTopology gt, LayerPlacement p, long[] counts, long[] totals) {
-        Prep pr = prepare(gt, p, counts, totals);
-        return search(gt, p, counts, null, pr, false).gpuLoad();
+        QuotaRule rule = new QuotaRule();
+        rule.prepare(gt, p, counts, totals);
+        rule.search(gt.ep(), p, null);
+        return Arrays.copyOf(rule.load, gt.ep());
     }
 
     /**
@@ -56,26 +94,81 @@ public final class QuotaRule {
     }
 
     public static Probe probe(GroupTopology gt, LayerPlacement p, long[] counts, long[] totals, long aim) {
-        Prep pr = prepare(gt, p, counts, totals);
-        long[] load = search(gt, p, counts, null, pr, false).gpuLoad();
+        return new QuotaRule().probeAt(gt, p, counts, totals, aim);
+    }
+
+    /** The whole rule, steps 1-10 (see {@link #apply(GroupTopology, LayerPlacement, long[], long[], long[])}). */
+    public QuotaResult solve(GroupTopology gt, LayerPlacement p, long[] counts, long[] capacity, long[] totals) {
+        if (capacity != null && capacity.length != gt.ep()) {
+            throw new IllegalArgumentException("capacity length " + capacity.length + " != ep " + gt.ep());
+        }
+        prepare(gt, p, counts, totals);
+        boolean exceeded = search(gt.ep(), p, capacity);
+        return route(gt, p, counts, exceeded);
+    }
+
+    /** As {@link #probe}, reusing this instance's buffers. */
+    public Probe probeAt(GroupTopology gt, LayerPlacement p, long[] counts, long[] totals, long aim) {
+        int ep = gt.ep();
+        prepare(gt, p, counts, totals);
+        search(ep, p, null);
+        long[] gpuLoad = Arrays.copyOf(load, ep);
         long max = 0;
-        for (long x : load) {
+        for (long x : gpuLoad) {
             max = Math.max(max, x);
         }
-        int unplaced = -1;
-        if (max > aim) {
-            unplaced = fill(aim, null, pr.base, pr.order, pr.total, pr.near, pr.nearRack, p, new long[gt.ep()],
-                    new long[p.totalCopies()], new Scratch(p, gt.ep()));
+        int unplaced = max > aim ? fill(aim, null, p) : -1;
+        return new Probe(gpuLoad, max, unplaced);
+    }
+
+    /**
+     * Steps 1-9, then step 10's flows summed per (GPU, link class) instead of stored, for scoring a placement:
+     * {@code sendTok[s * 4 + class]} and {@code recvTok[g * 4 + class]} arrive holding the sums of the all-at-home
+     * routing (every expert's tokens sent to its static home); each expert routed otherwise has its home contribution
+     * taken out and its real flows added. Returns the busiest GPU's load; the same sums as visiting
+     * {@link #apply}'s flows.
+     */
+    public long routeTokens(GroupTopology gt, LayerPlacement p, long[] counts, long[] totals, long[] sendTok, long[] recvTok) {
+        int ep = gt.ep();
+        int experts = p.experts();
+        prepare(gt, p, counts, totals);
+        search(ep, p, null);
+        for (int e = 0; e < experts; e++) {
+            int h = StaticLayout.home(e, ep, experts);
+            int k = p.copies(e);
+            int first = p.copyStart(e);
+            if (k == 1 && p.copyGpu(first) == h) {
+                continue;
+            }
+            for (int s = 0; s < ep; s++) {
+                long t = counts[s * experts + e];
+                if (t != 0) {
+                    int cls = gt.linkClassAt(s * ep + h);
+                    sendTok[s * 4 + cls] -= t;
+                    recvTok[h * 4 + cls] -= t;
+                }
+            }
+            if (k == 1) {
+                int g = p.copyGpu(first);
+                for (int s = 0; s < ep; s++) {
+                    long t = counts[s * experts + e];
+                    int cls = gt.linkClassAt(s * ep + g);
+                    sendTok[s * 4 + cls] += t;
+                    recvTok[g * 4 + cls] += t;
+                }
+            } else {
+                routeExpert(gt, p, e, null, sendTok, recvTok);
+            }
         }
-        return new Probe(load, max, unplaced);
+        long max = 0;
+        for (int g = 0; g < ep; g++) {
+            max = Math.max(max, load[g]);
+        }
+        return max;
     }
 
-    /** Steps 1-5: totals, forced loads, order, near demands and search bounds. */
-    private record Prep(long[] total, long[] base, int[] order, int[] slot, long[] col, long[] near, long[] nearRack,
-                        long lo, long hi) {
-    }
-
-    private static Prep prepare(GroupTopology gt, LayerPlacement p, long[] counts, long[] totals) {
+    /** Steps 1-5: totals, forced loads, order, near demands and search bounds, into this instance's fields. */
+    private void prepare(GroupTopology gt, LayerPlacement p, long[] counts, long[] totals) {
         final int ep = gt.ep();
         final int experts = p.experts();
         if (ep > (1 << 15)) {
@@ -87,10 +180,11 @@ public final class QuotaRule {
         if (counts.length != ep * experts) {
             throw new IllegalArgumentException("counts length " + counts.length + " != ep × experts = " + (ep * experts));
         }
+        size(ep, experts, p.totalCopies(), gt.nodeCount(), gt.rackCount());
         // Step 1: expert totals.
-        long[] total = totals;
-        if (total == null) {
-            total = new long[experts];
+        if (totals == null) {
+            total = totalBuf;
+            Arrays.fill(total, 0, experts, 0);
             long signs = 0;
             for (int s = 0; s < ep; s++) {
                 int row = s * experts;
@@ -108,16 +202,18 @@ public final class QuotaRule {
                     }
                 }
             }
-        } else if (total.length != experts) {
-            throw new IllegalArgumentException("totals length " + total.length + " != experts " + experts);
+        } else if (totals.length != experts) {
+            throw new IllegalArgumentException("totals length " + totals.length + " != experts " + experts);
+        } else {
+            total = totals;
         }
-        long all = 0;
-        for (long t : total) {
-            all += t;
+        all = 0;
+        for (int e = 0; e < experts; e++) {
+            all += total[e];
         }
         // Step 2: forced load of single-copy experts; collect multi-copy experts.
-        long[] base = new long[ep];
-        int multi = 0;
+        Arrays.fill(base, 0, ep, 0);
+        multi = 0;
         for (int e = 0; e < experts; e++) {
             if (p.copies(e) == 0) {
                 throw new IllegalArgumentException("expert " + e + " has no copy");
@@ -129,78 +225,136 @@ public final class QuotaRule {
             }
         }
         // Step 3: multi-copy experts by load descending, then expert index ascending.
-        int[] order = sortByLoadDescending(total, p, multi);
+        sortByLoadDescending(p, experts);
         // The multi-copy experts' columns, gathered in one pass over the rows (column reads are cache-hostile).
-        int[] slot = new int[experts];
-        Arrays.fill(slot, -1);
-        for (int i = 0; i < order.length; i++) {
+        Arrays.fill(slot, 0, experts, -1);
+        for (int i = 0; i < multi; i++) {
             slot[order[i]] = i;
         }
-        long[] col = new long[order.length * ep];
         for (int s = 0; s < ep; s++) {
             int row = s * experts;
-            for (int i = 0; i < order.length; i++) {
+            for (int i = 0; i < multi; i++) {
                 col[i * ep + s] = counts[row + order[i]];
             }
         }
-        // Step 4: each copy's near demand: its node's tokens for the expert, split among the expert's copies on that node.
-        long[] near = new long[p.totalCopies()];
-        long[] nodeSum = new long[gt.nodeCount()];
-        int[] nodeCopies = new int[gt.nodeCount()];
-        long hi = 0;
-        long[] reach = base.clone();
-        int[] rank = new int[gt.nodeCount()];
-        long[] nearRack = new long[p.totalCopies()];
-        long[] rackSum = new long[gt.rackCount()];
-        int[] rackCopies = new int[gt.rackCount()];
-        int[] rackRank = new int[gt.rackCount()];
-        for (int e : order) {
+        // Step 4: each copy's near demand: its node's tokens for the expert, split among the expert's copies on that
+        // node; and the same split at rack level. Step 5's reach on the way.
+        System.arraycopy(base, 0, reach, 0, ep);
+        for (int i = 0; i < multi; i++) {
+            int e = order[i];
             int start = p.copyStart(e);
             int k = p.copies(e);
-            splitNear(gt, false, col, slot[e] * ep, ep, p, start, k, nodeSum, nodeCopies, rank, near);
+            splitNear(gt, false, i * ep, ep, p, start, k, near);
             for (int j = 0; j < k; j++) {
                 reach[p.copyGpu(start + j)] += total[e];
             }
-            // The same split at rack level.
-            splitNear(gt, true, col, slot[e] * ep, ep, p, start, k, rackSum, rackCopies, rackRank, nearRack);
+            splitNear(gt, true, i * ep, ep, p, start, k, nearRack);
         }
         long maxBase = 0;
+        long maxReach = 0;
         for (int g = 0; g < ep; g++) {
             maxBase = Math.max(maxBase, base[g]);
-            hi = Math.max(hi, reach[g]);
+            maxReach = Math.max(maxReach, reach[g]);
         }
-        long lo = Math.max(ceilDiv(all, ep), maxBase);
-        hi = Math.max(hi, lo);
-        return new Prep(total, base, order, slot, col, near, nearRack, lo, hi);
+        lo = Math.max(ceilDiv(all, ep), maxBase);
+        hi = Math.max(maxReach, lo);
+        buildCopyTables(p, ep, experts);
     }
 
-    /** Steps 6-9, then step 10 when {@code route}; without it the result carries loads and quotas but no flows. */
-    private static Loads search(GroupTopology gt, LayerPlacement p, long[] counts, long[] capacity, Prep pr, boolean route) {
-        int ep = gt.ep();
+    /** Grows the buffers to fit a group of {@code ep} GPUs, {@code experts} experts and {@code copies} copies. */
+    private void size(int ep, int experts, int copies, int nodes, int racks) {
+        if (base.length < ep) {
+            base = new long[ep];
+            reach = new long[ep];
+            load = new long[ep];
+            avail = new long[ep];
+            gpuStart = new int[ep + 1];
+            gpuFill = new int[ep];
+        }
+        if (slot.length < experts) {
+            slot = new int[experts];
+            order = new int[experts];
+            keys = new long[experts];
+            totalBuf = new long[experts];
+            done = new boolean[experts];
+        }
+        if (col.length < experts * ep) {
+            col = new long[experts * ep];
+        }
+        if (near.length < copies) {
+            near = new long[copies];
+            nearRack = new long[copies];
+            quota = new long[copies];
+            copyExpert = new int[copies];
+            gpuCopy = new int[copies];
+            remaining = new long[copies];
+            gpuOfCopy = new int[copies];
+            active = new int[copies];
+            byNode = new int[copies];
+            byRack = new int[copies];
+        }
+        int groups = Math.max(nodes, racks);
+        if (groupSum.length < groups) {
+            groupSum = new long[groups];
+            groupCopies = new int[groups];
+            groupRank = new int[groups];
+        }
+        if (nodeStart.length < nodes + 1) {
+            nodeStart = new int[nodes + 1];
+            nodeFill = new int[nodes];
+        }
+        if (rackStart.length < racks + 1) {
+            rackStart = new int[racks + 1];
+            rackFill = new int[racks];
+        }
+    }
+
+    /** Each copy's expert, and the multi-copy copies on each GPU (ascending copy index), for pass C. */
+    private void buildCopyTables(LayerPlacement p, int ep, int experts) {
+        Arrays.fill(gpuStart, 0, ep + 1, 0);
+        int n = 0;
+        for (int e = 0; e < experts; e++) {
+            boolean several = p.copies(e) > 1;
+            for (int c = p.copyStart(e); c < p.copyStart(e) + p.copies(e); c++) {
+                copyExpert[c] = e;
+                if (several) {
+                    gpuStart[p.copyGpu(c) + 1]++;
+                    n++;
+                }
+            }
+        }
+        for (int g = 0; g < ep; g++) {
+            gpuStart[g + 1] += gpuStart[g];
+        }
+        System.arraycopy(gpuStart, 0, gpuFill, 0, ep);
+        for (int c = 0; c < p.totalCopies(); c++) {
+            if (p.copies(copyExpert[c]) > 1) {
+                gpuCopy[gpuFill[p.copyGpu(c)]++] = c;
+            }
+        }
+    }
+
+    /**
+     * Steps 7-9 on the prepared fields: capacities, search, the final fill. Leaves {@code load} and {@code quota}
+     * (single-copy experts included) as step 9 defines them; returns whether capacities were dropped.
+     */
+    private boolean search(int ep, LayerPlacement p, long[] capacity) {
         int experts = p.experts();
-        long[] base = pr.base();
-        int[] order = pr.order();
-        long[] total = pr.total();
-        long[] near = pr.near();
-        long[] nearRack = pr.nearRack();
-        long lo = pr.lo();
-        long hi = pr.hi();
-        long[] copyQuota = new long[p.totalCopies()];
-        // Step 5: capacities apply only if the rule can meet them at all.
-        long[] load = new long[ep];
+        long lo = this.lo;
+        long hi = this.hi;
+        // Step 7: capacities apply only if the rule can meet them at all.
         long[] cap = capacity;
         boolean exceeded = false;
-        Scratch sc = new Scratch(p, ep);
-        if (cap != null && fill(hi, cap, base, order, total, near, nearRack, p, load, copyQuota, sc) >= 0) {
+        if (cap != null && fill(hi, cap, p) >= 0) {
             cap = null;
             exceeded = true;
         }
-        // Step 6: gallop up from lo in steps of max(1, lo/256), doubling, to the first feasible probe (hi is always
+        // Step 8: gallop up from lo in steps of max(1, lo/256), doubling, to the first feasible probe (hi is always
         // feasible), then binary search the smallest feasible threshold in between.
         long step = Math.max(1, lo / 256);
         long probe = lo;
         while (probe < hi) {
-            if (fill(probe, cap, base, order, total, near, nearRack, p, load, copyQuota, sc) < 0) {
+            if (fill(probe, cap, p) < 0) {
                 hi = probe;
                 break;
             }
@@ -210,44 +364,39 @@ public final class QuotaRule {
         }
         while (lo < hi) {
             long mid = lo + (hi - lo) / 2;
-            if (fill(mid, cap, base, order, total, near, nearRack, p, load, copyQuota, sc) < 0) {
+            if (fill(mid, cap, p) < 0) {
                 hi = mid;
             } else {
                 lo = mid + 1;
             }
         }
-        long threshold = lo;
-        fill(threshold, cap, base, order, total, near, nearRack, p, load, copyQuota, sc);
+        threshold = lo;
+        fill(threshold, cap, p);
         for (int e = 0; e < experts; e++) {
             if (p.copies(e) == 1) {
-                copyQuota[p.copyStart(e)] = total[e];
+                quota[p.copyStart(e)] = total[e];
             }
         }
-        if (!route) {
-            return new Loads(load, null);
-        }
-        return new Loads(load, route(gt, p, counts, pr.col(), pr.slot(), threshold, exceeded, load, copyQuota));
-    }
-
-    private record Loads(long[] gpuLoad, QuotaResult result) {
+        return exceeded;
     }
 
     /**
-     * Greedy fill at threshold T into {@code quota} (multi-copy experts only). Returns -1 when every token found a copy,
-     * else the expert that did not fit, or {@code experts + g} when GPU g's forced load alone exceeds its limit.
+     * Step 6, the greedy fill at threshold T into {@code load} and {@code quota} (multi-copy experts only). Returns -1
+     * when every token found a copy, else the expert that did not fit, or {@code experts + g} when GPU g's forced load
+     * alone exceeds its limit.
      */
-    private static int fill(long t, long[] cap, long[] base, int[] order, long[] total, long[] near, long[] nearRack,
-                                LayerPlacement p, long[] load, long[] quota, Scratch sc) {
-        int ep = base.length;
+    private int fill(long t, long[] cap, LayerPlacement p) {
+        int ep = p.gpus();
         for (int g = 0; g < ep; g++) {
             if (base[g] > limit(t, cap, g)) {
                 return p.experts() + g;
             }
         }
         System.arraycopy(base, 0, load, 0, ep);
-        java.util.Arrays.fill(quota, 0);
-        java.util.Arrays.fill(sc.done, false);
-        for (int e : order) {
+        Arrays.fill(quota, 0, p.totalCopies(), 0);
+        Arrays.fill(done, 0, p.experts(), false);
+        for (int i = 0; i < multi; i++) {
+            int e = order[i];
             long rem = total[e];
             int start = p.copyStart(e);
             int end = start + p.copies(e);
@@ -278,10 +427,10 @@ public final class QuotaRule {
             // Pass C: make room on a full copy's GPU by shifting an earlier expert's tokens to another of its copies.
             for (int c = start; c < end && rem > 0; c++) {
                 int x = p.copyGpu(c);
-                for (int i = sc.gpuStart[x]; i < sc.gpuStart[x + 1] && rem > 0; i++) {
-                    int c1 = sc.gpuCopy[i];
-                    int e1 = sc.copyExpert[c1];
-                    if (!sc.done[e1] || quota[c1] == 0) {
+                for (int j = gpuStart[x]; j < gpuStart[x + 1] && rem > 0; j++) {
+                    int c1 = gpuCopy[j];
+                    int e1 = copyExpert[c1];
+                    if (!done[e1] || quota[c1] == 0) {
                         continue;
                     }
                     int s1 = p.copyStart(e1);
@@ -303,183 +452,158 @@ public final class QuotaRule {
             if (rem > 0) {
                 return e;
             }
-            sc.done[e] = true;
+            done[e] = true;
         }
         return -1;
-    }
-
-    /** Per-call lookup tables: each multi-copy copy's expert, and the multi-copy copies on each GPU (ascending copy index). */
-    private static final class Scratch {
-        final boolean[] done;
-        final int[] copyExpert;
-        final int[] gpuStart;
-        final int[] gpuCopy;
-
-        Scratch(LayerPlacement p, int ep) {
-            int experts = p.experts();
-            done = new boolean[experts];
-            copyExpert = new int[p.totalCopies()];
-            gpuStart = new int[ep + 1];
-            int n = 0;
-            for (int e = 0; e < experts; e++) {
-                for (int c = p.copyStart(e); c < p.copyStart(e) + p.copies(e); c++) {
-                    copyExpert[c] = e;
-                    if (p.copies(e) > 1) {
-                        gpuStart[p.copyGpu(c) + 1]++;
-                        n++;
-                    }
-                }
-            }
-            for (int g = 0; g < ep; g++) {
-                gpuStart[g + 1] += gpuStart[g];
-            }
-            gpuCopy = new int[n];
-            int[] fill = java.util.Arrays.copyOf(gpuStart, ep);
-            for (int c = 0; c < copyExpert.length; c++) {
-                if (p.copies(copyExpert[c]) > 1) {
-                    gpuCopy[fill[p.copyGpu(c)]++] = c;
-                }
-            }
-        }
     }
 
     private static long limit(long t, long[] cap, int g) {
         return cap == null ? t : Math.min(t, cap[g]);
     }
 
-    /**
-     * Splits each copy's quota among sources: link class by link class (same GPU, NVLink, network, cross-rack), sources
-     * ascending, copies ascending (docs/quota-rule.md step 10), without materializing the (source, copy) pairs.
-     */
-    private static QuotaResult route(GroupTopology gt, LayerPlacement p, long[] counts, long[] col, int[] slot, long threshold,
-                                     boolean exceeded, long[] load, long[] copyQuota) {
+    /** Step 10 into a result: every multi-copy expert's flows stored (single-copy flows are implied by the counts). */
+    private QuotaResult route(GroupTopology gt, LayerPlacement p, long[] counts, boolean exceeded) {
         int ep = gt.ep();
         int experts = p.experts();
-        int[] start = new int[experts + 1];
         int capacity = 0;
         for (int e = 0; e < experts; e++) {
             if (p.copies(e) > 1) {
                 capacity += ep + p.copies(e);
             }
         }
-        int[] fs = new int[capacity];
-        int[] fc = new int[capacity];
-        long[] ft = new long[capacity];
-        int n = 0;
-        long[] avail = new long[ep];
-        int maxK = 1;
+        Flows out = new Flows(experts, capacity);
         for (int e = 0; e < experts; e++) {
-            maxK = Math.max(maxK, p.copies(e));
+            out.start[e] = out.n;
+            if (p.copies(e) > 1) {
+                routeExpert(gt, p, e, out, null, null);
+            }
         }
-        long[] remaining = new long[maxK];
-        int[] gpuOfCopy = new int[maxK];
-        int[] active = new int[maxK];
+        out.start[experts] = out.n;
+        return new QuotaResult(p, counts, threshold, exceeded, Arrays.copyOf(load, ep),
+                Arrays.copyOf(quota, p.totalCopies()), out.start, out.source, out.copy, out.tokens);
+    }
+
+    /** Step 10's flows as stored in a {@link QuotaResult}. */
+    private static final class Flows {
+        final int[] start;
+        final int[] source;
+        final int[] copy;
+        final long[] tokens;
+        int n;
+
+        Flows(int experts, int capacity) {
+            start = new int[experts + 1];
+            source = new int[capacity];
+            copy = new int[capacity];
+            tokens = new long[capacity];
+        }
+    }
+
+    /**
+     * Splits the quotas of multi-copy expert e among its sources: link class by link class (same GPU, NVLink, network,
+     * cross-rack), sources ascending, copies ascending (docs/quota-rule.md step 10), without materializing the
+     * (source, copy) pairs. Each flow is stored in {@code out}, or added to the (GPU, class) sums.
+     */
+    private void routeExpert(GroupTopology gt, LayerPlacement p, int e, Flows out, long[] sendTok, long[] recvTok) {
+        int ep = gt.ep();
         int nc = gt.nodeCount();
         int rc = gt.rackCount();
-        int[] nodeStart = new int[nc + 1];
-        int[] rackStart = new int[rc + 1];
-        int[] nodeFill = new int[nc];
-        int[] rackFill = new int[rc];
-        int[] byNode = new int[maxK];
-        int[] byRack = new int[maxK];
-        for (int e = 0; e < experts; e++) {
-            start[e] = n;
-            int first = p.copyStart(e);
-            int k = p.copies(e);
-            if (k == 1) {
-                continue;
+        int first = p.copyStart(e);
+        int k = p.copies(e);
+        long left = 0;
+        for (int j = 0; j < k; j++) {
+            remaining[j] = quota[first + j];
+            gpuOfCopy[j] = p.copyGpu(first + j);
+            left += remaining[j];
+        }
+        System.arraycopy(col, slot[e] * ep, avail, 0, ep);
+        // Class 0 (same GPU): source s meets only the copy on GPU s; copies ascend by GPU, so this is source order.
+        for (int j = 0; j < k && left > 0; j++) {
+            int s = gpuOfCopy[j];
+            long x = Math.min(avail[s], remaining[j]);
+            if (x > 0) {
+                avail[s] -= x;
+                remaining[j] -= x;
+                left -= x;
+                emit(out, sendTok, recvTok, s, first + j, s, 0, x);
             }
-            long left = 0;
+        }
+        // Classes 1-3: sources ascending, then copies ascending, over the copies that still have room. Stops as soon
+        // as every quota is met (then every source is drained too: both sum to the expert's total).
+        for (int cls = 1; cls < LINK_CLASSES && left > 0; cls++) {
+            // The copies that still have room, grouped by node and by rack (ascending copy order within a group):
+            // a source meets class 1 only on its node, class 2 only in its rack.
+            int na = 0;
+            Arrays.fill(nodeStart, 0, nc + 1, 0);
+            Arrays.fill(rackStart, 0, rc + 1, 0);
             for (int j = 0; j < k; j++) {
-                remaining[j] = copyQuota[first + j];
-                gpuOfCopy[j] = p.copyGpu(first + j);
-                left += remaining[j];
+                if (remaining[j] > 0) {
+                    active[na++] = j;
+                    nodeStart[gt.nodeIndex(gpuOfCopy[j]) + 1]++;
+                    rackStart[gt.rackIndex(gpuOfCopy[j]) + 1]++;
+                }
             }
-            int row = slot[e] * ep;
-            System.arraycopy(col, row, avail, 0, ep);
-            // Class 0 (same GPU): source s meets only the copy on GPU s; copies ascend by GPU, so this is source order.
-            for (int j = 0; j < k && left > 0; j++) {
-                int s = gpuOfCopy[j];
-                long x = Math.min(avail[s], remaining[j]);
-                if (x > 0) {
+            for (int x = 0; x < nc; x++) {
+                nodeStart[x + 1] += nodeStart[x];
+            }
+            for (int x = 0; x < rc; x++) {
+                rackStart[x + 1] += rackStart[x];
+            }
+            System.arraycopy(nodeStart, 0, nodeFill, 0, nc);
+            System.arraycopy(rackStart, 0, rackFill, 0, rc);
+            for (int i = 0; i < na; i++) {
+                int j = active[i];
+                byNode[nodeFill[gt.nodeIndex(gpuOfCopy[j])]++] = j;
+                byRack[rackFill[gt.rackIndex(gpuOfCopy[j])]++] = j;
+            }
+            for (int s = 0; s < ep && left > 0; s++) {
+                if (avail[s] == 0) {
+                    continue;
+                }
+                int[] list;
+                int from;
+                int to;
+                if (cls == 1) {
+                    list = byNode;
+                    from = nodeStart[gt.nodeIndex(s)];
+                    to = nodeStart[gt.nodeIndex(s) + 1];
+                } else if (cls == 2) {
+                    list = byRack;
+                    from = rackStart[gt.rackIndex(s)];
+                    to = rackStart[gt.rackIndex(s) + 1];
+                } else {
+                    list = active;
+                    from = 0;
+                    to = na;
+                }
+                int rowS = s * ep;
+                for (int i = from; i < to; i++) {
+                    int j = list[i];
+                    if (remaining[j] == 0 || gt.linkClassAt(rowS + gpuOfCopy[j]) != cls) {
+                        continue;
+                    }
+                    long x = Math.min(avail[s], remaining[j]);
                     avail[s] -= x;
                     remaining[j] -= x;
                     left -= x;
-                    fs[n] = s;
-                    fc[n] = first + j;
-                    ft[n++] = x;
-                }
-            }
-            // Classes 1-3: sources ascending, then copies ascending, over the copies that still have room. Stops as soon
-            // as every quota is met (then every source is drained too: both sum to the expert's total).
-            for (int cls = 1; cls < LINK_CLASSES && left > 0; cls++) {
-                // The copies that still have room, grouped by node and by rack (ascending copy order within a group):
-                // a source meets class 1 only on its node, class 2 only in its rack.
-                int na = 0;
-                java.util.Arrays.fill(nodeStart, 0);
-                java.util.Arrays.fill(rackStart, 0);
-                for (int j = 0; j < k; j++) {
-                    if (remaining[j] > 0) {
-                        active[na++] = j;
-                        nodeStart[gt.nodeIndex(gpuOfCopy[j]) + 1]++;
-                        rackStart[gt.rackIndex(gpuOfCopy[j]) + 1]++;
-                    }
-                }
-                for (int x = 0; x < nc; x++) {
-                    nodeStart[x + 1] += nodeStart[x];
-                }
-                for (int x = 0; x < rc; x++) {
-                    rackStart[x + 1] += rackStart[x];
-                }
-                System.arraycopy(nodeStart, 0, nodeFill, 0, nc);
-                System.arraycopy(rackStart, 0, rackFill, 0, rc);
-                for (int i = 0; i < na; i++) {
-                    int j = active[i];
-                    byNode[nodeFill[gt.nodeIndex(gpuOfCopy[j])]++] = j;
-                    byRack[rackFill[gt.rackIndex(gpuOfCopy[j])]++] = j;
-                }
-                for (int s = 0; s < ep && left > 0; s++) {
+                    emit(out, sendTok, recvTok, s, first + j, gpuOfCopy[j], cls, x);
                     if (avail[s] == 0) {
-                        continue;
-                    }
-                    int[] list;
-                    int from;
-                    int to;
-                    if (cls == 1) {
-                        list = byNode;
-                        from = nodeStart[gt.nodeIndex(s)];
-                        to = nodeStart[gt.nodeIndex(s) + 1];
-                    } else if (cls == 2) {
-                        list = byRack;
-                        from = rackStart[gt.rackIndex(s)];
-                        to = rackStart[gt.rackIndex(s) + 1];
-                    } else {
-                        list = active;
-                        from = 0;
-                        to = na;
-                    }
-                    int rowS = s * ep;
-                    for (int i = from; i < to; i++) {
-                        int j = list[i];
-                        if (remaining[j] == 0 || gt.linkClassAt(rowS + gpuOfCopy[j]) != cls) {
-                            continue;
-                        }
-                        long x = Math.min(avail[s], remaining[j]);
-                        avail[s] -= x;
-                        remaining[j] -= x;
-                        left -= x;
-                        fs[n] = s;
-                        fc[n] = first + j;
-                        ft[n++] = x;
-                        if (avail[s] == 0) {
-                            break;
-                        }
+                        break;
                     }
                 }
             }
         }
-        start[experts] = n;
-        return new QuotaResult(p, counts, threshold, exceeded, load.clone(), copyQuota, start, fs, fc, ft);
+    }
+
+    private static void emit(Flows out, long[] sendTok, long[] recvTok, int s, int copy, int g, int cls, long x) {
+        if (out != null) {
+            out.source[out.n] = s;
+            out.copy[out.n] = copy;
+            out.tokens[out.n++] = x;
+        } else {
+            sendTok[s * 4 + cls] += x;
+            recvTok[g * 4 + cls] += x;
+        }
     }
 
     static long ceilDiv(long a, long b) {
@@ -489,10 +613,13 @@ public final class QuotaRule {
     /**
      * Splits one expert's tokens (its column, {@code ep} sources from {@code colBase}) among its copies by group (node,
      * or rack with {@code byRack}): each copy gets its group's tokens divided by the group's copies, the remainder one
-     * token each to the group's first copies. Leaves the scratch arrays zeroed.
+     * token each to the group's first copies. Leaves the group scratch arrays zeroed.
      */
-    private static void splitNear(GroupTopology gt, boolean byRack, long[] col, int colBase, int ep, LayerPlacement p,
-            int start, int k, long[] sum, int[] copies, int[] rank, long[] out) {
+    private void splitNear(GroupTopology gt, boolean byRack, int colBase, int ep, LayerPlacement p, int start, int k,
+                           long[] out) {
+        long[] sum = groupSum;
+        int[] copies = groupCopies;
+        int[] rank = groupRank;
         for (int s = 0; s < ep; s++) {
             sum[byRack ? gt.rackIndex(s) : gt.nodeIndex(s)] += col[colBase + s];
         }
@@ -508,14 +635,14 @@ public final class QuotaRule {
             out[start + j] = d / m + (rank[g] < d % m ? 1 : 0);
             rank[g]++;
         }
-        Arrays.fill(sum, 0);
-        Arrays.fill(copies, 0);
-        Arrays.fill(rank, 0);
+        int groups = byRack ? gt.rackCount() : gt.nodeCount();
+        Arrays.fill(sum, 0, groups, 0);
+        Arrays.fill(copies, 0, groups, 0);
+        Arrays.fill(rank, 0, groups, 0);
     }
 
-    private static int[] sortByLoadDescending(long[] total, LayerPlacement p, int multi) {
-        int experts = total.length;
-        long[] keys = new long[multi];
+    /** Fills {@code order[0, multi)} with the multi-copy experts, load descending, then index ascending. */
+    private void sortByLoadDescending(LayerPlacement p, int experts) {
         int m = 0;
         for (int e = 0; e < experts; e++) {
             if (p.copies(e) >= 2) {
@@ -526,11 +653,9 @@ public final class QuotaRule {
                 keys[m++] = (total[e] << 14) | ((1 << 14) - 1 - e);
             }
         }
-        Arrays.sort(keys);
-        int[] order = new int[multi];
-        for (int i = 0; i < multi; i++) {
-            order[i] = (1 << 14) - 1 - (int) (keys[multi - 1 - i] & ((1 << 14) - 1));
+        Arrays.sort(keys, 0, m);
+        for (int i = 0; i < m; i++) {
+            order[i] = (1 << 14) - 1 - (int) (keys[m - 1 - i] & ((1 << 14) - 1));
         }
-        return order;
     }
 }

@@ -89,4 +89,28 @@ class CostModelTest {
             }
         }
     }
+
+    @Test
+    void scoringWithoutStoredFlowsEqualsScoringTheRulesResult() {
+        java.util.SplittableRandom rnd = new java.util.SplittableRandom(9);
+        for (int trial = 0; trial < 200; trial++) {
+            int ep = 4 + 4 * rnd.nextInt(3);
+            int experts = ep + rnd.nextInt(3 * ep);
+            GroupTopology gt = Fixtures.group(ep, 2 + 2 * rnd.nextInt(2), 1 + rnd.nextInt(2));
+            LayerPlacement p = Fixtures.randomPlacement(rnd, ep, experts, 1 + rnd.nextInt(4));
+            long[] counts = Fixtures.counts(rnd, ep, experts, 1 + rnd.nextInt(2000));
+            long[] totals = new long[experts];
+            for (int i = 0; i < counts.length; i++) {
+                totals[i % experts] += counts[i];
+            }
+            long[] home = CostModel.homeTraffic(ep, experts, counts);
+            // One model for many placements, as planners use it: its rule's buffers are reused from trial to trial.
+            CostModel m = trial % 2 == 0 ? REUSED : new CostModel(MoeShape.generic("t", 1, experts, 2), Mode.FSSDP);
+            LayerCost full = m.layer(gt, p, QuotaRule.apply(gt, p, counts, null), null, home);
+            LayerCost scored = m.quotaRuleLayer(gt, p, counts, totals, home, null);
+            assertThat(scored).as("trial %d", trial).isEqualTo(full);
+        }
+    }
+
+    private static final CostModel REUSED = new CostModel(MoeShape.generic("t", 1, 4, 2), Mode.REPLICATE);
 }

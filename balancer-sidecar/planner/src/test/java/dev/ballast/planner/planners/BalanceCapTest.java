@@ -75,7 +75,7 @@ class BalanceCapTest {
                 for (int g = 0; g < par.ep(); g++) {
                     max = Math.max(max, before.gpuLoad(g));
                 }
-                LayerPlacement topped = BallastPlanner.rebalance(ctx, gt, counts, d, local, max);
+                LayerPlacement topped = BallastPlanner.rebalance(ctx, new QuotaRule(), gt, counts, d, local, max);
                 double after = imbalance(QuotaRule.apply(gt, topped, counts, null));
                 assertThat(after).as("seed %d: topping up lowers max/mean", seed).isLessThan(imbalance(before));
                 toppedUp += after <= BallastPlanner.BALANCE_CAP ? 1 : 0;
