@@ -136,8 +136,8 @@ public final class BallastPlanner implements Planner {
 
     /**
      * Incremental re-plan: for each target, the slot changes from {@code current} to it (see {@link #changes}),
-     * ordered by each one's own predicted gain; every prefix of that order is a candidate, scored over the next interval
-     * with its one-off copies plus {@link #HYSTERESIS} of the current plan's time per new copy. The cheapest wins and
+     * ordered by each one's own predicted gain; the prefixes of that order are candidates, scored over the next interval
+     * with their one-off copies plus {@link #HYSTERESIS} of the current plan's time per new copy. The cheapest found wins and
      * keeping {@code current} is the empty prefix, so a set of moves is made only when its predicted gain over the
      * interval beats its cost, copy by copy on average, and prediction noise does not cause churn.
      */
@@ -155,13 +155,13 @@ public final class BallastPlanner implements Planner {
             if (target.equals(current)) {
                 continue;
             }
+            // Order the changes by their own predicted gain (each alone on top of current), best first; ties keep the
+            // node-local order of changes().
+            java.util.List<long[]> ops = changes(gt, demand, current, target);
             int[][] lists = new int[ep][];
             for (int g = 0; g < ep; g++) {
                 lists[g] = current.expertsOn(g);
             }
-            // Order the changes by their own predicted gain (each alone on top of current), best first; ties keep the
-            // node-local order of changes().
-            java.util.List<long[]> ops = changes(gt, demand, current, target);
             for (long[] op : ops) {
                 int g = (int) op[1];
                 int[] before = lists[g];
@@ -171,20 +171,61 @@ public final class BallastPlanner implements Planner {
                 op[0] = Double.doubleToLongBits(keep - sc);
             }
             ops.sort((x, y) -> Double.compare(Double.longBitsToDouble(y[0]), Double.longBitsToDouble(x[0])));
-            int copies = 0;
-            for (long[] op : ops) {
-                int g = (int) op[1];
-                lists[g] = replace(lists[g], (int) op[2], (int) op[3]);
-                copies += op[3] >= 0 ? 1 : 0; // only new copies are priced: dropping a replica moves nothing
-                LayerPlacement cand = LayerPlacement.of(current.experts(), lists);
-                double sc = score(c, cost, gt, counts, demand, cand, chargeFrom, interval) + copies * price;
-                if (sc < pickScore) {
-                    pick = cand;
-                    pickScore = sc;
+            // The cheapest prefix of that order: sizes 1, 2, 4, ... and all, then halving steps around the best so far
+            // (the score falls while the big gains come in and rises as the priced copies pile up), about 3 log2(changes)
+            // scores instead of one per prefix. The empty prefix is keeping {@code current}.
+            int n = ops.size();
+            java.util.function.IntToDoubleFunction scorePrefix = k ->
+                    score(c, cost, gt, counts, demand, prefix(current, ops, k), chargeFrom, interval) + newCopies(ops, k) * price;
+            double[] f = new double[n + 1];
+            java.util.Arrays.fill(f, Double.NaN);
+            f[0] = keep;
+            int best = 0;
+            for (int k = 1; k <= n; k = k == n ? n + 1 : Math.min(n, 2 * k)) {
+                f[k] = scorePrefix.applyAsDouble(k);
+                if (f[k] < f[best]) {
+                    best = k;
                 }
+            }
+            for (int d = Integer.highestOneBit(Math.max(1, best / 2)); d >= 1; d /= 2) {
+                int around = best;
+                for (int k : new int[] {around - d, around + d}) {
+                    if (k >= 1 && k <= n && Double.isNaN(f[k])) {
+                        f[k] = scorePrefix.applyAsDouble(k);
+                        if (f[k] < f[best] || f[k] == f[best] && k < best) {
+                            best = k;
+                        }
+                    }
+                }
+            }
+            if (best > 0 && f[best] < pickScore) {
+                pick = prefix(current, ops, best);
+                pickScore = f[best];
             }
         }
         return pick;
+    }
+
+    /** {@code current} with the first {@code k} changes applied. */
+    private static LayerPlacement prefix(LayerPlacement current, java.util.List<long[]> ops, int k) {
+        int[][] lists = new int[current.gpus()][];
+        for (int g = 0; g < lists.length; g++) {
+            lists[g] = current.expertsOn(g);
+        }
+        for (int i = 0; i < k; i++) {
+            long[] op = ops.get(i);
+            lists[(int) op[1]] = replace(lists[(int) op[1]], (int) op[2], (int) op[3]);
+        }
+        return LayerPlacement.of(current.experts(), lists);
+    }
+
+    /** New copies among the first {@code k} changes: only they are priced (dropping a replica moves nothing). */
+    private static int newCopies(java.util.List<long[]> ops, int k) {
+        int n = 0;
+        for (int i = 0; i < k; i++) {
+            n += ops.get(i)[3] >= 0 ? 1 : 0;
+        }
+        return n;
     }
 
     /** {@code list} without {@code removed} (if >= 0) and with {@code added} (if >= 0). */
@@ -475,15 +516,18 @@ public final class BallastPlanner implements Planner {
             for (int s = 0; s < ep; s++) {
                 int row = s * experts;
                 int nodeRow = gt.nodeIndex(s) * experts;
+                // Separate simple loops: each vectorizes.
                 for (int e = 0; e < experts; e++) {
                     long x = counts[row + e];
                     signs |= x;
                     total[e] += x;
-                    nodeDemand[nodeRow + e] += x;
                 }
-                for (int g = 0; g < ep; g++) {
+                for (int e = 0; e < experts; e++) {
+                    nodeDemand[nodeRow + e] += counts[row + e];
+                }
+                for (int g = 0, e = 0; g < ep; g++) {
                     long sum = 0;
-                    for (int e = first[g]; e < first[g + 1]; e++) {
+                    for (int end = first[g + 1]; e < end; e++) {
                         sum += counts[row + e];
                     }
                     home[s * ep + g] = sum;
@@ -561,7 +605,7 @@ public final class BallastPlanner implements Planner {
         }
         // Tokens that would cross racks count extra, by how much slower the cross-rack link is than the NIC.
         double crossRackWeight = Math.max(1, gt.hardware().nicGBps() / gt.hardware().crossRackGBps());
-        java.util.PriorityQueue<Long> queue = new java.util.PriorityQueue<>(java.util.Comparator.reverseOrder());
+        LongMaxHeap queue = new LongMaxHeap(experts * nc);
         for (int e = 0; e < experts; e++) {
             int h = StaticLayout.home(e, ep, experts);
             int homeNode = gt.nodeIndex(h);
@@ -570,12 +614,12 @@ public final class BallastPlanner implements Planner {
                 if (x == homeNode || d * tokenBytes <= refreshBytes || d >= (1L << 38)) {
                     continue;
                 }
-                queue.add(key(rackOfNode[x] == gt.rack(h) ? d : (long) (d * crossRackWeight), e, x));
+                queue.push(key(rackOfNode[x] == gt.rack(h) ? d : (long) (d * crossRackWeight), e, x));
             }
         }
         int placed = 0;
         while (!queue.isEmpty() && placed < limit) {
-            long k = queue.poll();
+            long k = queue.pop();
             int e = (1 << 14) - 1 - (int) ((k >>> 8) & ((1 << 14) - 1));
             int x = 255 - (int) (k & 255);
             long d = nodeDemand[x * experts + e];
@@ -592,7 +636,7 @@ public final class BallastPlanner implements Planner {
             // A copy placed meanwhile in this rack makes the pair worth less: re-queue it at its current value.
             long now = key(coveredRack ? d : (long) (d * crossRackWeight), e, x);
             if (now < k) {
-                queue.add(now);
+                queue.push(now);
                 continue;
             }
             int best = -1;
@@ -679,19 +723,18 @@ public final class BallastPlanner implements Planner {
                         progress = true;
                         break;
                     }
-                    // Option 2: open a replica.
+                    // Option 2: open a replica (on a GPU with a free slot; none left means no replica anywhere).
+                    if (st.freeGpuCount == 0) {
+                        continue;
+                    }
                     long need = Math.min(excess, a);
                     Arrays.fill(covered, false);
                     for (int k = 0; k < st.copyCount(e); k++) {
                         covered[gt.nodeIndex(st.copyGpu(e, k))] = true;
                     }
                     int homeNode = gt.nodeIndex(StaticLayout.home(e, ep, experts));
-                    // Prefer GPUs with room for a useful share; if none has, take any room at all.
                     long useful = Math.max(1, Math.min(need, target) / 8);
-                    int t = chooseTarget(gt, st, e, gmax, useful, target, covered, nodeDemand, nc, homeNode, tokenBytes, refreshBytes);
-                    if (t < 0 && useful > 1) {
-                        t = chooseTarget(gt, st, e, gmax, 1, target, covered, nodeDemand, nc, homeNode, tokenBytes, refreshBytes);
-                    }
+                    int t = chooseTarget(gt, st, e, gmax, useful, target, covered, nodeDemand, homeNode, tokenBytes, refreshBytes);
                     if (t >= 0) {
                         st.addReplica(e, t);
                         st.move(e, gmax, t, Math.min(need, target - st.load[t]));
@@ -705,36 +748,50 @@ public final class BallastPlanner implements Planner {
         }
     }
 
-    private static int chooseTarget(GroupTopology gt, State st, int e, int src, long useful, long target, boolean[] covered, long[] nodeDemand, int nc, int homeNode, double tokenBytes,
-                                    double refreshBytes) {
-        int ep = gt.ep();
+    /**
+     * The GPU for a new copy of e: the best by {@link #betterTarget} among GPUs with a free slot, no copy of e and room
+     * for a useful share ({@code useful} tokens below target); if none has that much room, the best with any room.
+     */
+    private static int chooseTarget(GroupTopology gt, State st, int e, int src, long useful, long target, boolean[] covered,
+                                    long[] nodeDemand, int homeNode, double tokenBytes, double refreshBytes) {
+        int srcNode = gt.nodeIndex(src);
         int best = -1;
         double bestScore = 0;
         long bestSlack = 0;
-        for (int g = 0; g < ep; g++) {
+        int any = -1;
+        double anyScore = 0;
+        long anySlack = 0;
+        for (int i = 0; i < st.freeGpuCount; i++) {
+            int g = st.freeGpus[i];
             long slack = target - st.load[g];
-            if (slack < useful || !st.hasFreeSlot(g) || st.holds(e, g)) {
+            if (slack < 1 || st.holds(e, g)) {
                 continue;
             }
             int n = gt.nodeIndex(g);
             double score = (covered[n] ? 0 : nodeDemand[n * st.experts + e] * tokenBytes) - (n == homeNode ? 0 : refreshBytes);
-            boolean better;
-            if (best < 0) {
-                better = true;
-            } else if (score != bestScore) {
-                better = score > bestScore;
-            } else {
-                boolean near = gt.nodeIndex(g) == gt.nodeIndex(src);
-                boolean bestNear = gt.nodeIndex(best) == gt.nodeIndex(src);
-                better = near != bestNear ? near : slack > bestSlack;
-            }
-            if (better) {
+            if (slack >= useful && (best < 0 || betterTarget(gt, srcNode, g, score, slack, best, bestScore, bestSlack))) {
                 best = g;
                 bestScore = score;
                 bestSlack = slack;
             }
+            if (any < 0 || betterTarget(gt, srcNode, g, score, slack, any, anyScore, anySlack)) {
+                any = g;
+                anyScore = score;
+                anySlack = slack;
+            }
         }
-        return best;
+        return best >= 0 ? best : any;
+    }
+
+    /** Higher score first (net bytes saved); on ties a GPU on the source's node, then more room; else the earlier GPU. */
+    private static boolean betterTarget(GroupTopology gt, int srcNode, int g, double score, long slack, int best,
+                                        double bestScore, long bestSlack) {
+        if (score != bestScore) {
+            return score > bestScore;
+        }
+        boolean near = gt.nodeIndex(g) == srcNode;
+        boolean bestNear = gt.nodeIndex(best) == srcNode;
+        return near != bestNear ? near : slack > bestSlack;
     }
 
     /** Copies and the load each is expected to carry during the greedy. Copy 0 of every expert is its home. */
@@ -748,6 +805,9 @@ public final class BallastPlanner implements Planner {
         long[][] amount;
         final int[][] replicasOn;
         final int[] replicaCount;
+        /** GPUs with a free slot, ascending. */
+        final int[] freeGpus;
+        int freeGpuCount;
 
         State(int ep, int experts, int slots, long[] total) {
             this.ep = ep;
@@ -759,6 +819,8 @@ public final class BallastPlanner implements Planner {
             this.amount = new long[experts][];
             this.replicasOn = new int[ep][slots];
             this.replicaCount = new int[ep];
+            this.freeGpus = new int[ep];
+            refreshFreeGpus();
             for (int e = 0; e < experts; e++) {
                 int h = StaticLayout.home(e, ep, experts);
                 gpuOf[e] = new int[] {h};
@@ -798,6 +860,18 @@ public final class BallastPlanner implements Planner {
             amount[e][copies[e]] = 0;
             copies[e]++;
             replicasOn[g][replicaCount[g]++] = e;
+            if (replicaCount[g] == slots) {
+                refreshFreeGpus();
+            }
+        }
+
+        private void refreshFreeGpus() {
+            freeGpuCount = 0;
+            for (int g = 0; g < ep; g++) {
+                if (replicaCount[g] < slots) {
+                    freeGpus[freeGpuCount++] = g;
+                }
+            }
         }
 
         void move(int e, int from, int to, long m) {
@@ -886,6 +960,7 @@ public final class BallastPlanner implements Planner {
                         replicasOn[g][replicaCount[g]++] = e;
                     }
                 }
+                refreshFreeGpus();
             }
             return dropped;
         }
