@@ -21,7 +21,8 @@ import java.util.concurrent.locks.LockSupport;
  * The trainer API over HTTP/JSON on localhost (BALLAST_SIDECAR_URL).
  *
  * <p><b>The report call</b> ({@link #report(long, long, int, int, long[][], PlanVersion)}) checks the counts and
- * copies them into a preallocated slot of a {@link ReportRing} of {@value #QUEUE_CAPACITY} reports, then returns.
+ * copies them into a preallocated buffer of a {@link ReportRing} of {@value #QUEUE_CAPACITY} reports (the buffer
+ * the sender freed last, so the copy lands in memory that is still cached), then returns.
  * In steady state it allocates nothing and makes no system call: it does not wake the sender. Several rank threads
  * may share one client. When the ring is full the oldest unsent report is dropped and counted, so a slow or absent
  * sidecar never blocks the trainer.

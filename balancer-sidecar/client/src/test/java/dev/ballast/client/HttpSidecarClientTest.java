@@ -123,7 +123,9 @@ class HttpSidecarClientTest {
                 c.report(1, i, 0, 0, counts, adopted);
             }
             long allocated = mx.getCurrentThreadAllocatedBytes() - before;
-            assertThat(allocated).as("bytes allocated by 5,000 report calls").isZero();
+            // Less than one byte per call: no call allocates (the smallest object is 16 bytes). A one-time JVM
+            // event may (linking a call site on a path first taken after a deoptimization: 88 bytes once seen).
+            assertThat(allocated).as("bytes allocated by 5,000 report calls").isLessThan(5_000);
         }
     }
 

@@ -43,7 +43,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * Load generator for the balancer (docs/BENCHMARKS.md, "Data path"): simulates every sidecar of a world over real
  * gRPC streams (hello, one report per GPU per interval, adoption reports), receives the plans, and measures ingest,
  * plan fan-out latency (publish → receipt at each sidecar), plan bytes, both processes' CPU and the balancer's heap.
- * It also times the trainer-side {@link HttpSidecarClient#report} call. Run by {@code bin/ballast loadbench}.
+ * It also times the trainer-side {@link HttpSidecarClient#report} call ({@link ReportCallTimer}). Run by {@code bin/ballast loadbench}.
  */
 public final class LoadBench {
     private LoadBench() {
@@ -283,7 +283,9 @@ public final class LoadBench {
             for (Sim s : sims) {
                 s.channel.shutdownNow();
             }
-            long[] quiet = reportTimer.quietPhase(8, 500, 10);
+            // The cadence: 8 ranks of one pod, one 60x64 report each per 100 ms step; then a 10x faster one.
+            ReportCallTimer.Quiet quiet = reportTimer.quietPhase(8, 30, 300, 100);
+            ReportCallTimer.Quiet quick = reportTimer.quietPhase(8, 50, 500, 10);
             for (Sim s : sims) {
                 s.channel.shutdownNow();
             }
@@ -315,13 +317,10 @@ public final class LoadBench {
                     .field("reportCallMicrosP99", reportTimer.pct(0.99) / 1e3)
                     .field("reportCallMicrosMax", reportTimer.pct(1.0) / 1e3)
                     .field("reportCalls", reportTimer.count())
-                    .field("reportCallQuietMicrosP50", Run.pct(quiet, 0.50) / 1e3)
-                    .field("reportCallQuietMicrosP99", Run.pct(quiet, 0.99) / 1e3)
-                    .field("reportCallQuietMicrosMax", Run.pct(quiet, 1.0) / 1e3)
-                    .field("reportCallQuietCpuMicrosP50", Run.pct(reportTimer.quietCpu, 0.50) / 1e3)
-                    .field("reportCallQuietCpuMicrosP99", Run.pct(reportTimer.quietCpu, 0.99) / 1e3)
-                    .field("streamErrors", errors.get())
-                    .field("balancerStatus", status);
+                    .field("streamErrors", errors.get());
+            quiet.write(w, "reportCallQuiet");
+            quick.write(w, "reportCallQuick");
+            w.field("balancerStatus", status);
             String json = w.endObject().toString();
             System.out.println(json);
             if (!a.get("json").isEmpty()) {
@@ -373,13 +372,17 @@ public final class LoadBench {
     }
 
     /**
-     * Times the trainer-side report call: one "pod" of 8 ranks calls {@link HttpSidecarClient#report} each interval
-     * with a full 60×64 report. The client sends to a local sink (the call itself never waits for the sidecar).
+     * Times the trainer-side report call, exactly what a rank calls once per step:
+     * {@code client.report(generation, step, gpuRank, firstLayer, counts, adopted)} with a full 60×64 report, one
+     * client shared by the pod's 8 ranks (as in the reference trainer, whose local ranks share one JVM). The client
+     * sends to a local sink in this JVM (the call itself never waits for the sidecar). During the load the ticker
+     * thread makes the 8 calls each interval; the quiet phases use one thread per rank.
      */
     static final class ReportCallTimer implements AutoCloseable {
         final HttpServer sink;
         final HttpSidecarClient client;
         final long[][] counts;
+        final dev.ballast.planner.model.PlanVersion adopted = new dev.ballast.planner.model.PlanVersion(1, 1);
         final long[] samples = new long[1 << 20];
         int n;
 
@@ -401,7 +404,7 @@ public final class LoadBench {
         void tick(long step, boolean measure) {
             for (int r = 0; r < 8; r++) {
                 long t0 = System.nanoTime();
-                client.report(new dev.ballast.client.LoadReport(1, step, r, 0, counts, null));
+                client.report(1, step, r, 0, counts, adopted);
                 long d = System.nanoTime() - t0;
                 if (measure && n < samples.length) {
                     samples[n++] = d;
@@ -409,36 +412,75 @@ public final class LoadBench {
             }
         }
 
-        /** The call alone: {@code ranks} threads each report every {@code everyMs} ms, with no load generator running. */
-        long[] quietCpu = new long[0];
+        /** One quiet phase's samples (sorted, nanoseconds) and what the client did meanwhile. */
+        record Quiet(int everyMs, long[] wall, long[] cpu, long allocatedBytes, long sent, long dropped) {
+            void write(JsonWriter w, String prefix) {
+                w.field(prefix + "EveryMs", everyMs).field(prefix + "Calls", wall.length)
+                        .field(prefix + "MicrosP50", Run.pct(wall, 0.50) / 1e3)
+                        .field(prefix + "MicrosP99", Run.pct(wall, 0.99) / 1e3)
+                        .field(prefix + "MicrosP999", Run.pct(wall, 0.999) / 1e3)
+                        .field(prefix + "MicrosMax", Run.pct(wall, 1.0) / 1e3)
+                        .field(prefix + "CallsOver50Micros", Arrays.stream(wall).filter(x -> x > 50_000).count())
+                        .field(prefix + "CpuMicrosP50", Run.pct(cpu, 0.50) / 1e3)
+                        .field(prefix + "CpuMicrosP99", Run.pct(cpu, 0.99) / 1e3)
+                        .field(prefix + "AllocatedBytes", allocatedBytes)
+                        .field(prefix + "ReportsSent", sent).field(prefix + "ReportsDropped", dropped);
+            }
+        }
 
-        long[] quietPhase(int ranks, int calls, int everyMs) throws InterruptedException {
-            long[][] per = new long[ranks][calls];
+        /**
+         * The call alone, with no load generator running: {@code ranks} threads report at the same step boundaries
+         * ({@code everyMs} apart, absolute deadlines, as ranks of one pod do after the step's all-reduce); the first
+         * {@code warmup} calls of each rank are not counted. Each rank writes its own counts for the step just before
+         * the call, outside the timed window, as a trainer that has just computed them. Wall time is
+         * {@code System.nanoTime} around the call only; thread CPU and allocated bytes are read outside that window.
+         */
+        Quiet quietPhase(int ranks, int warmup, int calls, int everyMs) throws InterruptedException {
+            long[][] wall = new long[ranks][calls];
             long[][] cpu = new long[ranks][calls];
-            java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+            long[] allocated = new long[ranks];
+            com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+            long sent0 = client.sentReports();
+            long dropped0 = client.droppedReports();
+            long every = everyMs * 1_000_000L;
+            long start = System.nanoTime() + 50_000_000L;
             Thread[] ts = new Thread[ranks];
             for (int r = 0; r < ranks; r++) {
                 final int rank = r;
                 ts[r] = new Thread(() -> {
-                    for (int i = 0; i < calls; i++) {
+                    long[][] mine = new long[counts.length][counts[0].length];
+                    for (int i = -warmup; i < calls; i++) {
+                        long deadline = start + (i + warmup) * every;
+                        for (long now = System.nanoTime(); now < deadline; now = System.nanoTime()) {
+                            java.util.concurrent.locks.LockSupport.parkNanos(deadline - now);
+                        }
+                        // A trainer reports counts it has just computed: the rank writes this step's counts first.
+                        for (long[] row : mine) {
+                            Arrays.fill(row, 1000 + i + rank);
+                        }
+                        long a0 = mx.getCurrentThreadAllocatedBytes();
                         long c0 = mx.getCurrentThreadCpuTime();
                         long t0 = System.nanoTime();
-                        client.report(new dev.ballast.client.LoadReport(1, i, rank, 0, counts, null));
-                        per[rank][i] = System.nanoTime() - t0;
-                        cpu[rank][i] = mx.getCurrentThreadCpuTime() - c0;
-                        java.util.concurrent.locks.LockSupport.parkNanos(everyMs * 1_000_000L);
+                        client.report(1, i + warmup, rank, 0, mine, adopted);
+                        long t1 = System.nanoTime();
+                        long c1 = mx.getCurrentThreadCpuTime();
+                        long a1 = mx.getCurrentThreadAllocatedBytes();
+                        if (i >= 0) {
+                            wall[rank][i] = t1 - t0;
+                            cpu[rank][i] = c1 - c0;
+                            allocated[rank] += a1 - a0;
+                        }
                     }
-                });
+                }, "rank-" + r);
                 ts[r].start();
             }
             for (Thread t : ts) {
                 t.join();
             }
-            long[] all = Arrays.stream(per).flatMapToLong(Arrays::stream).sorted().toArray();
-            // The first calls include class loading and JIT warm-up of the copy; skip the first 10 % of each rank.
-            long[] steady = Arrays.stream(per).flatMapToLong(x -> Arrays.stream(x, calls / 10, calls)).sorted().toArray();
-            quietCpu = Arrays.stream(cpu).flatMapToLong(x -> Arrays.stream(x, calls / 10, calls)).sorted().toArray();
-            return steady.length > 0 ? steady : all;
+            Thread.sleep(100); // the sender's last pass (it polls at most every 10 ms)
+            return new Quiet(everyMs, Arrays.stream(wall).flatMapToLong(Arrays::stream).sorted().toArray(),
+                    Arrays.stream(cpu).flatMapToLong(Arrays::stream).sorted().toArray(),
+                    Arrays.stream(allocated).sum(), client.sentReports() - sent0, client.droppedReports() - dropped0);
         }
 
         synchronized long pct(double p) {
