@@ -723,10 +723,7 @@ public final class BallastPlanner implements Planner {
                         progress = true;
                         break;
                     }
-                    // Option 2: open a replica (on a GPU with a free slot; none left means no replica anywhere).
-                    if (st.freeGpuCount == 0) {
-                        continue;
-                    }
+                    // Option 2: open a replica.
                     long need = Math.min(excess, a);
                     Arrays.fill(covered, false);
                     for (int k = 0; k < st.copyCount(e); k++) {
@@ -761,10 +758,9 @@ public final class BallastPlanner implements Planner {
         int any = -1;
         double anyScore = 0;
         long anySlack = 0;
-        for (int i = 0; i < st.freeGpuCount; i++) {
-            int g = st.freeGpus[i];
+        for (int g = 0; g < st.ep; g++) {
             long slack = target - st.load[g];
-            if (slack < 1 || st.holds(e, g)) {
+            if (slack < 1 || !st.hasFreeSlot(g) || st.holds(e, g)) {
                 continue;
             }
             int n = gt.nodeIndex(g);
@@ -805,9 +801,8 @@ public final class BallastPlanner implements Planner {
         long[][] amount;
         final int[][] replicasOn;
         final int[] replicaCount;
-        /** GPUs with a free slot, ascending. */
-        final int[] freeGpus;
-        int freeGpuCount;
+        /** held[e * ep + g]: GPU g has a copy of expert e. */
+        final boolean[] held;
 
         State(int ep, int experts, int slots, long[] total) {
             this.ep = ep;
@@ -819,11 +814,11 @@ public final class BallastPlanner implements Planner {
             this.amount = new long[experts][];
             this.replicasOn = new int[ep][slots];
             this.replicaCount = new int[ep];
-            this.freeGpus = new int[ep];
-            refreshFreeGpus();
+            this.held = new boolean[experts * ep];
             for (int e = 0; e < experts; e++) {
                 int h = StaticLayout.home(e, ep, experts);
                 gpuOf[e] = new int[] {h};
+                held[e * ep + h] = true;
                 amount[e] = new long[] {total[e]};
                 copies[e] = 1;
                 load[h] += total[e];
@@ -843,12 +838,7 @@ public final class BallastPlanner implements Planner {
         }
 
         boolean holds(int e, int g) {
-            for (int k = 0; k < copies[e]; k++) {
-                if (gpuOf[e][k] == g) {
-                    return true;
-                }
-            }
-            return false;
+            return held[e * ep + g];
         }
 
         void addReplica(int e, int g) {
@@ -857,21 +847,10 @@ public final class BallastPlanner implements Planner {
                 amount[e] = Arrays.copyOf(amount[e], copies[e] * 2);
             }
             gpuOf[e][copies[e]] = g;
+            held[e * ep + g] = true;
             amount[e][copies[e]] = 0;
             copies[e]++;
             replicasOn[g][replicaCount[g]++] = e;
-            if (replicaCount[g] == slots) {
-                refreshFreeGpus();
-            }
-        }
-
-        private void refreshFreeGpus() {
-            freeGpuCount = 0;
-            for (int g = 0; g < ep; g++) {
-                if (replicaCount[g] < slots) {
-                    freeGpus[freeGpuCount++] = g;
-                }
-            }
         }
 
         void move(int e, int from, int to, long m) {
@@ -947,6 +926,7 @@ public final class BallastPlanner implements Planner {
                         gpuOf[e][w] = gpuOf[e][k];
                         amount[e][w++] = amount[e][k];
                     } else {
+                        held[e * ep + gpuOf[e][k]] = false;
                         dropped++;
                     }
                 }
@@ -960,7 +940,6 @@ public final class BallastPlanner implements Planner {
                         replicasOn[g][replicaCount[g]++] = e;
                     }
                 }
-                refreshFreeGpus();
             }
             return dropped;
         }
