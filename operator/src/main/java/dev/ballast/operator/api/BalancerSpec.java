@@ -43,6 +43,6 @@ public class BalancerSpec {
   public Integer replanEverySteps = 50;
 
   @Min(0)
-  @JsonPropertyDescription("Peak bytes per GPU the balancer may use for expert weights; unset derives it from redundantSlotsPerGpu.")
+  @JsonPropertyDescription("Peak bytes per GPU for expert weights, gradients and optimizer state over its MoE layers; caps the replicas per GPU below redundantSlotsPerGpu where tighter. Unset: no cap.")
   public Long memoryBudgetBytes;
 }

@@ -22,6 +22,7 @@ import dev.ballast.planner.load.EmaPredictor;
 import dev.ballast.planner.load.ModelLoads;
 import dev.ballast.planner.model.GpuPlace;
 import dev.ballast.planner.model.Hardware;
+import dev.ballast.planner.model.MemoryBudget;
 import dev.ballast.planner.model.Mode;
 import dev.ballast.planner.model.MoeShape;
 import dev.ballast.planner.model.Parallelism;
@@ -250,11 +251,12 @@ public final class BalancerCore {
                 }
             }
             Parallelism par = Parallelism.resolve(gpus.size(), spec.experts(), spec.expertParallel(), spec.pipeline());
-            MoeShape shape = new MoeShape(job, spec.moeLayers(), spec.experts(), spec.topK(), spec.sharedExperts(),
-                    spec.hiddenSize(), spec.ffnHiddenSize(), spec.bytesPerParam(), spec.bytesPerParam(), 12, 3);
+            MoeShape shape = shape(job, spec);
             Mode mode = spec.mode().equals("off") ? Mode.REPLICATE : Mode.parse(spec.mode());
-            PlanningContext c = new PlanningContext(Topology.of(gpus, Hardware.DEFAULT), par, shape, mode,
-                    spec.redundantSlotsPerGpu(), spec.replanEverySteps());
+            // A memory budget caps the replicas per GPU below redundantSlotsPerGpu where it is the tighter limit.
+            int slots = MemoryBudget.slotsWithin(shape, mode, par, spec.memoryBudgetBytes(), spec.redundantSlotsPerGpu());
+            PlanningContext c = new PlanningContext(Topology.of(gpus, Hardware.DEFAULT), par, shape, mode, slots,
+                    spec.replanEverySteps());
             planner = Planners.byName(spec.planner());
             routing = planner.routing();
             assembler = new StepAssembler(par, spec.moeLayers(), spec.experts());
@@ -265,6 +267,12 @@ public final class BalancerCore {
             configError = "cannot plan world generation " + world.generation() + ": " + e.getMessage();
             LOG.warning(configError);
         }
+    }
+
+    /** The model as the planner sees it: gradients in the parameters' precision, 12 bytes of optimizer state (Adam). */
+    static MoeShape shape(String job, JobSpec spec) {
+        return new MoeShape(job, spec.moeLayers(), spec.experts(), spec.topK(), spec.sharedExperts(),
+                spec.hiddenSize(), spec.ffnHiddenSize(), spec.bytesPerParam(), spec.bytesPerParam(), 12, 3);
     }
 
     // ---------------------------------------------------------------- sessions

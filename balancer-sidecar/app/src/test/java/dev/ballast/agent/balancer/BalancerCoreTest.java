@@ -8,6 +8,10 @@ import dev.ballast.agent.proto.SidecarMessage;
 import dev.ballast.agent.sim.MemoryStatusStore;
 import dev.ballast.agent.wire.Protocol;
 import dev.ballast.agent.wire.World;
+import dev.ballast.planner.model.MemoryBudget;
+import dev.ballast.planner.model.Mode;
+import dev.ballast.planner.model.Parallelism;
+import dev.ballast.planner.model.Plan;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -122,6 +126,63 @@ class BalancerCoreTest {
         assertThat(core.reportsRefused()).isEqualTo(5);
         core.onMessage(id, report(3, 1, 0, 4, 1, 2, 3, 4, 5, 6, 7, 8));
         assertThat(core.reportsAccepted()).isEqualTo(1);
+    }
+
+    static JobSpec withBudget(long bytes) {
+        return JobSpec.fromSpec(Map.of(
+                "model", Map.of("moeLayers", 2, "experts", 4, "topK", 1),
+                "parallelism", Map.of("expert", 4), "gpusPerWorker", 2,
+                "balancer", Map.of("replanEverySteps", 2, "redundantSlotsPerGpu", 1, "memoryBudgetBytes", bytes)));
+    }
+
+    /** Skewed reports from both pods for steps [from, to); returns the recorders. */
+    List<Recorder> skewedSteps(long from, long to) {
+        Recorder a = new Recorder();
+        Recorder b = new Recorder();
+        long ia = core.open(a);
+        long ib = core.open(b);
+        core.onMessage(ia, hello(1, "j", "ns", "tok", 5, 3));
+        core.onMessage(ib, hello(1, "j", "ns", "tok", 0, 3));
+        for (long step = from; step < to; step++) {
+            for (int rank = 0; rank < 4; rank++) {
+                // One hot expert per layer, at a realistic 65,536 assignments per GPU: a replica pays for its refresh.
+                core.onMessage(rank < 2 ? ia : ib, report(3, step, rank, 4, 59_536, 2_000, 2_000, 2_000, 59_536, 2_000, 2_000, 2_000));
+            }
+        }
+        return List.of(a, b);
+    }
+
+    @Test
+    void aMemoryBudgetCapsTheReplicasAndOneTooSmallIsRefused() {
+        Parallelism par = new Parallelism(4, 1, 1);
+        long homesOnly = (long) Math.ceil(MemoryBudget.peakBytes(BalancerCore.shape("j", SPEC), Mode.REPLICATE, par, 0));
+        // Without a budget the skew gets a replica; with room for none, every plan is the static layout.
+        skewedSteps(0, 6);
+        assertThat(replicas(core.currentPlan())).isPositive();
+        core = new BalancerCore("j", "ns", "tok", status, BalancerCore.PlanRunner.SYNC, () -> now, "b");
+        core.onSpec(withBudget(homesOnly));
+        core.onWorld(WORLD);
+        skewedSteps(0, 6);
+        assertThat(core.plansPublished()).isPositive();
+        assertThat(replicas(core.currentPlan())).isZero();
+
+        core = new BalancerCore("j", "ns", "tok", status, BalancerCore.PlanRunner.SYNC, () -> now, "b");
+        core.onSpec(withBudget(homesOnly - 1));
+        core.onWorld(WORLD);
+        List<Recorder> r = skewedSteps(0, 2);
+        assertThat(core.reportsAccepted()).isZero();
+        assertThat(r.get(0).errors().get(0).getMessage()).contains("memoryBudgetBytes " + (homesOnly - 1) + " is below the "
+                + homesOnly + " bytes per GPU");
+    }
+
+    static int replicas(Plan p) {
+        int n = 0;
+        for (int l = 0; l < 2; l++) {
+            for (int g = 0; g < 4; g++) {
+                n += p.placement(l, 0).nonHomeCopies(g);
+            }
+        }
+        return n;
     }
 
     @Test

@@ -4,6 +4,7 @@ import dev.ballast.planner.model.GroupTopology;
 import dev.ballast.planner.model.Hardware;
 import dev.ballast.planner.model.LayerPlacement;
 import dev.ballast.planner.model.LinkClass;
+import dev.ballast.planner.model.MemoryBudget;
 import dev.ballast.planner.model.Mode;
 import dev.ballast.planner.model.MoeShape;
 import dev.ballast.planner.model.StaticLayout;
@@ -339,18 +340,11 @@ public final class CostModel {
     private double peakMemory(GroupTopology gt, LayerPlacement p) {
         int ep = gt.ep();
         int experts = p.experts();
-        double params = shape.paramsPerExpert();
-        double master = params * (shape.bytesPerParam() + shape.gradBytesPerParam() + shape.optimizerBytesPerParam());
-        double working = params * (shape.bytesPerParam() + shape.gradBytesPerParam());
         double max = 0;
         for (int g = 0; g < ep; g++) {
-            double bytes;
-            if (mode == Mode.REPLICATE) {
-                int nonHome = p.nonHomeCopies(g);
-                bytes = StaticLayout.homeCount(g, ep, experts) * master + nonHome * working;
-            } else {
-                bytes = (double) experts / ep * master + p.expertCount(g) * working;
-            }
+            double bytes = mode == Mode.REPLICATE
+                    ? MemoryBudget.layerBytes(shape, mode, ep, StaticLayout.homeCount(g, ep, experts), p.nonHomeCopies(g))
+                    : MemoryBudget.layerBytes(shape, mode, ep, 0, p.expertCount(g));
             max = Math.max(max, bytes);
         }
         return max;
