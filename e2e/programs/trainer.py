@@ -1,25 +1,85 @@
-"""Stand-in for a trainer: checks its sidecar, then runs for a while and exits with a chosen code."""
+"""Stand-in for a trainer: checks its sidecar, optionally drives the data path, then exits with a chosen code."""
 import os
+import pathlib
+import random
 import sys
+import threading
 import time
+import traceback
 import urllib.request
 
+# The real Python client (trainer-image/python), standard library only.
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "trainer-image" / "python"))
 
-def main():
+
+def wait_for_sidecar():
     sidecar = os.environ["BALLAST_SIDECAR_URL"] + "/healthz"
     deadline = time.time() + 30
     while True:
         try:
             urllib.request.urlopen(sidecar, timeout=1).read()
-            break
+            return True
         except OSError:
             if time.time() > deadline:
                 print(f"sidecar at {sidecar} did not answer within 30s", file=sys.stderr, flush=True)
-                return 2
+                return False
             time.sleep(0.2)
+
+
+def drive_data_path(spec):
+    """BALLAST_TEST_LOADS="layers,experts,step_ms": every step, adopt plans by the adoption rule and report one
+    skewed load per local GPU rank through the Python client, as a trainer does between optimizer steps.
+
+    Without a collective across pods the rule's all-reduce covers this pod's ranks only; pods still adopt at the same
+    step because every plan reaches the sidecars before its earliest step (a real trainer all-reduces over the job)."""
+    from ballast_client import PlanAdopter, SidecarClient  # noqa: PLC0415
+
+    layers, experts, step_ms = (int(x) for x in spec.split(","))
+    generation = int(os.environ["BALLAST_WORLD_GENERATION"])
+    gpus = int(os.environ["BALLAST_GPUS_PER_WORKER"])
+    node_rank = int(os.environ["NODE_RANK"])
+    # The same skew on every pod (a Zipf-like popularity, s = 1.2, shuffled by layer), noisy per rank and step.
+    weights = []
+    for layer in range(layers):
+        w = [(e + 1) ** -1.2 for e in range(experts)]
+        random.Random(layer).shuffle(w)
+        total = sum(w)
+        weights.append([x / total for x in w])
+    noise = random.Random(node_rank)
+    client = SidecarClient()
+    adopter = PlanAdopter(client, lambda values: values, generation)
+    tokens = 8192 * 8
+    step = 0
+    while True:
+        adopter.at_step_boundary(step)
+        adopted = adopter.current_version if adopter.current_plan is not None else None
+        for local in range(gpus):
+            counts = [[int(tokens * p * (0.9 + 0.2 * noise.random())) for p in w] for w in weights]
+            client.report(generation, step, node_rank * gpus + local, counts, adopted=adopted)
+        if step % 50 == 0:
+            print(f"stand-in trainer: step {step}, plan {adopter.current_version}", flush=True)
+        step += 1
+        time.sleep(step_ms / 1000)
+
+
+def training_loop(spec):
+    try:
+        drive_data_path(spec)
+    except BaseException:  # a broken data path fails the pod, visibly, instead of idling
+        traceback.print_exc()
+        sys.stderr.flush()
+        os._exit(3)
+
+
+def main():
+    if not wait_for_sidecar():
+        return 2
     rank = os.environ.get("NODE_RANK")
     print(f"stand-in trainer: node rank {rank} of {os.environ.get('NNODES')}, master {os.environ.get('MASTER_ADDR')}",
           flush=True)
+    loads = os.environ.get("BALLAST_TEST_LOADS")
+    if loads:
+        threading.Thread(target=training_loop, args=(loads,), name="training-loop", daemon=True).start()
     run = os.environ.get("BALLAST_TEST_RUN_SECONDS")
     if run is None:
         while True:

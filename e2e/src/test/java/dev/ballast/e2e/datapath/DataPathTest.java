@@ -78,4 +78,39 @@ class DataPathTest {
     assertThat(jobs.phase("wired")).as("the operator's status is intact beside the balancer's").isEqualTo("Running");
     env.kubectl("delete", "tj", "wired", "-n", jobs.namespace(), "--wait=false").ok();
   }
+
+  @Test
+  void trainersReportLoadsAndEveryRankAdoptsTheBalancersPlan() {
+    // Stand-in trainers (e2e/programs/trainer.py) report a skewed load per GPU every 100 ms through the Python client
+    // and follow plans by the adoption rule; the balancer re-plans every 20 steps.
+    jobs.apply("""
+        apiVersion: ballast.dev/v1alpha1
+        kind: TrainingJob
+        metadata: {name: looped}
+        spec:
+          template:
+            spec:
+              containers:
+              - name: trainer
+                image: registry.example/ballast-trainer:0.1.0
+                env: [{name: BALLAST_TEST_LOADS, value: "4,16,100"}]
+          workers: {min: 2, max: 2}
+          gpusPerWorker: 4
+          parallelism: {expert: 8}
+          model: {moeLayers: 4, experts: 16, topK: 2}
+          balancer: {replanEverySteps: 20}
+        """);
+    await().atMost(WAIT).untilAsserted(() -> assertThat(jobs.phase("looped")).isEqualTo("Running"));
+    await().atMost(WAIT).untilAsserted(() -> {
+      @SuppressWarnings("unchecked")
+      Map<String, Object> part = (Map<String, Object>) jobs.status("looped").get("balancer");
+      assertThat(part).as("status.balancer").isNotNull();
+      String version = (String) part.get("planVersion");
+      assertThat(version).as("the newest plan every rank adopted").isNotNull().doesNotEndWith(".0");
+      assertThat(((Number) part.get("adoptedAtStep")).longValue()).isPositive();
+      assertThat(((Number) part.get("imbalanceAfter")).doubleValue()).as("predicted busiest GPU over mean")
+          .isLessThan(((Number) part.get("imbalanceBefore")).doubleValue());
+    });
+    env.kubectl("delete", "tj", "looped", "-n", jobs.namespace(), "--wait=false").ok();
+  }
 }
