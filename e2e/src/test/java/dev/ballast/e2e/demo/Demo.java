@@ -38,13 +38,18 @@ public final class Demo {
     env.kubectl("apply", "-n", NAMESPACE, "-f", root.resolve("e2e/demo/olmoe-demo.yaml").toString()).ok();
     waitForRunning(env);
     System.out.println();
-    System.out.println(env.kubectl("get", "tj", "-n", NAMESPACE).ok().stdout());
     System.out.println(topologyTable(env));
+    waitForAdoptedPlan(env);
+    System.out.println();
+    System.out.println(env.kubectl("get", "tj", "-n", NAMESPACE).ok().stdout());
     System.out.println("""
         The operator chose these nodes for the whole gang before any pod was scheduled: it filled
         NVLink domains and one rack first, created the pods gated and pinned, then released them
         together to kube-scheduler. Node rank follows the topology. Each pod's sidecar (the real
         Ballast agent) is connected to the job's balancer, authenticated with the job's secret.
+        The trainers report their expert loads every step; the balancer re-plans every 50 steps and
+        every rank adopts the new plan at the same step. PLAN is the plan all ranks use, IMBALANCE its
+        busiest GPU over the mean (predicted, compute only; status.balancer has the static layout's beside it).
 
         Look further (in another terminal):
           export KUBECONFIG=%s
@@ -63,11 +68,7 @@ public final class Demo {
   static void waitForRunning(BallastEnvironment env) throws InterruptedException {
     String last = "";
     for (int i = 0; i < 360; i++) {
-      GenericKubernetesResource job = env.admin().genericKubernetesResources("ballast.dev/v1alpha1", "TrainingJob")
-          .inNamespace(NAMESPACE).withName(JOB).get();
-      @SuppressWarnings("unchecked")
-      Map<String, Object> status = job == null ? Map.of()
-          : (Map<String, Object>) job.getAdditionalProperties().getOrDefault("status", Map.of());
+      Map<String, Object> status = jobStatus(env);
       String phase = String.valueOf(status.getOrDefault("phase", "(no status yet)"));
       if (!phase.equals(last)) {
         System.out.println("  " + JOB + ": " + phase);
@@ -78,6 +79,31 @@ public final class Demo {
     }
     throw new IllegalStateException(JOB + " did not reach Running with all sidecars connected in 3 minutes; see"
         + " kubectl describe tj " + JOB + " and the logs in " + env.logs());
+  }
+
+  @SuppressWarnings("unchecked")
+  static Map<String, Object> jobStatus(BallastEnvironment env) {
+    GenericKubernetesResource job = env.admin().genericKubernetesResources("ballast.dev/v1alpha1", "TrainingJob")
+        .inNamespace(NAMESPACE).withName(JOB).get();
+    return job == null ? Map.of() : (Map<String, Object>) job.getAdditionalProperties().getOrDefault("status", Map.of());
+  }
+
+  /** Waits until every rank has adopted a plan of the balancer (status.balancer.planVersion past "g.0"). */
+  static void waitForAdoptedPlan(BallastEnvironment env) throws InterruptedException {
+    System.out.println("Waiting for the trainers' loads to reach the balancer and its first plan to be adopted ...");
+    for (int i = 0; i < 360; i++) {
+      Map<String, Object> status = jobStatus(env);
+      @SuppressWarnings("unchecked")
+      Map<String, Object> balancer = (Map<String, Object>) status.getOrDefault("balancer", Map.of());
+      Object version = balancer.get("planVersion");
+      if (version != null && !version.toString().endsWith(".0")) {
+        System.out.println("  every rank adopted plan " + version + " at step " + balancer.get("adoptedAtStep"));
+        return;
+      }
+      Thread.sleep(500);
+    }
+    throw new IllegalStateException("no plan was adopted by every rank of " + JOB + " in 3 minutes; see the logs in "
+        + env.logs());
   }
 
   /** The sidecar's own answer: connected to the job's balancer (authenticated with the job's secret) or not. */
