@@ -12,11 +12,14 @@ import java.util.Arrays;
  * how many tokens each copy of each expert takes (unequal shares allowed) and which source sends them, nearest
  * copies first. Same inputs give the same output on every rank.
  * <p>
- * The static methods are the rule. An instance is the same rule with its scratch buffers kept between calls, for a
- * planner that scores thousands of placements: it allocates nothing once warm. Instances are not thread-safe.
+ * The static methods are the rule; they reuse one instance per thread. An instance is the same rule with its scratch
+ * buffers kept between calls, for a planner that scores thousands of placements: it allocates nothing once warm.
+ * Instances are not thread-safe.
  */
 public final class QuotaRule {
     private static final int LINK_CLASSES = 4;
+    /** The static methods' instance: its buffers are reused by every call on the thread (results never share them). */
+    private static final ThreadLocal<QuotaRule> PER_THREAD = ThreadLocal.withInitial(QuotaRule::new);
 
     // Steps 1-5 of the latest call (see prepare).
     private long[] total;
@@ -70,7 +73,7 @@ public final class QuotaRule {
      * caller (a planner scoring several placements of one layer); {@code totals} null means compute them.
      */
     public static QuotaResult apply(GroupTopology gt, LayerPlacement p, long[] counts, long[] capacity, long[] totals) {
-        return new QuotaRule().solve(gt, p, counts, capacity, totals);
+        return PER_THREAD.get().solve(gt, p, counts, capacity, totals);
     }
 
     /**
@@ -78,7 +81,7 @@ public final class QuotaRule {
      * {@code apply(gt, p, counts, null, totals).gpuLoad(g)} for every g, for planners that only need the balance.
      */
     public static long[] loads(GroupTopology gt, LayerPlacement p, long[] counts, long[] totals) {
-        QuotaRule rule = new QuotaRule();
+        QuotaRule rule = PER_THREAD.get();
         rule.prepare(gt, p, counts, totals);
         rule.search(gt.ep(), p, null);
         return Arrays.copyOf(rule.load, gt.ep());
@@ -94,7 +97,7 @@ public final class QuotaRule {
     }
 
     public static Probe probe(GroupTopology gt, LayerPlacement p, long[] counts, long[] totals, long aim) {
-        return new QuotaRule().probeAt(gt, p, counts, totals, aim);
+        return PER_THREAD.get().probeAt(gt, p, counts, totals, aim);
     }
 
     /** The whole rule, steps 1-10 (see {@link #apply(GroupTopology, LayerPlacement, long[], long[], long[])}). */
@@ -227,6 +230,9 @@ public final class QuotaRule {
         // Step 3: multi-copy experts by load descending, then expert index ascending.
         sortByLoadDescending(p, experts);
         // The multi-copy experts' columns, gathered in one pass over the rows (column reads are cache-hostile).
+        if (col.length < multi * ep) {
+            col = new long[multi * ep];
+        }
         Arrays.fill(slot, 0, experts, -1);
         for (int i = 0; i < multi; i++) {
             slot[order[i]] = i;
@@ -277,9 +283,6 @@ public final class QuotaRule {
             keys = new long[experts];
             totalBuf = new long[experts];
             done = new boolean[experts];
-        }
-        if (col.length < experts * ep) {
-            col = new long[experts * ep];
         }
         if (near.length < copies) {
             near = new long[copies];
@@ -386,6 +389,19 @@ public final class QuotaRule {
      * alone exceeds its limit.
      */
     private int fill(long t, long[] cap, LayerPlacement p) {
+        // Locals, not fields, in the hot loops: the JIT keeps them in registers.
+        final long[] base = this.base;
+        final long[] load = this.load;
+        final long[] quota = this.quota;
+        final long[] total = this.total;
+        final long[] near = this.near;
+        final long[] nearRack = this.nearRack;
+        final int[] order = this.order;
+        final boolean[] done = this.done;
+        final int[] gpuStart = this.gpuStart;
+        final int[] gpuCopy = this.gpuCopy;
+        final int[] copyExpert = this.copyExpert;
+        final int multi = this.multi;
         int ep = p.gpus();
         for (int g = 0; g < ep; g++) {
             if (base[g] > limit(t, cap, g)) {
