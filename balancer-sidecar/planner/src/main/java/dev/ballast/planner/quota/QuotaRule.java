@@ -186,8 +186,8 @@ public final class QuotaRule {
         size(ep, experts, p.totalCopies(), gt.nodeCount(), gt.rackCount());
         // Step 1: expert totals.
         if (totals == null) {
-            total = totalBuf;
-            Arrays.fill(total, 0, experts, 0);
+            long[] sums = totalBuf;
+            Arrays.fill(sums, 0, experts, 0);
             long signs = 0;
             for (int s = 0; s < ep; s++) {
                 int row = s * experts;
@@ -195,9 +195,10 @@ public final class QuotaRule {
                 for (int e = 0; e < experts; e++) {
                     long c = counts[row + e];
                     signs |= c;
-                    total[e] += c;
+                    sums[e] += c;
                 }
             }
+            total = sums;
             if (signs < 0) {
                 for (int i = 0; i < counts.length; i++) {
                     if (counts[i] < 0) {
