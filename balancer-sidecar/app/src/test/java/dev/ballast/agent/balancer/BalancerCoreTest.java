@@ -187,18 +187,7 @@ class BalancerCoreTest {
 
     @Test
     void aRestartedBalancerNeverReusesAPlanVersion() {
-        Recorder a = new Recorder();
-        Recorder b = new Recorder();
-        long ia = core.open(a);
-        long ib = core.open(b);
-        core.onMessage(ia, hello(1, "j", "ns", "tok", 5, 3));
-        core.onMessage(ib, hello(1, "j", "ns", "tok", 0, 3));
-        for (long step = 0; step < 6; step++) {
-            core.onMessage(ia, report(3, step, 0, 4, 9, 1, 1, 1, 9, 1, 1, 1));
-            core.onMessage(ia, report(3, step, 1, 4, 9, 1, 1, 1, 9, 1, 1, 1));
-            core.onMessage(ib, report(3, step, 2, 4, 9, 1, 1, 1, 9, 1, 1, 1));
-            core.onMessage(ib, report(3, step, 3, 4, 9, 1, 1, 1, 9, 1, 1, 1));
-        }
+        Recorder a = skewedSteps(0, 6).get(0);
         assertThat(core.plansPublished()).isGreaterThanOrEqualTo(2);
         long lastSeq = core.lastPublished().sequence();
         assertThat(status.last().planSequence()).as("reserved ahead of use").isGreaterThanOrEqualTo(lastSeq);

@@ -4,6 +4,7 @@ import dev.ballast.planner.model.GroupTopology;
 import dev.ballast.planner.model.Hardware;
 import dev.ballast.planner.model.LayerPlacement;
 import dev.ballast.planner.model.LinkClass;
+import dev.ballast.planner.model.LinkTokens;
 import dev.ballast.planner.model.MemoryBudget;
 import dev.ballast.planner.model.Mode;
 import dev.ballast.planner.model.MoeShape;
@@ -100,14 +101,7 @@ public final class CostModel {
                 if (atHome) {
                     continue;
                 }
-                for (int s = 0; s < ep; s++) {
-                    long t = counts[s * experts + e];
-                    if (t != 0) {
-                        int cls = gt.linkClassAt(s * ep + h);
-                        sendTok[s * 4 + cls] -= t;
-                        recvTok[h * 4 + cls] -= t;
-                    }
-                }
+                LinkTokens.addColumn(gt, counts, experts, e, h, -1, sendTok, recvTok);
                 if (r.hasExplicitFlows(e)) {
                     r.forEachExplicitFlow(e, (x, s, copy, tokens) -> {
                         int g = p.copyGpu(copy);
@@ -116,13 +110,7 @@ public final class CostModel {
                         recvTok[g * 4 + cls] += tokens;
                     });
                 } else {
-                    int g = p.copyGpu(p.copyStart(e));
-                    for (int s = 0; s < ep; s++) {
-                        long t = counts[s * experts + e];
-                        int cls = gt.linkClassAt(s * ep + g);
-                        sendTok[s * 4 + cls] += t;
-                        recvTok[g * 4 + cls] += t;
-                    }
+                    LinkTokens.addColumn(gt, counts, experts, e, p.copyGpu(p.copyStart(e)), 1, sendTok, recvTok);
                 }
             }
             tokensToBytes(ep, tokenBytes);

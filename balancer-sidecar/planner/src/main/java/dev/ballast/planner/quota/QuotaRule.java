@@ -2,6 +2,7 @@ package dev.ballast.planner.quota;
 
 import dev.ballast.planner.model.GroupTopology;
 import dev.ballast.planner.model.LayerPlacement;
+import dev.ballast.planner.model.LinkTokens;
 import dev.ballast.planner.model.StaticLayout;
 
 import java.util.Arrays;
@@ -143,22 +144,9 @@ public final class QuotaRule {
             if (k == 1 && p.copyGpu(first) == h) {
                 continue;
             }
-            for (int s = 0; s < ep; s++) {
-                long t = counts[s * experts + e];
-                if (t != 0) {
-                    int cls = gt.linkClassAt(s * ep + h);
-                    sendTok[s * 4 + cls] -= t;
-                    recvTok[h * 4 + cls] -= t;
-                }
-            }
+            LinkTokens.addColumn(gt, counts, experts, e, h, -1, sendTok, recvTok);
             if (k == 1) {
-                int g = p.copyGpu(first);
-                for (int s = 0; s < ep; s++) {
-                    long t = counts[s * experts + e];
-                    int cls = gt.linkClassAt(s * ep + g);
-                    sendTok[s * 4 + cls] += t;
-                    recvTok[g * 4 + cls] += t;
-                }
+                LinkTokens.addColumn(gt, counts, experts, e, p.copyGpu(first), 1, sendTok, recvTok);
             } else {
                 routeExpert(gt, p, e, null, sendTok, recvTok);
             }
