@@ -71,12 +71,20 @@ final class Args {
     }
 
     int integer(String name, int dflt, int min) {
+        long x = longValue(name, dflt, min);
+        if (x > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("--" + name + " must be an integer <= " + Integer.MAX_VALUE + ", got " + x);
+        }
+        return (int) x;
+    }
+
+    long longValue(String name, long dflt, long min) {
         String v = one(name, null);
         if (v == null) {
             return dflt;
         }
         try {
-            int x = Integer.parseInt(v);
+            long x = Long.parseLong(v);
             if (x < min) {
                 throw new NumberFormatException();
             }

@@ -39,7 +39,7 @@ import java.util.Set;
 public final class BenchMain {
     static final String DEFAULT_TOPOLOGY = "nodes=8,gpusPerNode=8";
     private static final Set<String> COMMON = Set.of("trace", "synthetic", "topology", "ep", "pp", "mode", "slots", "replan",
-            "tokens-per-gpu", "alpha");
+            "tokens-per-gpu", "alpha", "memory-budget");
 
     private BenchMain() {
     }
@@ -140,7 +140,7 @@ public final class BenchMain {
         var h = t.header();
         MoeShape shape = MoeShape.forModel(h.model(), h.layers(), h.experts(), h.topK());
         Parallelism par = Parallelism.resolve(topo.gpus(), h.experts(), cfg.ep(), cfg.pp());
-        PlanningContext ctx = new PlanningContext(topo, par, shape, cfg.mode(), cfg.redundantSlots(),
+        PlanningContext ctx = new PlanningContext(topo, par, shape, cfg.mode(), cfg.slotsFor(shape, par),
                 interval(cfg, t, a.has("replan")));
         int last = a.integer("step", t.steps() - 1, 0);
         if (last >= t.steps()) {
@@ -194,7 +194,7 @@ public final class BenchMain {
         }
         return new BenchConfig(epV, a.integer("pp", 1, 1), mode, a.integer("slots", 2, 0), a.integer("replan", 50, 1), true,
                 a.integer("tokens-per-gpu", 8192, 0), alpha, a.has("oracle"), a.integer("steps", 0, 0),
-                a.integer("plan-repeats", 1, 1));
+                a.integer("plan-repeats", 1, 1), a.longValue("memory-budget", 0, 0));
     }
 
     static List<TraceSource> traces(Args a) throws IOException {
@@ -240,6 +240,7 @@ public final class BenchMain {
                 .field("pp", cfg.pp())
                 .field("mode", cfg.mode().wireName())
                 .field("redundantSlotsPerGpu", cfg.redundantSlots())
+                .field("memoryBudgetBytes", cfg.memoryBudgetBytes())
                 .field("replanEverySteps", cfg.replanInterval())
                 .field("tokensPerGpu", cfg.tokensPerGpu())
                 .field("predictor", "ema alpha=" + cfg.alpha())
@@ -256,6 +257,7 @@ public final class BenchMain {
         StringBuilder sb = new StringBuilder();
         sb.append("# parameters: mode=").append(cfg.mode().wireName())
                 .append(" slots=").append(cfg.redundantSlots())
+                .append(cfg.memoryBudgetBytes() > 0 ? " memoryBudget=" + cfg.memoryBudgetBytes() + "B" : "")
                 .append(" replan=").append(cfg.replanInterval())
                 .append(" tokensPerGpu=").append(cfg.tokensPerGpu())
                 .append(" ep=").append(cfg.ep() == null ? "auto" : cfg.ep())

@@ -37,7 +37,7 @@ public final class Evaluator {
         TraceHeader h = trace.header();
         MoeShape shape = MoeShape.forModel(h.model(), h.layers(), h.experts(), h.topK());
         Parallelism par = Parallelism.resolve(topo.gpus(), h.experts(), cfg.ep(), cfg.pp());
-        PlanningContext ctx = new PlanningContext(topo, par, shape, cfg.mode(), cfg.redundantSlots(), interval);
+        PlanningContext ctx = new PlanningContext(topo, par, shape, cfg.mode(), cfg.slotsFor(shape, par), interval);
         int steps = cfg.maxSteps() > 0 ? Math.min(cfg.maxSteps(), trace.steps()) : trace.steps();
         boolean oracle = cfg.forceOracle() || steps == 1;
         long perGpu = (long) cfg.tokensPerGpu() * h.topK();

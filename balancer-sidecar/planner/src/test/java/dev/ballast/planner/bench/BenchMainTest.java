@@ -3,8 +3,14 @@ package dev.ballast.planner.bench;
 import dev.ballast.planner.codec.PlanJson;
 import dev.ballast.planner.json.Json;
 import dev.ballast.planner.json.JsonFields;
+import dev.ballast.planner.model.MemoryBudget;
+import dev.ballast.planner.model.Mode;
+import dev.ballast.planner.model.MoeShape;
+import dev.ballast.planner.model.Parallelism;
 import dev.ballast.planner.model.Plan;
 import dev.ballast.planner.model.PlanValidator;
+import dev.ballast.planner.synth.Scenarios;
+import dev.ballast.planner.synth.SyntheticTrace;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayOutputStream;
@@ -78,5 +84,34 @@ class BenchMainTest {
         assertThat(p.earliestStep()).isEqualTo(3);
         assertThat(p.planner()).isEqualTo("ballast");
         PlanValidator.validate(p, 4 + 2);
+    }
+
+    @Test
+    void aMemoryBudgetLimitsTheReplicasPerGpuAndOneTooSmallIsRefused() throws Exception {
+        String[] base = {"--synthetic", "heterogeneous", "--step", "2", "--topology", "nodes=2,gpusPerNode=8"};
+        // The plan's own model and layout: 16 GPUs, EP 16, 64 experts (4 homes per GPU), 4 layers.
+        MoeShape shape = MoeShape.forModel(new SyntheticTrace(Scenarios.byName("heterogeneous")).header().model(), 4, 64, 8);
+        Parallelism par = Parallelism.resolve(16, 64, null, 1);
+        long oneSlot = (long) Math.ceil(MemoryBudget.peakBytes(shape, Mode.REPLICATE, par, 1));
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        String[] budgeted = java.util.stream.Stream.concat(java.util.Arrays.stream(base),
+                java.util.stream.Stream.of("--memory-budget", Long.toString(oneSlot))).toArray(String[]::new);
+        BenchMain.plan(budgeted, new PrintStream(out, true, StandardCharsets.UTF_8));
+        Plan p = PlanJson.decode(out.toString(StandardCharsets.UTF_8).trim());
+        PlanValidator.validate(p, 4 + 1);
+        int most = 0;
+        for (int l = 0; l < 4; l++) {
+            for (int g = 0; g < 16; g++) {
+                most = Math.max(most, p.placement(l, 0).nonHomeCopies(g));
+            }
+        }
+        assertThat(most).as("replicas on the fullest GPU").isEqualTo(1);
+
+        PrintStream sink = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
+        long floor = (long) Math.ceil(MemoryBudget.peakBytes(shape, Mode.REPLICATE, par, 0));
+        String[] tooSmall = java.util.stream.Stream.concat(java.util.Arrays.stream(base),
+                java.util.stream.Stream.of("--memory-budget", Long.toString(floor - 1))).toArray(String[]::new);
+        assertThatThrownBy(() -> BenchMain.plan(tooSmall, sink)).hasMessageContaining("--memory-budget: memoryBudgetBytes "
+                + (floor - 1) + " is below the " + floor + " bytes per GPU");
     }
 }
