@@ -408,7 +408,7 @@ public final class BallastPlanner implements Planner {
             free[g] = c.redundantSlots() - p.nonHomeCopies(g);
         }
         int guard = c.redundantSlots() * ep;
-        QuotaRule.Probe now = max > aim ? rule.probeAt(gt, p, counts, d.total(), aim) : null;
+        QuotaRule.Probe now = max > aim ? rule.probe(gt, p, counts, d.total(), aim) : null;
         while (now != null && now.maxLoad() > aim && guard-- > 0) {
             int u = now.unplacedAtAim();
             long[] load = now.gpuLoad();
@@ -453,7 +453,7 @@ public final class BallastPlanner implements Planner {
                 int[] before = lists[t];
                 lists[t] = replace(before, -1, e);
                 LayerPlacement p2 = LayerPlacement.of(experts, lists);
-                QuotaRule.Probe next = rule.probeAt(gt, p2, counts, d.total(), aim);
+                QuotaRule.Probe next = rule.probe(gt, p2, counts, d.total(), aim);
                 // Progress: the busiest GPU got lighter, or (no heavier) the rule now places this expert at the aim.
                 if (next.maxLoad() < now.maxLoad() || next.maxLoad() == now.maxLoad() && next.unplacedAtAim() != u) {
                     p = p2;

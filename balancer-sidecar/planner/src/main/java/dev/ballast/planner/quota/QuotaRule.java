@@ -78,27 +78,12 @@ public final class QuotaRule {
     }
 
     /**
-     * Step 9's per-GPU loads ({@code gpuLoad}) without the routing of step 10: equal to
-     * {@code apply(gt, p, counts, null, totals).gpuLoad(g)} for every g, for planners that only need the balance.
-     */
-    public static long[] loads(GroupTopology gt, LayerPlacement p, long[] counts, long[] totals) {
-        QuotaRule rule = PER_THREAD.get();
-        rule.prepare(gt, p, counts, totals);
-        rule.search(gt.ep(), p, null);
-        return Arrays.copyOf(rule.load, gt.ep());
-    }
-
-    /**
      * What a planner needs to top a placement up for balance, from one preparation: the per-GPU loads of step 9 (as
-     * {@link #loads}) and the expert the rule's fill (step 6, no capacities) cannot place at {@code aim}: -1 when the
+     * {@link QuotaResult#gpuLoad}, without step 10's routing) and the expert the rule's fill (step 6, no capacities) cannot place at {@code aim}: -1 when the
      * fill succeeds there, {@code experts + g} when GPU g's single-copy experts alone exceed it. It does not change the
      * rule.
      */
     public record Probe(long[] gpuLoad, long maxLoad, int unplacedAtAim) {
-    }
-
-    public static Probe probe(GroupTopology gt, LayerPlacement p, long[] counts, long[] totals, long aim) {
-        return PER_THREAD.get().probeAt(gt, p, counts, totals, aim);
     }
 
     /** The whole rule, steps 1-10 (see {@link #apply(GroupTopology, LayerPlacement, long[], long[], long[])}). */
@@ -111,8 +96,8 @@ public final class QuotaRule {
         return route(gt, p, counts, exceeded);
     }
 
-    /** As {@link #probe}, reusing this instance's buffers. */
-    public Probe probeAt(GroupTopology gt, LayerPlacement p, long[] counts, long[] totals, long aim) {
+    /** The {@link Probe} of {@code p} at {@code aim}. */
+    public Probe probe(GroupTopology gt, LayerPlacement p, long[] counts, long[] totals, long aim) {
         int ep = gt.ep();
         prepare(gt, p, counts, totals);
         search(ep, p, null);
