@@ -289,14 +289,12 @@ public final class QuotaRule {
     /** Each copy's expert, and the multi-copy copies on each GPU (ascending copy index), for pass C. */
     private void buildCopyTables(LayerPlacement p, int ep, int experts) {
         Arrays.fill(gpuStart, 0, ep + 1, 0);
-        int n = 0;
         for (int e = 0; e < experts; e++) {
             boolean several = p.copies(e) > 1;
             for (int c = p.copyStart(e); c < p.copyStart(e) + p.copies(e); c++) {
                 copyExpert[c] = e;
                 if (several) {
                     gpuStart[p.copyGpu(c) + 1]++;
-                    n++;
                 }
             }
         }
