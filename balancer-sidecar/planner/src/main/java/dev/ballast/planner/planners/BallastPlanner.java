@@ -516,18 +516,15 @@ public final class BallastPlanner implements Planner {
             for (int s = 0; s < ep; s++) {
                 int row = s * experts;
                 int nodeRow = gt.nodeIndex(s) * experts;
-                // Separate simple loops: each vectorizes.
                 for (int e = 0; e < experts; e++) {
                     long x = counts[row + e];
                     signs |= x;
                     total[e] += x;
+                    nodeDemand[nodeRow + e] += x;
                 }
-                for (int e = 0; e < experts; e++) {
-                    nodeDemand[nodeRow + e] += counts[row + e];
-                }
-                for (int g = 0, e = 0; g < ep; g++) {
+                for (int g = 0; g < ep; g++) {
                     long sum = 0;
-                    for (int end = first[g + 1]; e < end; e++) {
+                    for (int e = first[g]; e < first[g + 1]; e++) {
                         sum += counts[row + e];
                     }
                     home[s * ep + g] = sum;
