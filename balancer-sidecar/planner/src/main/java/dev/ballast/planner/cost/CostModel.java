@@ -88,11 +88,7 @@ public final class CostModel {
             // Start from "everything at home" summed per (GPU, link class) once per homeTraffic array, take out the
             // experts whose routing differs, add their real flows. Token counts are integers and every byte total stays
             // below 2^53, so this gives the same doubles as summing the full matrix.
-            if (homeTraffic != cachedHome) {
-                cacheHome(gt, homeTraffic);
-            }
-            System.arraycopy(homeSendTok, 0, sendTok, 0, ep * 4);
-            System.arraycopy(homeRecvTok, 0, recvTok, 0, ep * 4);
+            startFromHome(gt, homeTraffic);
             long[] counts = r.counts();
             int experts = p.experts();
             for (int e = 0; e < experts; e++) {
@@ -134,11 +130,7 @@ public final class CostModel {
                                     LayerPlacement adoptedFrom) {
         int ep = gt.ep();
         reset(ep);
-        if (homeTraffic != cachedHome) {
-            cacheHome(gt, homeTraffic);
-        }
-        System.arraycopy(homeSendTok, 0, sendTok, 0, ep * 4);
-        System.arraycopy(homeRecvTok, 0, recvTok, 0, ep * 4);
+        startFromHome(gt, homeTraffic);
         long maxTokens = rule.routeTokens(gt, p, counts, totals, sendTok, recvTok);
         long sum = 0;
         for (long t : totals) {
@@ -180,6 +172,15 @@ public final class CostModel {
         double exposed = Math.max(0, paramSec - compute);
         return new LayerCost(compute, ALL_TO_ALLS_PER_LAYER * a2a, paramSec, exposed, maxTokens, (double) sum / ep,
                 ALL_TO_ALLS_PER_LAYER * interTokens, param[1], param[0], param[2], peakMemory(gt, p));
+    }
+
+    /** Token sums start as the all-at-home routing of {@code homeTraffic} (summed once per array). */
+    private void startFromHome(GroupTopology gt, long[] homeTraffic) {
+        if (homeTraffic != cachedHome) {
+            cacheHome(gt, homeTraffic);
+        }
+        System.arraycopy(homeSendTok, 0, sendTok, 0, gt.ep() * 4);
+        System.arraycopy(homeRecvTok, 0, recvTok, 0, gt.ep() * 4);
     }
 
     /** Per (GPU, link class) token sums of a home-traffic matrix, sent and received. */
