@@ -513,19 +513,18 @@ public final class BallastPlanner implements Planner {
             }
             first[ep] = experts;
             long signs = 0;
+            // One pass over the counts, home block by home block.
             for (int s = 0; s < ep; s++) {
                 int row = s * experts;
                 int nodeRow = gt.nodeIndex(s) * experts;
-                for (int e = 0; e < experts; e++) {
-                    long x = counts[row + e];
-                    signs |= x;
-                    total[e] += x;
-                    nodeDemand[nodeRow + e] += x;
-                }
                 for (int g = 0; g < ep; g++) {
                     long sum = 0;
                     for (int e = first[g]; e < first[g + 1]; e++) {
-                        sum += counts[row + e];
+                        long x = counts[row + e];
+                        signs |= x;
+                        sum += x;
+                        total[e] += x;
+                        nodeDemand[nodeRow + e] += x;
                     }
                     home[s * ep + g] = sum;
                 }

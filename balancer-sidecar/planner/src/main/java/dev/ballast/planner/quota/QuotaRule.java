@@ -43,6 +43,13 @@ public final class QuotaRule {
     private int[] gpuCopy = new int[0];
     private int[] gpuFill = new int[0];
     private long threshold;
+    // The inputs of the latest planner-side preparation (probe, routeTokens), by identity, and whether load and quota
+    // still hold its step 9 fill: a planner that probes a placement and then routes it skips steps 1-8 the second time.
+    private GroupTopology preparedGt;
+    private LayerPlacement preparedFor;
+    private long[] preparedCounts;
+    private long[] preparedTotals;
+    private boolean atThreshold;
     // Scratch of prepare and route.
     private long[] totalBuf = new long[0];
     private long[] keys = new long[0];
@@ -91,23 +98,47 @@ public final class QuotaRule {
         if (capacity != null && capacity.length != gt.ep()) {
             throw new IllegalArgumentException("capacity length " + capacity.length + " != ep " + gt.ep());
         }
+        preparedFor = null;
         prepare(gt, p, counts, totals);
         boolean exceeded = search(gt.ep(), p, capacity);
         return route(gt, p, counts, exceeded);
     }
 
-    /** The {@link Probe} of {@code p} at {@code aim}. */
+    /**
+     * The {@link Probe} of {@code p} at {@code aim}. Like {@link #routeTokens}, it reuses the preparation of the previous
+     * probe or routing when called with the same placement, counts and totals (the same arrays, unchanged meanwhile).
+     */
     public Probe probe(GroupTopology gt, LayerPlacement p, long[] counts, long[] totals, long aim) {
         int ep = gt.ep();
-        prepare(gt, p, counts, totals);
-        search(ep, p, null);
+        prepareAndSearch(gt, p, counts, totals);
         long[] gpuLoad = Arrays.copyOf(load, ep);
         long max = 0;
         for (long x : gpuLoad) {
             max = Math.max(max, x);
         }
-        int unplaced = max > aim ? fill(aim, null, p) : -1;
-        return new Probe(gpuLoad, max, unplaced);
+        if (max > aim) {
+            atThreshold = false;
+            return new Probe(gpuLoad, max, fill(aim, null, p));
+        }
+        return new Probe(gpuLoad, max, -1);
+    }
+
+    /** Steps 1-9 without capacities, skipped when the latest preparation was for the same inputs. */
+    private void prepareAndSearch(GroupTopology gt, LayerPlacement p, long[] counts, long[] totals) {
+        if (p == preparedFor && gt == preparedGt && counts == preparedCounts && totals == preparedTotals && totals != null) {
+            if (!atThreshold) {
+                fillAtThreshold(null, p);
+                atThreshold = true;
+            }
+            return;
+        }
+        prepare(gt, p, counts, totals);
+        search(gt.ep(), p, null);
+        preparedGt = gt;
+        preparedFor = p;
+        preparedCounts = counts;
+        preparedTotals = totals;
+        atThreshold = true;
     }
 
     /**
@@ -120,8 +151,7 @@ public final class QuotaRule {
     public long routeTokens(GroupTopology gt, LayerPlacement p, long[] counts, long[] totals, long[] sendTok, long[] recvTok) {
         int ep = gt.ep();
         int experts = p.experts();
-        prepare(gt, p, counts, totals);
-        search(ep, p, null);
+        prepareAndSearch(gt, p, counts, totals);
         for (int e = 0; e < experts; e++) {
             int h = StaticLayout.home(e, ep, experts);
             int k = p.copies(e);
@@ -314,7 +344,6 @@ public final class QuotaRule {
      * (single-copy experts included) as step 9 defines them; returns whether capacities were dropped.
      */
     private boolean search(int ep, LayerPlacement p, long[] capacity) {
-        int experts = p.experts();
         long lo = this.lo;
         long hi = this.hi;
         // Step 7: capacities apply only if the rule can meet them at all.
@@ -346,13 +375,18 @@ public final class QuotaRule {
             }
         }
         threshold = lo;
+        fillAtThreshold(cap, p);
+        return exceeded;
+    }
+
+    /** Step 9: the fill at the found threshold, single-copy experts' quotas included. */
+    private void fillAtThreshold(long[] cap, LayerPlacement p) {
         fill(threshold, cap, p);
-        for (int e = 0; e < experts; e++) {
+        for (int e = 0; e < p.experts(); e++) {
             if (p.copies(e) == 1) {
                 quota[p.copyStart(e)] = total[e];
             }
         }
-        return exceeded;
     }
 
     /**
