@@ -74,56 +74,38 @@ public final class BallastPlanner implements Planner {
                               LayerPlacement staticP) {
         int slotsTotal = c.redundantSlots() * gt.ep();
         Demand demand = Demand.of(gt, counts, c.shape().experts());
-        LayerPlacement balanced = shed(c, gt, demand, null, 0);
-        LayerPlacement local = shed(c, gt, demand, null, slotsTotal / 2);
-        LayerPlacement localQuarter = shed(c, gt, demand, null, slotsTotal / 4);
         double interval = c.replanInterval();
-        // From scratch: static and the three shedding candidates. Lexicographic gate over the candidates predicted no
-        // slower than static: first compute max/mean <= BALANCE_CAP, then the lowest predicted steady-state time. In
-        // ascending order of predicted time, a candidate the quota rule leaves unbalanced is topped up (rebalance) where
-        // free slots allow; the first that is (or becomes) balanced and still no slower than static wins. If none does,
-        // static if it is balanced, else the fastest of everything scored.
-        Scored staticScored = evaluate(c, cost, gt, counts, demand, staticP, null, interval);
-        LayerPlacement[] cands = {balanced, local, localQuarter};
-        Scored[] scored = new Scored[cands.length];
-        Integer[] byTime = new Integer[cands.length];
-        for (int i = 0; i < cands.length; i++) {
-            scored[i] = cands[i].equals(staticP) ? staticScored : evaluate(c, cost, gt, counts, demand, cands[i], null, interval);
-            byTime[i] = i;
-        }
-        Arrays.sort(byTime, (x, y) -> Double.compare(scored[x].seconds(), scored[y].seconds()));
-        LayerPlacement best = null;
-        LayerPlacement fastest = staticP;
-        double fastestSeconds = staticScored.seconds();
-        for (int i : byTime) {
-            LayerPlacement cand = cands[i];
-            Scored sc = scored[i];
-            if (cand.equals(staticP) || sc.seconds() > staticScored.seconds()) {
-                continue; // never predicted slower than the static layout, balanced or not
-            }
-            if (sc.seconds() < fastestSeconds) {
-                fastest = cand;
-                fastestSeconds = sc.seconds();
-            }
-            if (imbalance(demand, sc.maxLoad(), gt.ep()) > BALANCE_CAP) {
-                LayerPlacement topped = rebalance(c, cost.quotaRule(), gt, counts, demand, cand, sc.maxLoad());
-                if (topped == cand) {
-                    continue;
-                }
-                cand = topped;
-                sc = evaluate(c, cost, gt, counts, demand, cand, null, interval);
-                if (sc.seconds() < fastestSeconds) {
-                    fastest = cand;
-                    fastestSeconds = sc.seconds();
-                }
-            }
-            if (imbalance(demand, sc.maxLoad(), gt.ep()) <= BALANCE_CAP && sc.seconds() <= staticScored.seconds()) {
-                best = cand;
-                break;
+        // From scratch: static and up to three shedding candidates with half, a quarter or none of the slots first given
+        // to local replicas. Lexicographic gate over the candidates predicted no slower than static: first compute
+        // max/mean <= BALANCE_CAP, then the lowest predicted steady-state time. In ascending order of predicted time, a
+        // candidate the quota rule leaves unbalanced is topped up (rebalance) where free slots allow; the first that is
+        // (or becomes) balanced and still no slower than static wins. If none does, static if it is balanced, else the
+        // fastest of everything scored.
+        Gate gate = new Gate(c, cost, gt, counts, demand, staticP, interval);
+        // The quarter-local candidate's local replicas are the first quarter of the half-local one's: picked once.
+        LocalPicks picks = new LocalPicks(slotsTotal / 2);
+        LayerPlacement local = shed(c, gt, demand, null, slotsTotal / 2, picks);
+        // When fewer than a quarter of the slots found a local use, both candidates are the same placement.
+        boolean same = picks.count() <= slotsTotal / 4;
+        LayerPlacement localQuarter = same ? local : shed(c, gt, demand, null, slotsTotal / 4, picks);
+        Scored half = gate.score(local);
+        Scored quarter = same ? half : gate.score(localQuarter);
+        LayerPlacement best;
+        // Predicted time is usually unimodal in the local share: when half beats a quarter, giving none is not tried
+        // unless neither local candidate can be balanced (this halves the planning time of such layers).
+        if (quarter.seconds() <= half.seconds()) {
+            LayerPlacement balanced = shed(c, gt, demand, null, 0);
+            best = gate.pick(new LayerPlacement[] {balanced, local, localQuarter},
+                    new Scored[] {gate.score(balanced), half, quarter});
+        } else {
+            best = gate.pick(new LayerPlacement[] {local, localQuarter}, new Scored[] {half, quarter});
+            if (best == null) {
+                LayerPlacement balanced = shed(c, gt, demand, null, 0);
+                best = gate.pick(new LayerPlacement[] {balanced}, new Scored[] {gate.score(balanced)});
             }
         }
         if (best == null) {
-            best = imbalance(demand, staticScored.maxLoad(), gt.ep()) <= BALANCE_CAP ? staticP : fastest;
+            best = gate.fallback();
         }
         if (!incremental || current == null) {
             return best;
@@ -132,6 +114,80 @@ public final class BallastPlanner implements Planner {
         // hold them), and a repair of the plan in use (its still-useful replicas kept, free slots filled as from scratch).
         LayerPlacement[] targets = {align(gt, best, current, c.redundantSlots()), shed(c, gt, demand, current, slotsTotal / 2)};
         return towards(c, cost, gt, counts, demand, current, targets, interval);
+    }
+
+    /** The from-scratch gate of {@link #placeLayer}: static's score, and the fastest candidate scored so far. */
+    private static final class Gate {
+        final PlanningContext c;
+        final CostModel cost;
+        final GroupTopology gt;
+        final long[] counts;
+        final Demand demand;
+        final LayerPlacement staticP;
+        final double interval;
+        final Scored staticScored;
+        LayerPlacement fastest;
+        double fastestSeconds;
+
+        Gate(PlanningContext c, CostModel cost, GroupTopology gt, long[] counts, Demand demand, LayerPlacement staticP,
+             double interval) {
+            this.c = c;
+            this.cost = cost;
+            this.gt = gt;
+            this.counts = counts;
+            this.demand = demand;
+            this.staticP = staticP;
+            this.interval = interval;
+            this.staticScored = evaluate(c, cost, gt, counts, demand, staticP, null, interval);
+            this.fastest = staticP;
+            this.fastestSeconds = staticScored.seconds();
+        }
+
+        Scored score(LayerPlacement p) {
+            return p.equals(staticP) ? staticScored : evaluate(c, cost, gt, counts, demand, p, null, interval);
+        }
+
+        /** The first of {@code cands}, by predicted time, that is or can be topped up to balanced; null if none. */
+        LayerPlacement pick(LayerPlacement[] cands, Scored[] scored) {
+            Integer[] byTime = new Integer[cands.length];
+            for (int i = 0; i < cands.length; i++) {
+                byTime[i] = i;
+            }
+            Arrays.sort(byTime, (x, y) -> Double.compare(scored[x].seconds(), scored[y].seconds()));
+            for (int i : byTime) {
+                LayerPlacement cand = cands[i];
+                Scored sc = scored[i];
+                if (cand.equals(staticP) || sc.seconds() > staticScored.seconds()) {
+                    continue; // never predicted slower than the static layout, balanced or not
+                }
+                consider(cand, sc);
+                if (imbalance(demand, sc.maxLoad(), gt.ep()) > BALANCE_CAP) {
+                    LayerPlacement topped = rebalance(c, cost.quotaRule(), gt, counts, demand, cand, sc.maxLoad());
+                    if (topped == cand) {
+                        continue;
+                    }
+                    cand = topped;
+                    sc = evaluate(c, cost, gt, counts, demand, cand, null, interval);
+                    consider(cand, sc);
+                }
+                if (imbalance(demand, sc.maxLoad(), gt.ep()) <= BALANCE_CAP && sc.seconds() <= staticScored.seconds()) {
+                    return cand;
+                }
+            }
+            return null;
+        }
+
+        private void consider(LayerPlacement p, Scored sc) {
+            if (sc.seconds() < fastestSeconds) {
+                fastest = p;
+                fastestSeconds = sc.seconds();
+            }
+        }
+
+        /** When no candidate balances: static if it is balanced, else the fastest of everything scored. */
+        LayerPlacement fallback() {
+            return imbalance(demand, staticScored.maxLoad(), gt.ep()) <= BALANCE_CAP ? staticP : fastest;
+        }
     }
 
     /**
@@ -545,6 +601,16 @@ public final class BallastPlanner implements Planner {
     }
 
     static LayerPlacement shed(PlanningContext c, GroupTopology gt, Demand demand, LayerPlacement seed, int localReplicas) {
+        return shed(c, gt, demand, seed, localReplicas, null);
+    }
+
+    /**
+     * As {@link #shed(PlanningContext, GroupTopology, Demand, LayerPlacement, int)}; without a seed, {@code picks} (may
+     * be null) records the local replicas on its first use and replays them on the next ones: on an unseeded state
+     * the first k picks do not depend on how many follow.
+     */
+    static LayerPlacement shed(PlanningContext c, GroupTopology gt, Demand demand, LayerPlacement seed, int localReplicas,
+                               LocalPicks picks) {
         int ep = gt.ep();
         int experts = c.shape().experts();
         int slots = c.redundantSlots();
@@ -575,8 +641,10 @@ public final class BallastPlanner implements Planner {
         }
         long target = (all + ep - 1) / ep;
         long tol = target / 1000;
-        if (localReplicas > kept) {
-            placeLocal(gt, st, nodeDemand, nc, localReplicas - kept, tokenBytes, refreshBytes);
+        if (picks != null && seed == null && picks.recorded()) {
+            picks.replay(st, localReplicas);
+        } else if (localReplicas > kept) {
+            placeLocal(gt, st, nodeDemand, nc, localReplicas - kept, tokenBytes, refreshBytes, seed == null ? picks : null);
         }
         Shedder sh = new Shedder(gt, st, target, tol, nodeDemand, nc, tokenBytes, refreshBytes);
         sh.run();
@@ -588,7 +656,7 @@ public final class BallastPlanner implements Planner {
 
     /** Opens replicas for (expert, node) pairs whose node has no copy, by net inter-node bytes saved, best first. */
     private static void placeLocal(GroupTopology gt, State st, long[] nodeDemand, int nc, int limit, double tokenBytes,
-                                   double refreshBytes) {
+                                   double refreshBytes, LocalPicks record) {
         int ep = gt.ep();
         int experts = st.experts;
         if (nc > 255 || experts > (1 << 14)) {
@@ -610,9 +678,10 @@ public final class BallastPlanner implements Planner {
                 if (x == homeNode || d * tokenBytes <= refreshBytes || d >= (1L << 38)) {
                     continue;
                 }
-                queue.push(key(rackOfNode[x] == gt.rack(h) ? d : (long) (d * crossRackWeight), e, x));
+                queue.add(key(rackOfNode[x] == gt.rack(h) ? d : (long) (d * crossRackWeight), e, x));
             }
         }
+        queue.heapify();
         int placed = 0;
         while (!queue.isEmpty() && placed < limit) {
             long k = queue.pop();
@@ -648,6 +717,56 @@ public final class BallastPlanner implements Planner {
             st.addReplica(e, best);
             st.shift(e, best, d);
             placed++;
+            if (record != null) {
+                record.add(e, best, d);
+            }
+        }
+        if (record != null) {
+            record.done();
+        }
+    }
+
+    /** The local replicas placeLocal opened on an unseeded state, in order: expert, GPU and tokens shifted. */
+    static final class LocalPicks {
+        private final int[] expert;
+        private final int[] gpu;
+        private final long[] tokens;
+        private int n;
+        private boolean recorded;
+
+        LocalPicks(int capacity) {
+            expert = new int[capacity];
+            gpu = new int[capacity];
+            tokens = new long[capacity];
+        }
+
+        boolean recorded() {
+            return recorded;
+        }
+
+        int count() {
+            return n;
+        }
+
+        void add(int e, int g, long d) {
+            expert[n] = e;
+            gpu[n] = g;
+            tokens[n++] = d;
+        }
+
+        void done() {
+            recorded = true;
+        }
+
+        /** Applies the first {@code limit} picks (all there are, if fewer) to a fresh state. */
+        void replay(State st, int limit) {
+            if (limit > expert.length) {
+                throw new IllegalArgumentException("recorded " + expert.length + " picks at most, asked for " + limit);
+            }
+            for (int i = 0; i < Math.min(limit, n); i++) {
+                st.addReplica(expert[i], gpu[i]);
+                st.shift(expert[i], gpu[i], tokens[i]);
+            }
         }
     }
 

@@ -15,6 +15,21 @@ final class LongMaxHeap {
         return n == 0;
     }
 
+    /** Adds {@code x} without restoring heap order; call {@link #heapify} before the next pop. */
+    void add(long x) {
+        if (n == a.length) {
+            a = Arrays.copyOf(a, 2 * n);
+        }
+        a[n++] = x;
+    }
+
+    /** Restores heap order after {@link #add}s, bottom-up (linear time, against n log n for as many pushes). */
+    void heapify() {
+        for (int i = n / 2 - 1; i >= 0; i--) {
+            siftDown(i, a[i]);
+        }
+    }
+
     void push(long x) {
         if (n == a.length) {
             a = Arrays.copyOf(a, 2 * n);
@@ -34,8 +49,12 @@ final class LongMaxHeap {
     /** Removes and returns the largest element; the heap must not be empty. */
     long pop() {
         long top = a[0];
-        long x = a[--n];
-        int i = 0;
+        siftDown(0, a[--n]);
+        return top;
+    }
+
+    /** Puts {@code x} at {@code i} or below, where the larger child is no larger than it. */
+    private void siftDown(int i, long x) {
         while (true) {
             int child = 2 * i + 1;
             if (child >= n) {
@@ -51,6 +70,5 @@ final class LongMaxHeap {
             i = child;
         }
         a[i] = x;
-        return top;
     }
 }
