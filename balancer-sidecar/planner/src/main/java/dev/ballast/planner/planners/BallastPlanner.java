@@ -621,7 +621,7 @@ public final class BallastPlanner implements Planner {
         double tokenBytes = 4.0 * c.shape().tokenBytes();
         double refreshBytes = c.mode() == Mode.REPLICATE
                 ? c.shape().weightBytesPerExpert() + c.shape().gradBytesPerExpert() : 0;
-        State st = new State(ep, experts, slots, total);
+        State st = State.fresh(ep, experts, slots, total);
         int kept = 0;
         if (seed != null) {
             // Keep a replica in use while its node's tokens still outweigh its refresh traffic; it serves them first.
@@ -919,7 +919,21 @@ public final class BallastPlanner implements Planner {
         /** held[e * ep + g]: GPU g has a copy of expert e. */
         final boolean[] held;
 
-        State(int ep, int experts, int slots, long[] total) {
+        /** The thread's last state, kept for the next shed of the same shape (a plan sheds several times per layer). */
+        private static final ThreadLocal<State> LAST = new ThreadLocal<>();
+
+        /** A state with every expert on its home only; reuses the thread's previous one when the shape matches. */
+        static State fresh(int ep, int experts, int slots, long[] total) {
+            State st = LAST.get();
+            if (st == null || st.ep != ep || st.experts != experts || st.slots != slots) {
+                st = new State(ep, experts, slots);
+                LAST.set(st);
+            }
+            st.reset(total);
+            return st;
+        }
+
+        private State(int ep, int experts, int slots) {
             this.ep = ep;
             this.experts = experts;
             this.slots = slots;
@@ -931,10 +945,22 @@ public final class BallastPlanner implements Planner {
             this.replicaCount = new int[ep];
             this.held = new boolean[experts * ep];
             for (int e = 0; e < experts; e++) {
+                gpuOf[e] = new int[2];
+                amount[e] = new long[2];
+            }
+        }
+
+        private void reset(long[] total) {
+            Arrays.fill(load, 0);
+            Arrays.fill(replicaCount, 0);
+            for (int e = 0; e < experts; e++) {
+                for (int k = 0; k < copies[e]; k++) {
+                    held[e * ep + gpuOf[e][k]] = false;
+                }
                 int h = StaticLayout.home(e, ep, experts);
-                gpuOf[e] = new int[] {h};
+                gpuOf[e][0] = h;
                 held[e * ep + h] = true;
-                amount[e] = new long[] {total[e]};
+                amount[e][0] = total[e];
                 copies[e] = 1;
                 load[h] += total[e];
             }
