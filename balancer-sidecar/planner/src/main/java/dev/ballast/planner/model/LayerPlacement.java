@@ -114,9 +114,12 @@ public final class LayerPlacement {
 
     /** Copies not on their static home GPU. */
     public int nonHomeCopies(int g) {
+        // g's home experts are the contiguous range [first, next).
+        int first = StaticLayout.firstExpert(g, gpuExperts.length, experts);
+        int next = StaticLayout.firstExpert(g + 1, gpuExperts.length, experts);
         int n = 0;
         for (int e : gpuExperts[g]) {
-            if (StaticLayout.home(e, gpuExperts.length, experts) != g) {
+            if (e < first || e >= next) {
                 n++;
             }
         }

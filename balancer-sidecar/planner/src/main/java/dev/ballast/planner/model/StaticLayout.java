@@ -8,7 +8,9 @@ public final class StaticLayout {
     }
 
     public static int home(int expert, int ep, int experts) {
-        return (int) ((long) expert * ep / experts);
+        long x = (long) expert * ep;
+        // 32-bit division where the product fits: planners call this in their hot loops.
+        return x <= Integer.MAX_VALUE ? (int) x / experts : (int) (x / experts);
     }
 
     /** First expert homed on EP rank g: the smallest e with floor(e·EP/E) >= g, i.e. ceil(g·E/EP). */

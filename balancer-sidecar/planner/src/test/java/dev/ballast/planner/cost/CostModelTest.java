@@ -112,5 +112,30 @@ class CostModelTest {
         }
     }
 
+    @Test
+    void aProbeThenARoutingOfTheSamePlacementScoresAsAFreshRouting() {
+        // The rule instance keeps a placement's preparation between a probe and the routing that follows it.
+        java.util.SplittableRandom rnd = new java.util.SplittableRandom(10);
+        for (int trial = 0; trial < 100; trial++) {
+            int ep = 8;
+            int experts = 8 + rnd.nextInt(24);
+            GroupTopology gt = Fixtures.group(ep, 4, 1);
+            LayerPlacement p = Fixtures.randomPlacement(rnd, ep, experts, 1 + rnd.nextInt(3));
+            long[] counts = Fixtures.counts(rnd, ep, experts, 1 + rnd.nextInt(2000));
+            long[] totals = new long[experts];
+            for (int i = 0; i < counts.length; i++) {
+                totals[i % experts] += counts[i];
+            }
+            long[] home = CostModel.homeTraffic(ep, experts, counts);
+            MoeShape shape = MoeShape.generic("t", 1, experts, 2);
+            CostModel probed = new CostModel(shape, Mode.REPLICATE);
+            QuotaRule.Probe probe = probed.quotaRule().probe(gt, p, counts, totals, rnd.nextInt(3000));
+            LayerCost afterProbe = probed.quotaRuleLayer(gt, p, counts, totals, home, null);
+            LayerCost fresh = new CostModel(shape, Mode.REPLICATE).quotaRuleLayer(gt, p, counts, totals, home, null);
+            assertThat(afterProbe).as("trial %d", trial).isEqualTo(fresh);
+            assertThat(probe.maxLoad()).isEqualTo(fresh.maxTokens());
+        }
+    }
+
     private static final CostModel REUSED = new CostModel(MoeShape.generic("t", 1, 4, 2), Mode.REPLICATE);
 }
