@@ -16,11 +16,12 @@ import java.util.Arrays;
  * <ol>
  * <li>Candidates: the static layout; a <em>balanced</em> placement (shedding greedy: while the busiest GPU is above
  *     the mean, shift part of one of its experts to another copy with room, or open a replica in a free slot on the
- *     node whose own tokens would stop crossing the network, net of refresh bytes, NVLink on ties); and a
+ *     node whose own tokens would stop crossing the network, net of refresh bytes, NVLink on ties); and two
  *     <em>local</em> ones (first up to half, or a quarter, of the slots go to (expert, node) pairs whose node has no
  *     copy, by inter-node tokens saved, then the same shedding).</li>
- * <li>Gate: each candidate is scored with the quota rule and the cost model over the re-plan interval. Among those
- *     predicted no slower than static (so the result never is), compute balance comes first: in order of predicted
+ * <li>Gate: each candidate is scored with the quota rule and the cost model over the re-plan interval (the balanced
+ *     one only when the quarter-local one scores no worse than the half-local one, or neither can be balanced).
+ *     Among those predicted no slower than static (so the result never is), compute balance comes first: in order of predicted
  *     time, a candidate whose quota-rule max/mean exceeds {@link #BALANCE_CAP} is topped up with replicas in free
  *     slots ({@link #rebalance}), and the first balanced one wins; if none gets there, the fastest.</li>
  * <li>Incremental (plan in use given, {@code ballast}): walk from the plan in use towards two targets (the scratch
