@@ -91,19 +91,25 @@ public final class BallastPlanner implements Planner {
         LayerPlacement localQuarter = same ? local : shed(c, gt, demand, null, slotsTotal / 4, picks);
         Scored half = gate.score(local);
         Scored quarter = same ? half : gate.score(localQuarter);
-        LayerPlacement best;
+        LayerPlacement[] locals = same ? new LayerPlacement[] {local} : new LayerPlacement[] {local, localQuarter};
+        Scored[] localScores = same ? new Scored[] {half} : new Scored[] {half, quarter};
+        LayerPlacement best = null;
         // Predicted time is usually unimodal in the local share: when half beats a quarter, giving none is not tried
         // unless neither local candidate can be balanced (this halves the planning time of such layers).
-        if (quarter.seconds() <= half.seconds()) {
+        if (quarter.seconds() > half.seconds()) {
+            best = gate.pick(locals, localScores);
+            locals = new LayerPlacement[0];
+            localScores = new Scored[0];
+        }
+        if (best == null) {
             LayerPlacement balanced = shed(c, gt, demand, null, 0);
-            best = gate.pick(new LayerPlacement[] {balanced, local, localQuarter},
-                    new Scored[] {gate.score(balanced), half, quarter});
-        } else {
-            best = gate.pick(new LayerPlacement[] {local, localQuarter}, new Scored[] {half, quarter});
-            if (best == null) {
-                LayerPlacement balanced = shed(c, gt, demand, null, 0);
-                best = gate.pick(new LayerPlacement[] {balanced}, new Scored[] {gate.score(balanced)});
-            }
+            LayerPlacement[] cands = new LayerPlacement[locals.length + 1];
+            Scored[] scores = new Scored[cands.length];
+            cands[0] = balanced;
+            scores[0] = gate.score(balanced);
+            System.arraycopy(locals, 0, cands, 1, locals.length);
+            System.arraycopy(localScores, 0, scores, 1, locals.length);
+            best = gate.pick(cands, scores);
         }
         if (best == null) {
             best = gate.fallback();
