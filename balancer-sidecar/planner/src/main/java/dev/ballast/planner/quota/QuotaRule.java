@@ -415,12 +415,8 @@ public final class QuotaRule {
             }
         }
         System.arraycopy(base, 0, load, 0, ep);
-        // Only multi-copy experts are filled here: only their quotas and flags need clearing.
-        for (int i = 0; i < multi; i++) {
-            int e = order[i];
-            Arrays.fill(quota, p.copyStart(e), p.copyStart(e) + p.copies(e), 0);
-            done[e] = false;
-        }
+        Arrays.fill(quota, 0, p.totalCopies(), 0);
+        Arrays.fill(done, 0, p.experts(), false);
         for (int i = 0; i < multi; i++) {
             int e = order[i];
             long rem = total[e];
