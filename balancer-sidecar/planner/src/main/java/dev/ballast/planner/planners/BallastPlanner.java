@@ -21,9 +21,9 @@ import java.util.Arrays;
  *     copy, by inter-node tokens saved, then the same shedding).</li>
  * <li>Gate: each candidate is scored with the quota rule and the cost model over the re-plan interval (the balanced
  *     one only when the quarter-local one scores no worse than the half-local one, or neither can be balanced).
- *     Among those predicted no slower than static (so the result never is), compute balance comes first: in order of predicted
- *     time, a candidate whose quota-rule max/mean exceeds {@link #BALANCE_CAP} is topped up with replicas in free
- *     slots ({@link #rebalance}), and the first balanced one wins; if none gets there, the fastest.</li>
+ *     Among those predicted no slower than static (so the result never is), compute balance comes first: in order of
+ *     predicted time, a candidate whose quota-rule max/mean exceeds {@link #BALANCE_CAP} is topped up with replicas
+ *     in free slots ({@link #rebalance}), and the first balanced one wins; if none gets there, the fastest.</li>
  * <li>Incremental (plan in use given, {@code ballast}): walk from the plan in use towards two targets (the scratch
  *     winner re-aligned to it, a repair that keeps its still-useful replicas) and stop
  *     where the predicted interval time, one-off copies included, plus a price of {@link #HYSTERESIS} per new copy
@@ -95,7 +95,7 @@ public final class BallastPlanner implements Planner {
         Scored[] localScores = same ? new Scored[] {half} : new Scored[] {half, quarter};
         LayerPlacement best = null;
         // Predicted time is usually unimodal in the local share: when half beats a quarter, giving none is not tried
-        // unless neither local candidate can be balanced (this halves the planning time of such layers).
+        // unless neither local candidate can be balanced (one shed and one scoring fewer in such layers).
         if (quarter.seconds() > half.seconds()) {
             best = gate.pick(locals, localScores);
             locals = new LayerPlacement[0];

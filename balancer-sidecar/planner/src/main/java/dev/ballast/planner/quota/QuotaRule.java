@@ -105,8 +105,8 @@ public final class QuotaRule {
     }
 
     /**
-     * The {@link Probe} of {@code p} at {@code aim}. Like {@link #routeTokens}, it reuses the preparation of the previous
-     * probe or routing when called with the same placement, counts and totals (the same arrays, unchanged meanwhile).
+     * The {@link Probe} of {@code p} at {@code aim}. Like {@link #routeTokens}, it skips steps 1-8 after a probe or
+     * routing of the same placement, counts and totals (the same arrays, unchanged meanwhile).
      */
     public Probe probe(GroupTopology gt, LayerPlacement p, long[] counts, long[] totals, long aim) {
         int ep = gt.ep();
@@ -146,7 +146,8 @@ public final class QuotaRule {
      * {@code sendTok[s * 4 + class]} and {@code recvTok[g * 4 + class]} arrive holding the sums of the all-at-home
      * routing (every expert's tokens sent to its static home); each expert routed otherwise has its home contribution
      * taken out and its real flows added. Returns the busiest GPU's load; the same sums as visiting
-     * {@link #apply}'s flows.
+     * {@link #apply}'s flows. Steps 1-8 are skipped after a {@link #probe} of the same placement, counts and totals
+     * (the same arrays, unchanged meanwhile).
      */
     public long routeTokens(GroupTopology gt, LayerPlacement p, long[] counts, long[] totals, long[] sendTok, long[] recvTok) {
         int ep = gt.ep();
