@@ -278,7 +278,7 @@ final class DocsSuite {
     }
 
     private static String jmh(String file) throws IOException {
-        String cmd = "bin/ballast jmh balancer-sidecar/planner -f 1 -wi 3 -i 5 -rf json "
+        String cmd = "bin/ballast jmh balancer-sidecar/planner -f 2 -wi 3 -i 5 -rf json "
                 + "-rff $PWD/balancer-sidecar/planner/target/jmh-planner.json 'QuotaRuleBench|PlannerBench'";
         if (file == null || !Files.isRegularFile(Path.of(file))) {
             return "Not run for this page. Command: `" + cmd + "`, then pass `--jmh balancer-sidecar/planner/target/jmh-planner.json` "
