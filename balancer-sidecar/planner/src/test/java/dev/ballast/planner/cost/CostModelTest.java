@@ -99,10 +99,7 @@ class CostModelTest {
             GroupTopology gt = Fixtures.group(ep, 2 + 2 * rnd.nextInt(2), 1 + rnd.nextInt(2));
             LayerPlacement p = Fixtures.randomPlacement(rnd, ep, experts, 1 + rnd.nextInt(4));
             long[] counts = Fixtures.counts(rnd, ep, experts, 1 + rnd.nextInt(2000));
-            long[] totals = new long[experts];
-            for (int i = 0; i < counts.length; i++) {
-                totals[i % experts] += counts[i];
-            }
+            long[] totals = totals(counts, experts);
             long[] home = CostModel.homeTraffic(ep, experts, counts);
             // One model for many placements, as planners use it: its rule's buffers are reused from trial to trial.
             CostModel m = trial % 2 == 0 ? REUSED : new CostModel(MoeShape.generic("t", 1, experts, 2), Mode.FSSDP);
@@ -122,10 +119,7 @@ class CostModelTest {
             GroupTopology gt = Fixtures.group(ep, 4, 1);
             LayerPlacement p = Fixtures.randomPlacement(rnd, ep, experts, 1 + rnd.nextInt(3));
             long[] counts = Fixtures.counts(rnd, ep, experts, 1 + rnd.nextInt(2000));
-            long[] totals = new long[experts];
-            for (int i = 0; i < counts.length; i++) {
-                totals[i % experts] += counts[i];
-            }
+            long[] totals = totals(counts, experts);
             long[] home = CostModel.homeTraffic(ep, experts, counts);
             MoeShape shape = MoeShape.generic("t", 1, experts, 2);
             CostModel probed = new CostModel(shape, Mode.REPLICATE);
@@ -135,6 +129,14 @@ class CostModelTest {
             assertThat(afterProbe).as("trial %d", trial).isEqualTo(fresh);
             assertThat(probe.maxLoad()).isEqualTo(fresh.maxTokens());
         }
+    }
+
+    private static long[] totals(long[] counts, int experts) {
+        long[] totals = new long[experts];
+        for (int i = 0; i < counts.length; i++) {
+            totals[i % experts] += counts[i];
+        }
+        return totals;
     }
 
     private static final CostModel REUSED = new CostModel(MoeShape.generic("t", 1, 4, 2), Mode.REPLICATE);
