@@ -72,10 +72,13 @@ def test_sidecar_restart_comes_back_and_resyncs(agents):
     assert newest is not None
     agents["restart"]("sidecar1")
     assert wait_http(agents["sidecars"][1] + "/healthz", time.time() + 90), "sidecar came back"
+    # The balancer may still publish plans from the previous test's reports while sidecar1 is down, so the resynced
+    # sidecar must come back holding what its peer holds, at or above what it held before the restart.
     deadline = time.time() + 30
-    got = None
-    while time.time() < deadline and got is None:
-        got = clients[1].heads(gen, 10**9)[0]
+    got = peer = None
+    while time.time() < deadline and (got is None or got != peer):
+        got, peer = clients[1].heads(gen, 10**9)[0], clients[0].heads(gen, 10**9)[0]
         time.sleep(0.3)
-    assert got == newest, "the restarted sidecar was resynced with the retained plans"
+    assert got is not None and got == peer, ("the restarted sidecar was resynced with the retained plans", got, peer)
+    assert got.sequence >= newest.sequence, (got, newest)
     assert clients[1].status()["connected"]
