@@ -14,6 +14,11 @@ public final class GroupTopology {
     private final Hardware hardware;
     private final int rackCount;
     private final int[] rackIndex; // dense rack id, ordered by first appearance
+    // EP ranks grouped by dense node (rack) id, ascending within a group; group x is [start[x], start[x + 1]).
+    private final int[] nodeMembers;
+    private final int[] nodeMemberStart;
+    private final int[] rackMembers;
+    private final int[] rackMemberStart;
 
     private GroupTopology(int[] globalGpu, int[] node, int[] rack, Hardware hardware) {
         int ep = node.length;
@@ -56,6 +61,44 @@ public final class GroupTopology {
             rackIndex[a] = found >= 0 ? found : r++;
         }
         this.rackCount = r;
+        this.nodeMemberStart = new int[n + 1];
+        this.nodeMembers = groupMembers(nodeIndex, n, nodeMemberStart);
+        this.rackMemberStart = new int[r + 1];
+        this.rackMembers = groupMembers(rackIndex, r, rackMemberStart);
+    }
+
+    /** The ranks of each group in ascending order, groups one after another; fills {@code start}. */
+    private static int[] groupMembers(int[] groupOf, int groups, int[] start) {
+        for (int g : groupOf) {
+            start[g + 1]++;
+        }
+        for (int x = 0; x < groups; x++) {
+            start[x + 1] += start[x];
+        }
+        int[] fill = java.util.Arrays.copyOf(start, groups);
+        int[] members = new int[groupOf.length];
+        for (int a = 0; a < groupOf.length; a++) {
+            members[fill[groupOf[a]]++] = a;
+        }
+        return members;
+    }
+
+    /** Node {@code n}'s EP ranks are {@code nodeMember(i)} for i in [nodeMemberStart(n), nodeMemberStart(n + 1)), ascending. */
+    public int nodeMemberStart(int n) {
+        return nodeMemberStart[n];
+    }
+
+    public int nodeMember(int i) {
+        return nodeMembers[i];
+    }
+
+    /** Rack {@code r}'s EP ranks are {@code rackMember(i)} for i in [rackMemberStart(r), rackMemberStart(r + 1)), ascending. */
+    public int rackMemberStart(int r) {
+        return rackMemberStart[r];
+    }
+
+    public int rackMember(int i) {
+        return rackMembers[i];
     }
 
     /** Dense rack number of an EP rank, in [0, rackCount()). */

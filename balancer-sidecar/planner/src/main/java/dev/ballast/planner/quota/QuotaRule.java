@@ -164,7 +164,7 @@ public final class QuotaRule {
             if (k == 1) {
                 LinkTokens.addColumn(gt, counts, experts, e, p.copyGpu(first), 1, sendTok, recvTok);
             } else {
-                routeExpert(gt, p, e, null, sendTok, recvTok);
+                sumExpertFlows(gt, p, e, sendTok, recvTok);
             }
         }
         long max = 0;
@@ -616,6 +616,106 @@ public final class QuotaRule {
                 }
             }
         }
+    }
+
+    /**
+     * {@link #routeExpert}'s flows of multi-copy expert e summed per (GPU, link class): the same sums, visiting only the
+     * sources that can still send. After class 0 no source with tokens left shares a GPU with a copy with room, after
+     * class 1 no node, after class 2 no rack; so inside a node (class 1), a rack (class 2) or the group (class 3) every
+     * such pair is of that class, and "sources ascending, copies ascending" drains each source into the first copies
+     * with room. Nodes (racks) share no sources or copies, so visiting them one by one gives the same sums.
+     */
+    private void sumExpertFlows(GroupTopology gt, LayerPlacement p, int e, long[] sendTok, long[] recvTok) {
+        int ep = gt.ep();
+        int first = p.copyStart(e);
+        int k = p.copies(e);
+        long left = 0;
+        for (int j = 0; j < k; j++) {
+            remaining[j] = quota[first + j];
+            gpuOfCopy[j] = p.copyGpu(first + j);
+            left += remaining[j];
+        }
+        System.arraycopy(col, slot[e] * ep, avail, 0, ep);
+        for (int j = 0; j < k && left > 0; j++) {
+            int s = gpuOfCopy[j];
+            long x = Math.min(avail[s], remaining[j]);
+            avail[s] -= x;
+            remaining[j] -= x;
+            left -= x;
+            sendTok[s * 4] += x;
+            recvTok[s * 4] += x;
+        }
+        if (left > 0) {
+            left = sumGroupFlows(gt, false, k, left, sendTok, recvTok);
+        }
+        if (left > 0) {
+            left = sumGroupFlows(gt, true, k, left, sendTok, recvTok);
+        }
+        // Class 3: every source with tokens left, ascending, into the copies with room, ascending.
+        int c = 0;
+        for (int s = 0; s < ep && left > 0; s++) {
+            long a = avail[s];
+            while (a > 0 && c < k) {
+                long y = Math.min(a, remaining[c]);
+                if (y > 0) {
+                    a -= y;
+                    remaining[c] -= y;
+                    left -= y;
+                    sendTok[s * 4 + 3] += y;
+                    recvTok[gpuOfCopy[c] * 4 + 3] += y;
+                }
+                if (remaining[c] == 0) {
+                    c++;
+                }
+            }
+        }
+    }
+
+    /** Class 1 (by node) or class 2 ({@code rack}: by rack) of {@link #sumExpertFlows}; returns the tokens left. */
+    private long sumGroupFlows(GroupTopology gt, boolean rack, int k, long left, long[] sendTok, long[] recvTok) {
+        int groups = rack ? gt.rackCount() : gt.nodeCount();
+        int[] start = rack ? rackStart : nodeStart;
+        int[] fill = rack ? rackFill : nodeFill;
+        int[] list = rack ? byRack : byNode;
+        int cls = rack ? 2 : 1;
+        Arrays.fill(start, 0, groups + 1, 0);
+        for (int j = 0; j < k; j++) {
+            if (remaining[j] > 0) {
+                start[(rack ? gt.rackIndex(gpuOfCopy[j]) : gt.nodeIndex(gpuOfCopy[j])) + 1]++;
+            }
+        }
+        for (int x = 0; x < groups; x++) {
+            start[x + 1] += start[x];
+        }
+        System.arraycopy(start, 0, fill, 0, groups);
+        for (int j = 0; j < k; j++) {
+            if (remaining[j] > 0) {
+                list[fill[rack ? gt.rackIndex(gpuOfCopy[j]) : gt.nodeIndex(gpuOfCopy[j])]++] = j;
+            }
+        }
+        for (int x = 0; x < groups && left > 0; x++) {
+            int c = start[x];
+            int end = start[x + 1];
+            int to = rack ? gt.rackMemberStart(x + 1) : gt.nodeMemberStart(x + 1);
+            for (int i = rack ? gt.rackMemberStart(x) : gt.nodeMemberStart(x); i < to && c < end; i++) {
+                int s = rack ? gt.rackMember(i) : gt.nodeMember(i);
+                long a = avail[s];
+                while (a > 0 && c < end) {
+                    int j = list[c];
+                    long y = Math.min(a, remaining[j]);
+                    a -= y;
+                    remaining[j] -= y;
+                    left -= y;
+                    sendTok[s * 4 + cls] += y;
+                    recvTok[gpuOfCopy[j] * 4 + cls] += y;
+                    if (remaining[j] == 0) {
+                        c++;
+                    }
+                }
+                avail[s] = a;
+            }
+        }
+        return left;
     }
 
     private static void emit(Flows out, long[] sendTok, long[] recvTok, int s, int copy, int g, int cls, long x) {

@@ -96,7 +96,9 @@ class CostModelTest {
         for (int trial = 0; trial < 200; trial++) {
             int ep = 4 + 4 * rnd.nextInt(3);
             int experts = ep + rnd.nextInt(3 * ep);
-            GroupTopology gt = Fixtures.group(ep, 2 + 2 * rnd.nextInt(2), 1 + rnd.nextInt(2));
+            // Every third trial the EP ranks of a node are not contiguous (ranks dealt round-robin over nodes).
+            GroupTopology gt = trial % 3 == 2 ? interleaved(ep, 2 + rnd.nextInt(3), 1 + rnd.nextInt(2))
+                    : Fixtures.group(ep, 2 + 2 * rnd.nextInt(2), 1 + rnd.nextInt(2));
             LayerPlacement p = Fixtures.randomPlacement(rnd, ep, experts, 1 + rnd.nextInt(4));
             long[] counts = Fixtures.counts(rnd, ep, experts, 1 + rnd.nextInt(2000));
             long[] totals = totals(counts, experts);
@@ -129,6 +131,17 @@ class CostModelTest {
             assertThat(afterProbe).as("trial %d", trial).isEqualTo(fresh);
             assertThat(probe.maxLoad()).isEqualTo(fresh.maxTokens());
         }
+    }
+
+    /** Rank g on node g % nodes, node n in rack n / nodesPerRack. */
+    private static GroupTopology interleaved(int ep, int nodes, int nodesPerRack) {
+        int[] node = new int[ep];
+        int[] rack = new int[ep];
+        for (int g = 0; g < ep; g++) {
+            node[g] = g % nodes;
+            rack[g] = node[g] / nodesPerRack;
+        }
+        return GroupTopology.ofPlaces(node, rack, dev.ballast.planner.model.Hardware.DEFAULT);
     }
 
     private static long[] totals(long[] counts, int experts) {
