@@ -59,6 +59,7 @@ public final class QuotaRule {
     private int[] groupRank = new int[0];
     private long[] avail = new long[0];
     private long[] remaining = new long[0];
+    private long[] sameGpu = new long[0];
     private int[] gpuOfCopy = new int[0];
     private int[] active = new int[0];
     private int[] byNode = new int[0];
@@ -296,6 +297,7 @@ public final class QuotaRule {
             copyExpert = new int[copies];
             gpuCopy = new int[copies];
             remaining = new long[copies];
+            sameGpu = new long[copies];
             gpuOfCopy = new int[copies];
             active = new int[copies];
             byNode = new int[copies];
@@ -498,7 +500,7 @@ public final class QuotaRule {
         for (int e = 0; e < experts; e++) {
             out.start[e] = out.n;
             if (p.copies(e) > 1) {
-                routeExpert(gt, p, e, out, null, null);
+                routeExpert(gt, p, e, out);
             }
         }
         out.start[experts] = out.n;
@@ -523,14 +525,11 @@ public final class QuotaRule {
     }
 
     /**
-     * Splits the quotas of multi-copy expert e among its sources: link class by link class (same GPU, NVLink, network,
-     * cross-rack), sources ascending, copies ascending (docs/quota-rule.md step 10), without materializing the
-     * (source, copy) pairs. Each flow is stored in {@code out}, or added to the (GPU, class) sums.
+     * Step 10's start for multi-copy expert e: its copies' quotas into remaining, their GPUs into gpuOfCopy, its column
+     * into avail, then class 0 (same GPU: source s meets only the copy on GPU s), each copy's take into sameGpu and
+     * out of remaining and avail. Returns the tokens left to route.
      */
-    private void routeExpert(GroupTopology gt, LayerPlacement p, int e, Flows out, long[] sendTok, long[] recvTok) {
-        int ep = gt.ep();
-        int nc = gt.nodeCount();
-        int rc = gt.rackCount();
+    private long startExpert(LayerPlacement p, int e, int ep) {
         int first = p.copyStart(e);
         int k = p.copies(e);
         long left = 0;
@@ -540,15 +539,33 @@ public final class QuotaRule {
             left += remaining[j];
         }
         System.arraycopy(col, slot[e] * ep, avail, 0, ep);
-        // Class 0 (same GPU): source s meets only the copy on GPU s; copies ascend by GPU, so this is source order.
-        for (int j = 0; j < k && left > 0; j++) {
+        for (int j = 0; j < k; j++) {
             int s = gpuOfCopy[j];
             long x = Math.min(avail[s], remaining[j]);
-            if (x > 0) {
-                avail[s] -= x;
-                remaining[j] -= x;
-                left -= x;
-                emit(out, sendTok, recvTok, s, first + j, s, 0, x);
+            avail[s] -= x;
+            remaining[j] -= x;
+            left -= x;
+            sameGpu[j] = x;
+        }
+        return left;
+    }
+
+    /**
+     * Splits the quotas of multi-copy expert e among its sources: link class by link class (same GPU, NVLink, network,
+     * cross-rack), sources ascending, copies ascending (docs/quota-rule.md step 10), without materializing the
+     * (source, copy) pairs. Each flow is stored in {@code out}.
+     */
+    private void routeExpert(GroupTopology gt, LayerPlacement p, int e, Flows out) {
+        int ep = gt.ep();
+        int nc = gt.nodeCount();
+        int rc = gt.rackCount();
+        int first = p.copyStart(e);
+        int k = p.copies(e);
+        long left = startExpert(p, e, ep);
+        // Class 0: copies ascend by GPU, so this is source order.
+        for (int j = 0; j < k; j++) {
+            if (sameGpu[j] > 0) {
+                emit(out, gpuOfCopy[j], first + j, sameGpu[j]);
             }
         }
         // Classes 1-3: sources ascending, then copies ascending, over the copies that still have room. Stops as soon
@@ -609,7 +626,7 @@ public final class QuotaRule {
                     avail[s] -= x;
                     remaining[j] -= x;
                     left -= x;
-                    emit(out, sendTok, recvTok, s, first + j, gpuOfCopy[j], cls, x);
+                    emit(out, s, first + j, x);
                     if (avail[s] == 0) {
                         break;
                     }
@@ -627,23 +644,11 @@ public final class QuotaRule {
      */
     private void sumExpertFlows(GroupTopology gt, LayerPlacement p, int e, long[] sendTok, long[] recvTok) {
         int ep = gt.ep();
-        int first = p.copyStart(e);
         int k = p.copies(e);
-        long left = 0;
+        long left = startExpert(p, e, ep);
         for (int j = 0; j < k; j++) {
-            remaining[j] = quota[first + j];
-            gpuOfCopy[j] = p.copyGpu(first + j);
-            left += remaining[j];
-        }
-        System.arraycopy(col, slot[e] * ep, avail, 0, ep);
-        for (int j = 0; j < k && left > 0; j++) {
-            int s = gpuOfCopy[j];
-            long x = Math.min(avail[s], remaining[j]);
-            avail[s] -= x;
-            remaining[j] -= x;
-            left -= x;
-            sendTok[s * 4] += x;
-            recvTok[s * 4] += x;
+            sendTok[gpuOfCopy[j] * 4] += sameGpu[j];
+            recvTok[gpuOfCopy[j] * 4] += sameGpu[j];
         }
         if (left > 0) {
             left = sumGroupFlows(gt, false, k, left, sendTok, recvTok);
@@ -718,15 +723,10 @@ public final class QuotaRule {
         return left;
     }
 
-    private static void emit(Flows out, long[] sendTok, long[] recvTok, int s, int copy, int g, int cls, long x) {
-        if (out != null) {
-            out.source[out.n] = s;
-            out.copy[out.n] = copy;
-            out.tokens[out.n++] = x;
-        } else {
-            sendTok[s * 4 + cls] += x;
-            recvTok[g * 4 + cls] += x;
-        }
+    private static void emit(Flows out, int s, int copy, long x) {
+        out.source[out.n] = s;
+        out.copy[out.n] = copy;
+        out.tokens[out.n++] = x;
     }
 
     static long ceilDiv(long a, long b) {
