@@ -656,22 +656,13 @@ public final class QuotaRule {
         if (left > 0) {
             left = sumGroupFlows(gt, true, k, left, sendTok, recvTok);
         }
-        // Class 3: every source with tokens left, ascending, into the copies with room, ascending.
-        int c = 0;
-        for (int s = 0; s < ep && left > 0; s++) {
-            long a = avail[s];
-            while (a > 0 && c < k) {
-                long y = Math.min(a, remaining[c]);
-                if (y > 0) {
-                    a -= y;
-                    remaining[c] -= y;
-                    left -= y;
-                    sendTok[s * 4 + 3] += y;
-                    recvTok[gpuOfCopy[c] * 4 + 3] += y;
-                }
-                if (remaining[c] == 0) {
-                    c++;
-                }
+        // Class 3 is the last: every source sends all it has left and every copy takes all its room (both sum to left).
+        if (left > 0) {
+            for (int s = 0; s < ep; s++) {
+                sendTok[s * 4 + 3] += avail[s];
+            }
+            for (int j = 0; j < k; j++) {
+                recvTok[gpuOfCopy[j] * 4 + 3] += remaining[j];
             }
         }
     }
