@@ -45,6 +45,28 @@ class TopologyTest {
     }
 
     @Test
+    void groupListsEachNodesAndRacksRanksInAscendingOrder() {
+        // Ranks dealt round-robin over three nodes; nodes 0 and 2 share rack 5, node 1 is alone in rack 9.
+        GroupTopology gt = GroupTopology.ofPlaces(new int[] {0, 1, 2, 0, 1, 2, 0}, new int[] {5, 9, 5, 5, 9, 5, 5},
+                Hardware.DEFAULT);
+        assertThat(members(gt, false)).containsExactly(List.of(0, 3, 6), List.of(1, 4), List.of(2, 5));
+        assertThat(members(gt, true)).containsExactly(List.of(0, 2, 3, 5, 6), List.of(1, 4));
+    }
+
+    private static List<List<Integer>> members(GroupTopology gt, boolean racks) {
+        List<List<Integer>> out = new java.util.ArrayList<>();
+        for (int x = 0; x < (racks ? gt.rackCount() : gt.nodeCount()); x++) {
+            List<Integer> m = new java.util.ArrayList<>();
+            int to = racks ? gt.rackMemberStart(x + 1) : gt.nodeMemberStart(x + 1);
+            for (int i = racks ? gt.rackMemberStart(x) : gt.nodeMemberStart(x); i < to; i++) {
+                m.add(racks ? gt.rackMember(i) : gt.nodeMember(i));
+            }
+            out.add(m);
+        }
+        return out;
+    }
+
+    @Test
     void parallelismResolvesEpAndStages() {
         Parallelism p = Parallelism.resolve(64, 256, null, 1);
         assertThat(p).isEqualTo(new Parallelism(64, 1, 1));
