@@ -557,8 +557,6 @@ public final class QuotaRule {
      */
     private void routeExpert(GroupTopology gt, LayerPlacement p, int e, Flows out) {
         int ep = gt.ep();
-        int nc = gt.nodeCount();
-        int rc = gt.rackCount();
         int first = p.copyStart(e);
         int k = p.copies(e);
         long left = startExpert(p, e, ep);
@@ -571,30 +569,16 @@ public final class QuotaRule {
         // Classes 1-3: sources ascending, then copies ascending, over the copies that still have room. Stops as soon
         // as every quota is met (then every source is drained too: both sum to the expert's total).
         for (int cls = 1; cls < LINK_CLASSES && left > 0; cls++) {
-            // The copies that still have room, grouped by node and by rack (ascending copy order within a group):
-            // a source meets class 1 only on its node, class 2 only in its rack.
+            // The copies that still have room: a source meets class 1 only on its node, class 2 only in its rack.
             int na = 0;
-            Arrays.fill(nodeStart, 0, nc + 1, 0);
-            Arrays.fill(rackStart, 0, rc + 1, 0);
-            for (int j = 0; j < k; j++) {
-                if (remaining[j] > 0) {
-                    active[na++] = j;
-                    nodeStart[gt.nodeIndex(gpuOfCopy[j]) + 1]++;
-                    rackStart[gt.rackIndex(gpuOfCopy[j]) + 1]++;
+            if (cls < 3) {
+                groupCopiesWithRoom(gt, cls == 2, k);
+            } else {
+                for (int j = 0; j < k; j++) {
+                    if (remaining[j] > 0) {
+                        active[na++] = j;
+                    }
                 }
-            }
-            for (int x = 0; x < nc; x++) {
-                nodeStart[x + 1] += nodeStart[x];
-            }
-            for (int x = 0; x < rc; x++) {
-                rackStart[x + 1] += rackStart[x];
-            }
-            System.arraycopy(nodeStart, 0, nodeFill, 0, nc);
-            System.arraycopy(rackStart, 0, rackFill, 0, rc);
-            for (int i = 0; i < na; i++) {
-                int j = active[i];
-                byNode[nodeFill[gt.nodeIndex(gpuOfCopy[j])]++] = j;
-                byRack[rackFill[gt.rackIndex(gpuOfCopy[j])]++] = j;
             }
             for (int s = 0; s < ep && left > 0; s++) {
                 if (avail[s] == 0) {
@@ -671,24 +655,9 @@ public final class QuotaRule {
     private long sumGroupFlows(GroupTopology gt, boolean rack, int k, long left, long[] sendTok, long[] recvTok) {
         int groups = rack ? gt.rackCount() : gt.nodeCount();
         int[] start = rack ? rackStart : nodeStart;
-        int[] fill = rack ? rackFill : nodeFill;
         int[] list = rack ? byRack : byNode;
         int cls = rack ? 2 : 1;
-        Arrays.fill(start, 0, groups + 1, 0);
-        for (int j = 0; j < k; j++) {
-            if (remaining[j] > 0) {
-                start[(rack ? gt.rackIndex(gpuOfCopy[j]) : gt.nodeIndex(gpuOfCopy[j])) + 1]++;
-            }
-        }
-        for (int x = 0; x < groups; x++) {
-            start[x + 1] += start[x];
-        }
-        System.arraycopy(start, 0, fill, 0, groups);
-        for (int j = 0; j < k; j++) {
-            if (remaining[j] > 0) {
-                list[fill[rack ? gt.rackIndex(gpuOfCopy[j]) : gt.nodeIndex(gpuOfCopy[j])]++] = j;
-            }
-        }
+        groupCopiesWithRoom(gt, rack, k);
         for (int x = 0; x < groups && left > 0; x++) {
             int c = start[x];
             int end = start[x + 1];
@@ -712,6 +681,32 @@ public final class QuotaRule {
             }
         }
         return left;
+    }
+
+    /**
+     * The copies with room left, grouped by node (by rack with {@code rack}), ascending within a group: group x's are
+     * {@code byNode} ({@code byRack}) from {@code nodeStart[x]} ({@code rackStart[x]}) to the next group's start.
+     */
+    private void groupCopiesWithRoom(GroupTopology gt, boolean rack, int k) {
+        int groups = rack ? gt.rackCount() : gt.nodeCount();
+        int[] start = rack ? rackStart : nodeStart;
+        int[] fill = rack ? rackFill : nodeFill;
+        int[] list = rack ? byRack : byNode;
+        Arrays.fill(start, 0, groups + 1, 0);
+        for (int j = 0; j < k; j++) {
+            if (remaining[j] > 0) {
+                start[(rack ? gt.rackIndex(gpuOfCopy[j]) : gt.nodeIndex(gpuOfCopy[j])) + 1]++;
+            }
+        }
+        for (int x = 0; x < groups; x++) {
+            start[x + 1] += start[x];
+        }
+        System.arraycopy(start, 0, fill, 0, groups);
+        for (int j = 0; j < k; j++) {
+            if (remaining[j] > 0) {
+                list[fill[rack ? gt.rackIndex(gpuOfCopy[j]) : gt.nodeIndex(gpuOfCopy[j])]++] = j;
+            }
+        }
     }
 
     private static void emit(Flows out, int s, int copy, long x) {
