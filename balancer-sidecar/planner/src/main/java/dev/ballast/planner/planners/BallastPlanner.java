@@ -4,6 +4,7 @@ import dev.ballast.planner.cost.CostModel;
 import dev.ballast.planner.cost.LayerCost;
 import dev.ballast.planner.model.GroupTopology;
 import dev.ballast.planner.model.LayerPlacement;
+import dev.ballast.planner.model.LinkClass;
 import dev.ballast.planner.model.Mode;
 import dev.ballast.planner.model.Plan;
 import dev.ballast.planner.model.StaticLayout;
@@ -76,43 +77,15 @@ public final class BallastPlanner implements Planner {
         int slotsTotal = c.redundantSlots() * gt.ep();
         Demand demand = Demand.of(gt, counts, c.shape().experts());
         double interval = c.replanInterval();
-        // From scratch: static and up to three shedding candidates with half, a quarter or none of the slots first given
-        // to local replicas. Lexicographic gate over the candidates predicted no slower than static: first compute
-        // max/mean <= BALANCE_CAP, then the lowest predicted steady-state time. In ascending order of predicted time, a
-        // candidate the quota rule leaves unbalanced is topped up (rebalance) where free slots allow; the first that is
-        // (or becomes) balanced and still no slower than static wins. If none does, static if it is balanced, else the
-        // fastest of everything scored.
+        // From scratch, first choice: balance with every slot open, then local replicas in the slots balance leaves
+        // (one per node kept free for the top-up, none that would expose parameter traffic), then balance again. The
+        // gate takes it if it is, or can be topped up to, BALANCE_CAP and no slower than static; otherwise (rare) the
+        // local-share candidates decide.
         Gate gate = new Gate(c, cost, gt, counts, demand, staticP, interval);
-        // The quarter-local candidate's local replicas are the first quarter of the half-local one's: picked once.
-        LocalPicks picks = new LocalPicks(slotsTotal / 2);
-        LayerPlacement local = shed(c, gt, demand, null, slotsTotal / 2, picks);
-        // When fewer than a quarter of the slots found a local use, both candidates are the same placement.
-        boolean same = picks.count() <= slotsTotal / 4;
-        LayerPlacement localQuarter = same ? local : shed(c, gt, demand, null, slotsTotal / 4, picks);
-        Scored half = gate.score(local);
-        Scored quarter = same ? half : gate.score(localQuarter);
-        LayerPlacement[] locals = same ? new LayerPlacement[] {local} : new LayerPlacement[] {local, localQuarter};
-        Scored[] localScores = same ? new Scored[] {half} : new Scored[] {half, quarter};
-        LayerPlacement best = null;
-        // Predicted time is usually unimodal in the local share: when half beats a quarter, giving none is not tried
-        // unless neither local candidate can be balanced (one shed and one scoring fewer in such layers).
-        if (quarter.seconds() > half.seconds()) {
-            best = gate.pick(locals, localScores);
-            locals = new LayerPlacement[0];
-            localScores = new Scored[0];
-        }
+        LayerPlacement first = balanceThenLocal(c, cost, gt, demand);
+        LayerPlacement best = gate.pick(new LayerPlacement[] {first}, new Scored[] {gate.score(first)});
         if (best == null) {
-            LayerPlacement balanced = shed(c, gt, demand, null, 0);
-            LayerPlacement[] cands = new LayerPlacement[locals.length + 1];
-            Scored[] scores = new Scored[cands.length];
-            cands[0] = balanced;
-            scores[0] = gate.score(balanced);
-            System.arraycopy(locals, 0, cands, 1, locals.length);
-            System.arraycopy(localScores, 0, scores, 1, locals.length);
-            best = gate.pick(cands, scores);
-        }
-        if (best == null) {
-            best = gate.fallback();
+            best = localShareCandidates(c, gt, demand, gate, slotsTotal);
         }
         if (!incremental || current == null) {
             return best;
@@ -123,7 +96,49 @@ public final class BallastPlanner implements Planner {
         return towards(c, cost, gt, counts, demand, current, targets, interval);
     }
 
-    /** The from-scratch gate of {@link #placeLayer}: static's score, and the fastest candidate scored so far. */
+    /**
+     * The from-scratch fallback: static and up to three shedding candidates with half, a quarter or none of the slots
+     * first given to local replicas, through the same gate in ascending order of predicted time (a candidate the quota
+     * rule leaves unbalanced is topped up where free slots allow; the first balanced one no slower than static wins). If
+     * none does, static if it is balanced, else the fastest of everything scored.
+     */
+    private static LayerPlacement localShareCandidates(PlanningContext c, GroupTopology gt, Demand demand, Gate gate,
+                                                       int slotsTotal) {
+        // The quarter-local candidate's local replicas are the first quarter of the half-local one's: picked once.
+        LocalPicks picks = new LocalPicks(slotsTotal / 2);
+        LayerPlacement local = shed(c, gt, demand, null, slotsTotal / 2, picks);
+        // When fewer than a quarter of the slots found a local use, both candidates are the same placement.
+        boolean same = picks.count() <= slotsTotal / 4;
+        LayerPlacement localQuarter = same ? local : shed(c, gt, demand, null, slotsTotal / 4, picks);
+        Scored half = gate.score(local);
+        Scored quarter = same ? half : gate.score(localQuarter);
+        LayerPlacement[] locals = same ? new LayerPlacement[] {local} : new LayerPlacement[] {local, localQuarter};
+        Scored[] localScores = same ? new Scored[] {half} : new Scored[] {half, quarter};
+        // Predicted time is usually unimodal in the local share: when half beats a quarter, giving none is not tried
+        // unless neither local candidate can be balanced.
+        if (quarter.seconds() > half.seconds()) {
+            LayerPlacement best = gate.pick(locals, localScores);
+            if (best != null) {
+                return best;
+            }
+            locals = new LayerPlacement[0];
+            localScores = new Scored[0];
+        }
+        LayerPlacement balanced = shed(c, gt, demand, null, 0);
+        LayerPlacement[] cands = new LayerPlacement[locals.length + 1];
+        Scored[] scores = new Scored[cands.length];
+        cands[0] = balanced;
+        scores[0] = gate.score(balanced);
+        System.arraycopy(locals, 0, cands, 1, locals.length);
+        System.arraycopy(localScores, 0, scores, 1, locals.length);
+        LayerPlacement best = gate.pick(cands, scores);
+        return best != null ? best : gate.fallback();
+    }
+
+    /**
+     * The from-scratch gate of {@link #placeLayer}: static's score (computed only when a comparison needs it), and the
+     * fastest candidate scored so far.
+     */
     private static final class Gate {
         final PlanningContext c;
         final CostModel cost;
@@ -132,9 +147,16 @@ public final class BallastPlanner implements Planner {
         final Demand demand;
         final LayerPlacement staticP;
         final double interval;
-        final Scored staticScored;
+        /** Static's busiest GPU: all its experts are single-copy, so the rule's load of a GPU is its home load. */
+        final long staticMaxLoad;
+        /**
+         * A lower bound on static's score, its compute alone over the interval: a candidate predicted no slower than
+         * that is no slower than static, so static is scored only for closer calls.
+         */
+        final double staticFloor;
+        private Scored staticScored;
         LayerPlacement fastest;
-        double fastestSeconds;
+        double fastestSeconds = Double.POSITIVE_INFINITY;
 
         Gate(PlanningContext c, CostModel cost, GroupTopology gt, long[] counts, Demand demand, LayerPlacement staticP,
              double interval) {
@@ -145,13 +167,34 @@ public final class BallastPlanner implements Planner {
             this.demand = demand;
             this.staticP = staticP;
             this.interval = interval;
-            this.staticScored = evaluate(c, cost, gt, counts, demand, staticP, null, interval);
-            this.fastest = staticP;
-            this.fastestSeconds = staticScored.seconds();
+            int ep = gt.ep();
+            int experts = staticP.experts();
+            long max = 0;
+            for (int g = 0; g < ep; g++) {
+                long home = 0;
+                int first = StaticLayout.firstExpert(g, ep, experts);
+                for (int e = first; e < first + StaticLayout.homeCount(g, ep, experts); e++) {
+                    home += demand.total()[e];
+                }
+                max = Math.max(max, home);
+            }
+            this.staticMaxLoad = max;
+            this.staticFloor = cost.computeSeconds(max, gt.hardware()) * interval;
+        }
+
+        Scored staticScored() {
+            if (staticScored == null) {
+                staticScored = evaluate(c, cost, gt, counts, demand, staticP, null, interval);
+            }
+            return staticScored;
         }
 
         Scored score(LayerPlacement p) {
-            return p.equals(staticP) ? staticScored : evaluate(c, cost, gt, counts, demand, p, null, interval);
+            return p.equals(staticP) ? staticScored() : evaluate(c, cost, gt, counts, demand, p, null, interval);
+        }
+
+        private boolean slowerThanStatic(double seconds) {
+            return seconds > staticFloor && seconds > staticScored().seconds();
         }
 
         /** The first of {@code cands}, by predicted time, that is or can be topped up to balanced; null if none. */
@@ -164,7 +207,7 @@ public final class BallastPlanner implements Planner {
             for (int i : byTime) {
                 LayerPlacement cand = cands[i];
                 Scored sc = scored[i];
-                if (cand.equals(staticP) || sc.seconds() > staticScored.seconds()) {
+                if (cand.equals(staticP) || slowerThanStatic(sc.seconds())) {
                     continue; // never predicted slower than the static layout, balanced or not
                 }
                 consider(cand, sc);
@@ -177,7 +220,7 @@ public final class BallastPlanner implements Planner {
                     sc = evaluate(c, cost, gt, counts, demand, cand, null, interval);
                     consider(cand, sc);
                 }
-                if (imbalance(demand, sc.maxLoad(), gt.ep()) <= BALANCE_CAP && sc.seconds() <= staticScored.seconds()) {
+                if (imbalance(demand, sc.maxLoad(), gt.ep()) <= BALANCE_CAP && !slowerThanStatic(sc.seconds())) {
                     return cand;
                 }
             }
@@ -191,9 +234,12 @@ public final class BallastPlanner implements Planner {
             }
         }
 
-        /** When no candidate balances: static if it is balanced, else the fastest of everything scored. */
+        /** When no candidate balances: static if it is balanced, else the fastest of everything scored, static included. */
         LayerPlacement fallback() {
-            return imbalance(demand, staticScored.maxLoad(), gt.ep()) <= BALANCE_CAP ? staticP : fastest;
+            if (imbalance(demand, staticMaxLoad, gt.ep()) <= BALANCE_CAP) {
+                return staticP;
+            }
+            return fastest != null && fastestSeconds < staticScored().seconds() ? fastest : staticP;
         }
     }
 
@@ -668,7 +714,7 @@ public final class BallastPlanner implements Planner {
         if (picks != null && seed == null && picks.recorded()) {
             picks.replay(st, localReplicas);
         } else if (localReplicas > kept) {
-            placeLocal(gt, st, nodeDemand, nc, localReplicas - kept, tokenBytes, refreshBytes, seed == null ? picks : null);
+            placeLocal(gt, st, nodeDemand, nc, localReplicas - kept, tokenBytes, refreshBytes, seed == null ? picks : null, null);
         }
         Shedder sh = new Shedder(gt, st, target, tol, nodeDemand, nc, tokenBytes, refreshBytes);
         sh.run();
@@ -678,9 +724,113 @@ public final class BallastPlanner implements Planner {
         return st.toPlacement();
     }
 
+    /**
+     * The from-scratch first choice: the shedding greedy with every slot open (balance first), then local replicas in
+     * the slots it left, keeping one per node of the group free for the gate's top-up and skipping any whose refresh
+     * would not fit under the layer's compute ({@link ParamBudget}), then the greedy again for the load they moved.
+     */
+    static LayerPlacement balanceThenLocal(PlanningContext c, CostModel cost, GroupTopology gt, Demand demand) {
+        int ep = gt.ep();
+        int experts = c.shape().experts();
+        int slots = c.redundantSlots();
+        int nc = gt.nodeCount();
+        double tokenBytes = 4.0 * c.shape().tokenBytes();
+        boolean replicate = c.mode() == Mode.REPLICATE;
+        double refreshBytes = replicate ? c.shape().weightBytesPerExpert() + c.shape().gradBytesPerExpert() : 0;
+        State st = State.fresh(ep, experts, slots, demand.total());
+        long target = (demand.all() + ep - 1) / ep;
+        Shedder sh = new Shedder(gt, st, target, target / 1000, demand.nodeDemand(), nc, tokenBytes, refreshBytes);
+        sh.run();
+        int free = 0;
+        for (int g = 0; g < ep; g++) {
+            free += slots - st.replicaCount[g];
+        }
+        int locals = free - nc;
+        if (locals > 0) {
+            ParamBudget budget = replicate ? new ParamBudget(gt, st, c.shape().weightBytesPerExpert(),
+                    c.shape().gradBytesPerExpert(), cost.computeSeconds(target, gt.hardware())) : null;
+            placeLocal(gt, st, demand.nodeDemand(), nc, locals, tokenBytes, refreshBytes, null, budget);
+            sh.run();
+        }
+        return st.toPlacement();
+    }
+
+    /**
+     * Replica refresh and gradient-return bytes per GPU, link (NVLink, NIC, cross-rack) and direction, against what each
+     * link moves in one layer's compute time at the balanced load: a replica that keeps every link within that is hidden
+     * under compute by the cost model's overlap rule. Local replicas save tokens on the network, but a hot expert's
+     * home refreshes every one of them over its own links; this keeps them from turning that into exposed time.
+     */
+    static final class ParamBudget {
+        private final GroupTopology gt;
+        private final double weightBytes;
+        private final double gradBytes;
+        /** [g * 6 + direction * 3 + link]: direction 0 sends, 1 receives; link 0 NVLink, 1 NIC, 2 cross-rack. */
+        private final double[] bytes;
+        private final double[] cap = new double[3];
+
+        ParamBudget(GroupTopology gt, State st, double weightBytes, double gradBytes, double computeSec) {
+            this.gt = gt;
+            this.weightBytes = weightBytes;
+            this.gradBytes = gradBytes;
+            this.bytes = new double[gt.ep() * 6];
+            cap[0] = computeSec * gt.hardware().bytesPerSecond(LinkClass.NVLINK);
+            cap[1] = computeSec * gt.hardware().bytesPerSecond(LinkClass.NETWORK);
+            cap[2] = computeSec * gt.hardware().bytesPerSecond(LinkClass.CROSS_RACK);
+            for (int e = 0; e < st.experts; e++) {
+                for (int k = 1; k < st.copyCount(e); k++) {
+                    add(st.copyGpu(e, 0), st.copyGpu(e, k), 1);
+                }
+            }
+        }
+
+        /** Counts a replica on g of an expert homed on h if every link of both stays within budget; whether it did. */
+        boolean tryAdd(int h, int g) {
+            add(h, g, 1);
+            if (within(h) && within(g)) {
+                return true;
+            }
+            add(h, g, -1);
+            return false;
+        }
+
+        private boolean within(int g) {
+            for (int i = 0; i < 6; i++) {
+                if (bytes[g * 6 + i] > cap[i % 3]) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        /** The owner sends the weights and receives the gradient; the replica the other way round. */
+        private void add(int h, int g, int sign) {
+            int cls = gt.linkClass(h, g);
+            if (cls != 0) {
+                count(h, 0, cls, sign * weightBytes);
+                count(g, 1, cls, sign * weightBytes);
+                count(g, 0, cls, sign * gradBytes);
+                count(h, 1, cls, sign * gradBytes);
+            }
+        }
+
+        /** Same-node traffic is NVLink; any other crosses the NIC, and cross-rack traffic also the rack link. */
+        private void count(int g, int direction, int cls, double b) {
+            int at = g * 6 + direction * 3;
+            if (cls == LinkClass.NVLINK.ordinal()) {
+                bytes[at] += b;
+                return;
+            }
+            bytes[at + 1] += b;
+            if (cls == LinkClass.CROSS_RACK.ordinal()) {
+                bytes[at + 2] += b;
+            }
+        }
+    }
+
     /** Opens replicas for (expert, node) pairs whose node has no copy, by net inter-node bytes saved, best first. */
     private static void placeLocal(GroupTopology gt, State st, long[] nodeDemand, int nc, int limit, double tokenBytes,
-                                   double refreshBytes, LocalPicks record) {
+                                   double refreshBytes, LocalPicks record, ParamBudget budget) {
         int ep = gt.ep();
         int experts = st.experts;
         if (nc > 255 || experts > (1 << 14)) {
@@ -689,21 +839,29 @@ public final class BallastPlanner implements Planner {
         // Candidates by weighted demand descending, then expert, then node (demand < 2^38; checked).
         int[] rackOfNode = new int[nc];
         for (int g = 0; g < ep; g++) {
-            rackOfNode[gt.nodeIndex(g)] = gt.rack(g);
+            rackOfNode[gt.nodeIndex(g)] = gt.rackIndex(g);
         }
         // Tokens that would cross racks count extra, by how much slower the cross-rack link is than the NIC.
         double crossRackWeight = Math.max(1, gt.hardware().nicGBps() / gt.hardware().crossRackGBps());
+        // Pairs whose node already has a copy are left out, and each is valued with the copies already placed: values
+        // only fall as copies are added, so the lazy re-queue below still pops the best current pair.
         LongMaxHeap queue = new LongMaxHeap(experts * nc);
+        boolean[] nodeCovered = new boolean[nc];
+        boolean[] rackCovered = new boolean[gt.rackCount()];
         for (int e = 0; e < experts; e++) {
-            int h = StaticLayout.home(e, ep, experts);
-            int homeNode = gt.nodeIndex(h);
+            for (int c = 0; c < st.copyCount(e); c++) {
+                int g = st.copyGpu(e, c);
+                nodeCovered[gt.nodeIndex(g)] = true;
+                rackCovered[gt.rackIndex(g)] = true;
+            }
             for (int x = 0; x < nc; x++) {
                 long d = nodeDemand[x * experts + e];
-                if (x == homeNode || d * tokenBytes <= refreshBytes || d >= (1L << 38)) {
-                    continue;
+                if (!nodeCovered[x] && d * tokenBytes > refreshBytes && d < (1L << 38)) {
+                    queue.add(key(rackCovered[rackOfNode[x]] ? d : (long) (d * crossRackWeight), e, x));
                 }
-                queue.add(key(rackOfNode[x] == gt.rack(h) ? d : (long) (d * crossRackWeight), e, x));
             }
+            Arrays.fill(nodeCovered, false);
+            Arrays.fill(rackCovered, false);
         }
         queue.heapify();
         int placed = 0;
@@ -717,7 +875,7 @@ public final class BallastPlanner implements Planner {
             for (int c = 0; c < st.copyCount(e); c++) {
                 int g = st.copyGpu(e, c);
                 coveredNode |= gt.nodeIndex(g) == x;
-                coveredRack |= gt.rack(g) == rackOfNode[x];
+                coveredRack |= gt.rackIndex(g) == rackOfNode[x];
             }
             if (coveredNode) {
                 continue;
@@ -729,12 +887,13 @@ public final class BallastPlanner implements Planner {
                 continue;
             }
             int best = -1;
-            for (int g = 0; g < ep; g++) {
-                if (gt.nodeIndex(g) == x && st.hasFreeSlot(g) && (best < 0 || st.load[g] < st.load[best])) {
+            for (int i = gt.nodeMemberStart(x); i < gt.nodeMemberStart(x + 1); i++) {
+                int g = gt.nodeMember(i);
+                if (st.hasFreeSlot(g) && (best < 0 || st.load[g] < st.load[best])) {
                     best = g;
                 }
             }
-            if (best < 0) {
+            if (best < 0 || budget != null && !budget.tryAdd(StaticLayout.home(e, ep, experts), best)) {
                 continue;
             }
             // The new copy takes this node's tokens from the expert's most loaded copy.
