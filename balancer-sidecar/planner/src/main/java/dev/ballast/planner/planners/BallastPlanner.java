@@ -15,16 +15,17 @@ import java.util.Arrays;
 /**
  * Ballast's planner (docs/planner.md has the full description). Per EP group and layer:
  * <ol>
- * <li>Candidates: the static layout; a <em>balanced</em> placement (shedding greedy: while the busiest GPU is above
- *     the mean, shift part of one of its experts to another copy with room, or open a replica in a free slot on the
- *     node whose own tokens would stop crossing the network, net of refresh bytes, NVLink on ties); and two
- *     <em>local</em> ones (first up to half, or a quarter, of the slots go to (expert, node) pairs whose node has no
- *     copy, by inter-node tokens saved, then the same shedding).</li>
- * <li>Gate: each candidate is scored with the quota rule and the cost model over the re-plan interval (the balanced
- *     one only when the quarter-local one scores no worse than the half-local one, or neither can be balanced).
- *     Among those predicted no slower than static (so the result never is), compute balance comes first: in order of
- *     predicted time, a candidate whose quota-rule max/mean exceeds {@link #BALANCE_CAP} is topped up with replicas
- *     in free slots ({@link #rebalance}), and the first balanced one wins; if none gets there, the fastest.</li>
+ * <li>First choice, from scratch ({@link #balanceThenLocal}): the <em>shedding</em> greedy with every slot open (while
+ *     the busiest GPU is above the mean, shift part of one of its experts to another copy with room, or open a replica
+ *     in a free slot on the node whose own tokens would stop crossing the network, net of refresh bytes, NVLink on
+ *     ties); then <em>local</em> replicas ((expert, node) pairs whose node has no copy, by inter-node tokens saved) in
+ *     the slots balance left, one per node kept free and none whose refresh would not hide under compute
+ *     ({@link ParamBudget}); then the greedy again.</li>
+ * <li>Gate: scored with the quota rule and the cost model over the re-plan interval, it is taken if no slower than
+ *     static and its quota-rule max/mean is within {@link #BALANCE_CAP}, or can be topped up to it with replicas in
+ *     free slots ({@link #rebalance}). Otherwise (rare) the local-share candidates decide: half, a quarter or none of
+ *     the slots first given to local replicas, then the greedy; the first balanced one by predicted time wins, else
+ *     static if it is balanced, else the fastest.</li>
  * <li>Incremental (plan in use given, {@code ballast}): walk from the plan in use towards two targets (the scratch
  *     winner re-aligned to it, a repair that keeps its still-useful replicas) and stop
  *     where the predicted interval time, one-off copies included, plus a price of {@link #HYSTERESIS} per new copy
@@ -747,8 +748,16 @@ public final class BallastPlanner implements Planner {
         }
         int locals = free - nc;
         if (locals > 0) {
-            ParamBudget budget = replicate ? new ParamBudget(gt, st, c.shape().weightBytesPerExpert(),
-                    c.shape().gradBytesPerExpert(), cost.computeSeconds(target, gt.hardware())) : null;
+            ParamBudget budget = null;
+            if (replicate) {
+                budget = new ParamBudget(gt, c.shape().weightBytesPerExpert(), c.shape().gradBytesPerExpert(),
+                        cost.computeSeconds(target, gt.hardware()));
+                for (int e = 0; e < experts; e++) {
+                    for (int k = 1; k < st.copyCount(e); k++) {
+                        budget.add(st.copyGpu(e, 0), st.copyGpu(e, k), 1);
+                    }
+                }
+            }
             placeLocal(gt, st, demand.nodeDemand(), nc, locals, tokenBytes, refreshBytes, null, budget);
             sh.run();
         }
@@ -769,7 +778,7 @@ public final class BallastPlanner implements Planner {
         private final double[] bytes;
         private final double[] cap = new double[3];
 
-        ParamBudget(GroupTopology gt, State st, double weightBytes, double gradBytes, double computeSec) {
+        ParamBudget(GroupTopology gt, double weightBytes, double gradBytes, double computeSec) {
             this.gt = gt;
             this.weightBytes = weightBytes;
             this.gradBytes = gradBytes;
@@ -777,14 +786,9 @@ public final class BallastPlanner implements Planner {
             cap[0] = computeSec * gt.hardware().bytesPerSecond(LinkClass.NVLINK);
             cap[1] = computeSec * gt.hardware().bytesPerSecond(LinkClass.NETWORK);
             cap[2] = computeSec * gt.hardware().bytesPerSecond(LinkClass.CROSS_RACK);
-            for (int e = 0; e < st.experts; e++) {
-                for (int k = 1; k < st.copyCount(e); k++) {
-                    add(st.copyGpu(e, 0), st.copyGpu(e, k), 1);
-                }
-            }
         }
 
-        /** Counts a replica on g of an expert homed on h if every link of both stays within budget; whether it did. */
+        /** Counts a replica on g of an expert homed on h only if every link of both stays within budget; whether it did. */
         boolean tryAdd(int h, int g) {
             add(h, g, 1);
             if (within(h) && within(g)) {
@@ -803,8 +807,11 @@ public final class BallastPlanner implements Planner {
             return true;
         }
 
-        /** The owner sends the weights and receives the gradient; the replica the other way round. */
-        private void add(int h, int g, int sign) {
+        /**
+         * Counts ({@code sign} 1) or uncounts (-1) a replica on g of an expert homed on h: the owner sends the weights
+         * and receives the gradient, the replica the other way round.
+         */
+        void add(int h, int g, int sign) {
             int cls = gt.linkClass(h, g);
             if (cls != 0) {
                 count(h, 0, cls, sign * weightBytes);
