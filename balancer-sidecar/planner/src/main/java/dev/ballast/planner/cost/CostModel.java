@@ -29,9 +29,6 @@ public final class CostModel {
     private final Mode mode;
     private static final int NETWORK = LinkClass.NETWORK.ordinal();
     private double interTokens;
-    private long[] cachedHome;
-    private long[] homeSendTok = new long[0];
-    private long[] homeRecvTok = new long[0];
     private long[] sendTok = new long[0];
     private long[] recvTok = new long[0];
     private double[] send = new double[0];
@@ -57,60 +54,16 @@ public final class CostModel {
      * replicas cost one extra copy), or null.
      */
     public LayerCost layer(GroupTopology gt, LayerPlacement p, QuotaResult r, LayerPlacement adoptedFrom) {
-        return layer(gt, p, r, adoptedFrom, null);
-    }
-
-    /**
-     * Tokens each source sends to each GPU when every expert runs only on its home: {@code [s * ep + g]}. Planners
-     * compute it once per layer and pass it to {@link #layer(GroupTopology, LayerPlacement, QuotaResult, LayerPlacement,
-     * long[])} so scoring a placement touches only the experts that differ from the static layout.
-     */
-    public static long[] homeTraffic(int ep, int experts, long[] counts) {
-        long[] m = new long[ep * ep];
-        for (int s = 0; s < ep; s++) {
-            int row = s * experts;
-            for (int e = 0; e < experts; e++) {
-                m[s * ep + StaticLayout.home(e, ep, experts)] += counts[row + e];
-            }
-        }
-        return m;
-    }
-
-    /** As {@link #layer(GroupTopology, LayerPlacement, QuotaResult, LayerPlacement)}; {@code homeTraffic} may be null. */
-    public LayerCost layer(GroupTopology gt, LayerPlacement p, QuotaResult r, LayerPlacement adoptedFrom, long[] homeTraffic) {
         int ep = gt.ep();
         reset(ep);
-        double tokenBytes = shape.tokenBytes();
-        interTokens = 0;
-        if (homeTraffic == null) {
-            r.forEachFlow((e, s, copy, tokens) -> addTokens(gt, s, p.copyGpu(copy), tokens * tokenBytes));
-        } else {
-            // Start from "everything at home" summed per (GPU, link class) once per homeTraffic array, take out the
-            // experts whose routing differs, add their real flows. Token counts are integers and every byte total stays
-            // below 2^53, so this gives the same doubles as summing the full matrix.
-            startFromHome(gt, homeTraffic);
-            long[] counts = r.counts();
-            int experts = p.experts();
-            for (int e = 0; e < experts; e++) {
-                int h = StaticLayout.home(e, ep, experts);
-                boolean atHome = !r.hasExplicitFlows(e) && p.copyGpu(p.copyStart(e)) == h;
-                if (atHome) {
-                    continue;
-                }
-                LinkTokens.addColumn(gt, counts, experts, e, h, -1, sendTok, recvTok);
-                if (r.hasExplicitFlows(e)) {
-                    r.forEachExplicitFlow(e, (x, s, copy, tokens) -> {
-                        int g = p.copyGpu(copy);
-                        int cls = gt.linkClassAt(s * ep + g);
-                        sendTok[s * 4 + cls] += tokens;
-                        recvTok[g * 4 + cls] += tokens;
-                    });
-                } else {
-                    LinkTokens.addColumn(gt, counts, experts, e, p.copyGpu(p.copyStart(e)), 1, sendTok, recvTok);
-                }
-            }
-            tokensToBytes(ep, tokenBytes);
-        }
+        clearTokens(ep);
+        r.forEachFlow((e, s, copy, tokens) -> {
+            int g = p.copyGpu(copy);
+            int cls = gt.linkClassAt(s * ep + g);
+            sendTok[s * 4 + cls] += tokens;
+            recvTok[g * 4 + cls] += tokens;
+        });
+        tokensToBytes(ep, shape.tokenBytes());
         long maxTokens = 0;
         long sum = 0;
         for (int g = 0; g < ep; g++) {
@@ -121,16 +74,18 @@ public final class CostModel {
     }
 
     /**
-     * The cost of {@code p} under the quota rule on {@code counts} (totals per expert and the home-traffic matrix of
-     * {@link #homeTraffic} precomputed by the caller), equal to {@code layer(gt, p, QuotaRule.apply(gt, p, counts,
-     * null, totals), adoptedFrom, homeTraffic)} but without storing the rule's flows: for planners scoring many
-     * placements of one layer.
+     * The cost of {@code p} under the quota rule on {@code counts} (totals per expert and the all-at-home link sums
+     * precomputed by the caller), equal to {@code layer(gt, p, QuotaRule.apply(gt, p, counts, null, totals),
+     * adoptedFrom)} but without storing the rule's flows, and touching only the experts that do not run on their home
+     * alone: for planners scoring many placements of one layer.
      */
-    public LayerCost quotaRuleLayer(GroupTopology gt, LayerPlacement p, long[] counts, long[] totals, long[] homeTraffic,
+    public LayerCost quotaRuleLayer(GroupTopology gt, LayerPlacement p, long[] counts, long[] totals, LinkTokens.Home home,
                                     LayerPlacement adoptedFrom) {
         int ep = gt.ep();
         reset(ep);
-        startFromHome(gt, homeTraffic);
+        clearTokens(ep);
+        System.arraycopy(home.send(), 0, sendTok, 0, ep * 4);
+        System.arraycopy(home.recv(), 0, recvTok, 0, ep * 4);
         long maxTokens = rule.routeTokens(gt, p, counts, totals, sendTok, recvTok);
         long sum = 0;
         for (long t : totals) {
@@ -174,36 +129,14 @@ public final class CostModel {
                 ALL_TO_ALLS_PER_LAYER * interTokens, param[1], param[0], param[2], peakMemory(gt, p));
     }
 
-    /** Token sums start as the all-at-home routing of {@code homeTraffic} (summed once per array). */
-    private void startFromHome(GroupTopology gt, long[] homeTraffic) {
-        if (homeTraffic != cachedHome) {
-            cacheHome(gt, homeTraffic);
-        }
-        System.arraycopy(homeSendTok, 0, sendTok, 0, gt.ep() * 4);
-        System.arraycopy(homeRecvTok, 0, recvTok, 0, gt.ep() * 4);
-    }
-
-    /** Per (GPU, link class) token sums of a home-traffic matrix, sent and received. */
-    private void cacheHome(GroupTopology gt, long[] home) {
-        int ep = gt.ep();
-        if (homeSendTok.length != ep * 4) {
-            homeSendTok = new long[ep * 4];
-            homeRecvTok = new long[ep * 4];
+    private void clearTokens(int ep) {
+        if (sendTok.length != ep * 4) {
             sendTok = new long[ep * 4];
             recvTok = new long[ep * 4];
         } else {
-            java.util.Arrays.fill(homeSendTok, 0);
-            java.util.Arrays.fill(homeRecvTok, 0);
+            java.util.Arrays.fill(sendTok, 0);
+            java.util.Arrays.fill(recvTok, 0);
         }
-        for (int s = 0; s < ep; s++) {
-            for (int g = 0; g < ep; g++) {
-                long t = home[s * ep + g];
-                int cls = gt.linkClassAt(s * ep + g);
-                homeSendTok[s * 4 + cls] += t;
-                homeRecvTok[g * 4 + cls] += t;
-            }
-        }
-        cachedHome = home;
     }
 
     /**
@@ -337,18 +270,6 @@ public final class CostModel {
             max = Math.max(max, bytes);
         }
         return max;
-    }
-
-    private void addTokens(GroupTopology gt, int s, int g, double bytes) {
-        int cls = gt.linkClass(s, g);
-        if (cls == 0) {
-            return;
-        }
-        send[s * 4 + cls] += bytes;
-        recv[g * 4 + cls] += bytes;
-        if (cls >= NETWORK) {
-            interTokens += bytes;
-        }
     }
 
     private void reset(int ep) {

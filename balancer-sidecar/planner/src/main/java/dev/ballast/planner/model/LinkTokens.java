@@ -22,4 +22,108 @@ public final class LinkTokens {
             recvTok[g * 4 + cls] += t;
         }
     }
+
+    /**
+     * Token sums per (GPU, link class) of the all-at-home routing (every expert's tokens sent to its static home),
+     * sent and received: where a planner's scoring starts before it moves the experts that run elsewhere.
+     */
+    public record Home(long[] send, long[] recv) {
+        /**
+         * From one layer's counts and their sums per (node, expert) ({@code nodeDemand[node * experts + e]}, dense node
+         * numbers) and per expert. What a GPU receives comes from those sums alone; what a source sends takes one pass
+         * over its row, in whole segments when every node and rack is a contiguous run of EP ranks.
+         */
+        public static Home of(GroupTopology gt, long[] counts, int experts, long[] nodeDemand, long[] total) {
+            int ep = gt.ep();
+            long[] send = new long[ep * 4];
+            long[] recv = new long[ep * 4];
+            int[] first = new int[ep + 1];
+            for (int g = 0; g <= ep; g++) {
+                first[g] = StaticLayout.firstExpert(g, ep, experts);
+            }
+            int racks = gt.rackCount();
+            int nodes = gt.nodeCount();
+            int[] rackOfNode = new int[nodes];
+            for (int g = 0; g < ep; g++) {
+                rackOfNode[gt.nodeIndex(g)] = gt.rackIndex(g);
+            }
+            for (int g = 0; g < ep; g++) {
+                long own = 0;
+                long node = 0;
+                long rack = 0;
+                long all = 0;
+                int nodeRow = gt.nodeIndex(g) * experts;
+                for (int e = first[g]; e < first[g + 1]; e++) {
+                    own += counts[g * experts + e];
+                    node += nodeDemand[nodeRow + e];
+                    all += total[e];
+                }
+                for (int n = 0; n < nodes; n++) {
+                    if (rackOfNode[n] == gt.rackIndex(g)) {
+                        for (int e = first[g]; e < first[g + 1]; e++) {
+                            rack += nodeDemand[n * experts + e];
+                        }
+                    }
+                }
+                recv[g * 4] = own;
+                recv[g * 4 + 1] = node - own;
+                recv[g * 4 + 2] = rack - node;
+                recv[g * 4 + 3] = all - rack;
+            }
+            if (contiguous(gt, nodes, racks)) {
+                for (int s = 0; s < ep; s++) {
+                    int n = gt.nodeIndex(s);
+                    int r = gt.rackIndex(s);
+                    int nodeLo = first[gt.nodeMember(gt.nodeMemberStart(n))];
+                    int nodeHi = first[gt.nodeMember(gt.nodeMemberStart(n + 1) - 1) + 1];
+                    int rackLo = first[gt.rackMember(gt.rackMemberStart(r))];
+                    int rackHi = first[gt.rackMember(gt.rackMemberStart(r + 1) - 1) + 1];
+                    int row = s * experts;
+                    long own = sum(counts, row + first[s], row + first[s + 1]);
+                    long node = sum(counts, row + nodeLo, row + first[s]) + sum(counts, row + first[s + 1], row + nodeHi);
+                    long rack = sum(counts, row + rackLo, row + nodeLo) + sum(counts, row + nodeHi, row + rackHi);
+                    long far = sum(counts, row, row + rackLo) + sum(counts, row + rackHi, row + experts);
+                    send[s * 4] = own;
+                    send[s * 4 + 1] = node;
+                    send[s * 4 + 2] = rack;
+                    send[s * 4 + 3] = far;
+                }
+            } else {
+                for (int s = 0; s < ep; s++) {
+                    int row = s * experts;
+                    for (int g = 0; g < ep; g++) {
+                        send[s * 4 + gt.linkClassAt(s * ep + g)] += sum(counts, row + first[g], row + first[g + 1]);
+                    }
+                }
+            }
+            return new Home(send, recv);
+        }
+
+        /** Whether every node's and every rack's EP ranks form one run of consecutive ranks. */
+        private static boolean contiguous(GroupTopology gt, int nodes, int racks) {
+            for (int n = 0; n < nodes; n++) {
+                int a = gt.nodeMemberStart(n);
+                int b = gt.nodeMemberStart(n + 1);
+                if (gt.nodeMember(b - 1) - gt.nodeMember(a) != b - 1 - a) {
+                    return false;
+                }
+            }
+            for (int r = 0; r < racks; r++) {
+                int a = gt.rackMemberStart(r);
+                int b = gt.rackMemberStart(r + 1);
+                if (gt.rackMember(b - 1) - gt.rackMember(a) != b - 1 - a) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        private static long sum(long[] a, int from, int to) {
+            long x = 0;
+            for (int i = from; i < to; i++) {
+                x += a[i];
+            }
+            return x;
+        }
+    }
 }

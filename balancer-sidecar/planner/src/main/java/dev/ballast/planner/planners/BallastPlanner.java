@@ -5,6 +5,7 @@ import dev.ballast.planner.cost.LayerCost;
 import dev.ballast.planner.model.GroupTopology;
 import dev.ballast.planner.model.LayerPlacement;
 import dev.ballast.planner.model.LinkClass;
+import dev.ballast.planner.model.LinkTokens;
 import dev.ballast.planner.model.Mode;
 import dev.ballast.planner.model.Plan;
 import dev.ballast.planner.model.StaticLayout;
@@ -589,7 +590,7 @@ public final class BallastPlanner implements Planner {
 
     static Scored evaluate(PlanningContext c, CostModel cost, GroupTopology gt, long[] counts, Demand d, LayerPlacement p,
                            LayerPlacement chargeFrom, double interval) {
-        LayerCost steady = cost.quotaRuleLayer(gt, p, counts, d.total(), d.homeTraffic(), null);
+        LayerCost steady = cost.quotaRuleLayer(gt, p, counts, d.total(), d.home(), null);
         double s = steady.totalSec() * interval;
         if (chargeFrom != null && p != chargeFrom) {
             // The one-off copy only changes parameter traffic: recompute that part alone.
@@ -608,8 +609,8 @@ public final class BallastPlanner implements Planner {
         return shed(c, gt, Demand.of(gt, counts, c.shape().experts()), seed, localReplicas);
     }
 
-    /** Per-expert totals, per-(node, expert) token demand ([node * experts + e]) and home traffic of one layer. */
-    record Demand(long[] total, long[] nodeDemand, long all, long[] homeTraffic) {
+    /** Per-expert totals, per-(node, expert) token demand ([node * experts + e]) and the all-at-home link sums of one layer. */
+    record Demand(long[] total, long[] nodeDemand, long all, LinkTokens.Home home) {
         static Demand of(GroupTopology gt, long[] counts, int experts) {
             int ep = gt.ep();
             int nc = gt.nodeCount();
@@ -618,42 +619,16 @@ public final class BallastPlanner implements Planner {
             }
             long[] total = new long[experts];
             long[] nodeDemand = new long[experts * nc];
-            long[] home = new long[ep * ep];
-            // Home blocks are contiguous (StaticLayout): a source's traffic to GPU g is the sum of its counts over g's
-            // block. Block g ends at first[g + 1]; first[ep + 1] is a sentinel past the last expert.
-            int[] first = new int[ep + 2];
-            for (int g = 0; g <= ep; g++) {
-                first[g] = StaticLayout.firstExpert(g, ep, experts);
-            }
-            first[ep + 1] = Integer.MAX_VALUE;
             long signs = 0;
             for (int s = 0; s < ep; s++) {
                 int row = s * experts;
                 int nodeRow = gt.nodeIndex(s) * experts;
-                // Kept free of the sign check so the JIT vectorizes it (with it, Demand took half again as long).
+                // The sign check is a loop of its own so that both vectorize.
                 for (int e = 0; e < experts; e++) {
                     nodeDemand[nodeRow + e] += counts[row + e];
                 }
-                // One flat pass with a running sum, cut at each block end (every GPU homes at least one expert, as
-                // EP <= experts): faster than a loop per block of a few experts.
-                int g = 0;
-                int end = first[1];
-                long run = 0;
-                long start = 0;
                 for (int e = 0; e < experts; e++) {
-                    long x = counts[row + e];
-                    signs |= x;
-                    run += x;
-                    if (e + 1 == end) {
-                        home[s * ep + g] = run - start;
-                        start = run;
-                        end = first[++g + 1];
-                    }
-                }
-            }
-            for (int x = 0; x < nc; x++) {
-                for (int e = 0; e < experts; e++) {
-                    total[e] += nodeDemand[x * experts + e];
+                    signs |= counts[row + e];
                 }
             }
             if (signs < 0) {
@@ -663,11 +638,16 @@ public final class BallastPlanner implements Planner {
                     }
                 }
             }
+            for (int x = 0; x < nc; x++) {
+                for (int e = 0; e < experts; e++) {
+                    total[e] += nodeDemand[x * experts + e];
+                }
+            }
             long all = 0;
             for (long t : total) {
                 all += t;
             }
-            return new Demand(total, nodeDemand, all, home);
+            return new Demand(total, nodeDemand, all, LinkTokens.Home.of(gt, counts, experts, nodeDemand, total));
         }
     }
 

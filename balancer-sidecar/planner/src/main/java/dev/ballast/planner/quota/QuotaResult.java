@@ -70,18 +70,6 @@ public final class QuotaResult {
         return counts;
     }
 
-    /** Whether expert e's flows are stored (it has several copies, or was split) rather than implied by the counts. */
-    public boolean hasExplicitFlows(int e) {
-        return !(expertFlowStart[e] == expertFlowStart[e + 1] && placement.copies(e) == 1);
-    }
-
-    /** Visits the stored flows of expert e (see {@link #hasExplicitFlows}). */
-    public void forEachExplicitFlow(int e, FlowVisitor v) {
-        for (int i = expertFlowStart[e]; i < expertFlowStart[e + 1]; i++) {
-            v.flow(e, flowSource[i], flowCopy[i], flowTokens[i]);
-        }
-    }
-
     /**
      * Visits every non-zero flow, expert by expert; within an expert, single-copy flows by ascending source, others
      * in the order the rule produced them (link class, then source, then copy).

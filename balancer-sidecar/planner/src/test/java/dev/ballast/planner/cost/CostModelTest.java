@@ -3,8 +3,10 @@ package dev.ballast.planner.cost;
 import dev.ballast.planner.Fixtures;
 import dev.ballast.planner.model.GroupTopology;
 import dev.ballast.planner.model.LayerPlacement;
+import dev.ballast.planner.model.LinkTokens;
 import dev.ballast.planner.model.Mode;
 import dev.ballast.planner.model.MoeShape;
+import dev.ballast.planner.model.StaticLayout;
 import dev.ballast.planner.quota.QuotaResult;
 import dev.ballast.planner.quota.QuotaRule;
 import org.junit.jupiter.api.Test;
@@ -68,26 +70,53 @@ class CostModelTest {
     }
 
     @Test
-    void homeTrafficShortcutMatchesTheFullComputation() {
+    void homeSumsAreEveryExpertRoutedToItsHome() {
         java.util.SplittableRandom rnd = new java.util.SplittableRandom(8);
+        for (int trial = 0; trial < 200; trial++) {
+            int ep = 4 + 4 * rnd.nextInt(3);
+            int experts = ep + rnd.nextInt(3 * ep);
+            // Both ways of summing what a source sends: contiguous nodes and racks, and ranks dealt over nodes.
+            GroupTopology gt = trial % 2 == 1 ? interleaved(ep, 2 + rnd.nextInt(3), 1 + rnd.nextInt(2))
+                    : Fixtures.group(ep, 2 + 2 * rnd.nextInt(2), 1 + rnd.nextInt(2));
+            long[] counts = Fixtures.counts(rnd, ep, experts, 1 + rnd.nextInt(2000));
+            long[] send = new long[ep * 4];
+            long[] recv = new long[ep * 4];
+            for (int e = 0; e < experts; e++) {
+                LinkTokens.addColumn(gt, counts, experts, e, StaticLayout.home(e, ep, experts), 1, send, recv);
+            }
+            LinkTokens.Home home = home(gt, counts, experts);
+            assertThat(home.send()).as("trial %d", trial).containsExactly(send);
+            assertThat(home.recv()).as("trial %d", trial).containsExactly(recv);
+        }
+    }
+
+    @Test
+    void migrationRecomputesOnlyTheParameterTraffic() {
+        java.util.SplittableRandom rnd = new java.util.SplittableRandom(7);
         for (int trial = 0; trial < 100; trial++) {
             int ep = 8;
             int experts = 8 + rnd.nextInt(17);
             GroupTopology gt = Fixtures.group(ep, 4, 1);
             LayerPlacement p = Fixtures.randomPlacement(rnd, ep, experts, 3);
             long[] counts = Fixtures.counts(rnd, ep, experts, 500);
-            MoeShape shape = MoeShape.generic("t", 1, experts, 2);
-            CostModel m = new CostModel(shape, trial % 2 == 0 ? Mode.REPLICATE : Mode.FSSDP);
-            for (QuotaResult r : new QuotaResult[] {QuotaRule.apply(gt, p, counts, null),
-                    dev.ballast.planner.quota.EqualSplit.apply(p, counts)}) {
-                LayerCost slow = m.layer(gt, p, r, null);
-                LayerCost fast = m.layer(gt, p, r, null, CostModel.homeTraffic(ep, experts, counts));
-                assertThat(fast.allToAllSec()).isCloseTo(slow.allToAllSec(), within(1e-12));
-                assertThat(fast.interNodeTokenBytes()).isCloseTo(slow.interNodeTokenBytes(), within(1e-3));
-                LayerPlacement from = LayerPlacement.staticLayout(ep, experts);
-                assertThat(m.withMigration(gt, p, slow, from)).isCloseTo(m.layer(gt, p, r, from).totalSec(), within(1e-12));
+            CostModel m = new CostModel(MoeShape.generic("t", 1, experts, 2), trial % 2 == 0 ? Mode.REPLICATE : Mode.FSSDP);
+            QuotaResult r = QuotaRule.apply(gt, p, counts, null);
+            LayerPlacement from = LayerPlacement.staticLayout(ep, experts);
+            assertThat(m.withMigration(gt, p, m.layer(gt, p, r, null), from)).isCloseTo(m.layer(gt, p, r, from).totalSec(),
+                    within(1e-12));
+        }
+    }
+
+    /** The all-at-home link sums, from the per-node and per-expert sums the planner computes alongside. */
+    private static LinkTokens.Home home(GroupTopology gt, long[] counts, int experts) {
+        int ep = gt.ep();
+        long[] nodeDemand = new long[gt.nodeCount() * experts];
+        for (int s = 0; s < ep; s++) {
+            for (int e = 0; e < experts; e++) {
+                nodeDemand[gt.nodeIndex(s) * experts + e] += counts[s * experts + e];
             }
         }
+        return LinkTokens.Home.of(gt, counts, experts, nodeDemand, totals(counts, experts));
     }
 
     @Test
@@ -102,10 +131,10 @@ class CostModelTest {
             LayerPlacement p = Fixtures.randomPlacement(rnd, ep, experts, 1 + rnd.nextInt(4));
             long[] counts = Fixtures.counts(rnd, ep, experts, 1 + rnd.nextInt(2000));
             long[] totals = totals(counts, experts);
-            long[] home = CostModel.homeTraffic(ep, experts, counts);
+            LinkTokens.Home home = home(gt, counts, experts);
             // One model for many placements, as planners use it: its rule's buffers are reused from trial to trial.
             CostModel m = trial % 2 == 0 ? REUSED : new CostModel(MoeShape.generic("t", 1, experts, 2), Mode.FSSDP);
-            LayerCost full = m.layer(gt, p, QuotaRule.apply(gt, p, counts, null), null, home);
+            LayerCost full = m.layer(gt, p, QuotaRule.apply(gt, p, counts, null), null);
             LayerCost scored = m.quotaRuleLayer(gt, p, counts, totals, home, null);
             assertThat(scored).as("trial %d", trial).isEqualTo(full);
         }
@@ -122,7 +151,7 @@ class CostModelTest {
             LayerPlacement p = Fixtures.randomPlacement(rnd, ep, experts, 1 + rnd.nextInt(3));
             long[] counts = Fixtures.counts(rnd, ep, experts, 1 + rnd.nextInt(2000));
             long[] totals = totals(counts, experts);
-            long[] home = CostModel.homeTraffic(ep, experts, counts);
+            LinkTokens.Home home = home(gt, counts, experts);
             MoeShape shape = MoeShape.generic("t", 1, experts, 2);
             CostModel probed = new CostModel(shape, Mode.REPLICATE);
             QuotaRule.Probe probe = probed.quotaRule().probe(gt, p, counts, totals, rnd.nextInt(3000));
