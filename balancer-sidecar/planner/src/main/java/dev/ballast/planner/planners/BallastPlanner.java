@@ -20,8 +20,9 @@ import java.util.Arrays;
  *     the busiest GPU is above the mean, shift part of one of its experts to another copy with room, or open a replica
  *     in a free slot on the node whose own tokens would stop crossing the network, net of refresh bytes, NVLink on
  *     ties); then <em>local</em> replicas ((expert, node) pairs whose node has no copy, by inter-node tokens saved) in
- *     the slots balance left, one per node kept free and none whose refresh would not hide under compute
- *     ({@link ParamBudget}); then the greedy again.</li>
+ *     the slots balance left, one per node kept free, none that saves less than {@link #LOCAL_GAIN} times its
+ *     parameter bytes and none whose refresh would not hide under compute ({@link ParamBudget}); then the greedy
+ *     again.</li>
  * <li>Gate: scored with the quota rule and the cost model over the re-plan interval, it is taken if no slower than
  *     static and its quota-rule max/mean is within {@link #BALANCE_CAP}, or can be topped up to it with replicas in
  *     free slots ({@link #rebalance}). Otherwise (rare) the local-share candidates decide: half, a quarter or none of
@@ -706,9 +707,20 @@ public final class BallastPlanner implements Planner {
     }
 
     /**
+     * How many times its refresh and gradient bytes a local replica of {@link #balanceThenLocal} must save in network
+     * token bytes. Every copy also costs the per-step quota rule work on every rank, a working copy's memory and a
+     * reshuffle of the balanced loads; replicas that barely pay for their parameter traffic buy little. Measured on
+     * the docs suite and the whole-model input (docs/planner.md): 1 makes the best plans but a third more quota-rule
+     * work per step; 3 keeps most of that quality, with the rule's work and the plan time below the local-share
+     * planner's; from 6 on, OLMoE 8x8 falls below 0.95 of ideal.
+     */
+    static final double LOCAL_GAIN = 3;
+
+    /**
      * The from-scratch first choice: the shedding greedy with every slot open (balance first), then local replicas in
-     * the slots it left, keeping one per node of the group free for the gate's top-up and skipping any whose refresh
-     * would not fit under the layer's compute ({@link ParamBudget}), then the greedy again for the load they moved.
+     * the slots it left, keeping one per node of the group free for the gate's top-up, skipping any that does not
+     * save {@link #LOCAL_GAIN} times its parameter bytes or whose refresh would not fit under the layer's compute
+     * ({@link ParamBudget}), then the greedy again for the load they moved.
      */
     static LayerPlacement balanceThenLocal(PlanningContext c, CostModel cost, GroupTopology gt, Demand demand) {
         int ep = gt.ep();
@@ -738,7 +750,7 @@ public final class BallastPlanner implements Planner {
                     }
                 }
             }
-            placeLocal(gt, st, demand.nodeDemand(), nc, locals, tokenBytes, refreshBytes, null, budget);
+            placeLocal(gt, st, demand.nodeDemand(), nc, locals, tokenBytes, LOCAL_GAIN * refreshBytes, null, budget);
             sh.run();
         }
         return st.toPlacement();

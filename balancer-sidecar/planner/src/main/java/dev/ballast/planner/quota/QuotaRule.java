@@ -581,42 +581,36 @@ public final class QuotaRule {
                 }
             }
             for (int s = 0; s < ep && left > 0; s++) {
-                if (avail[s] == 0) {
-                    continue;
-                }
-                int[] list;
-                int from;
-                int to;
                 if (cls == 1) {
-                    list = byNode;
-                    from = nodeStart[gt.nodeIndex(s)];
-                    to = nodeStart[gt.nodeIndex(s) + 1];
+                    left -= drain(s, byNode, nodeStart[gt.nodeIndex(s)], nodeStart[gt.nodeIndex(s) + 1], first, out);
                 } else if (cls == 2) {
-                    list = byRack;
-                    from = rackStart[gt.rackIndex(s)];
-                    to = rackStart[gt.rackIndex(s) + 1];
+                    left -= drain(s, byRack, rackStart[gt.rackIndex(s)], rackStart[gt.rackIndex(s) + 1], first, out);
                 } else {
-                    list = active;
-                    from = 0;
-                    to = na;
-                }
-                int rowS = s * ep;
-                for (int i = from; i < to; i++) {
-                    int j = list[i];
-                    if (remaining[j] == 0 || gt.linkClassAt(rowS + gpuOfCopy[j]) != cls) {
-                        continue;
-                    }
-                    long x = Math.min(avail[s], remaining[j]);
-                    avail[s] -= x;
-                    remaining[j] -= x;
-                    left -= x;
-                    emit(out, s, first + j, x);
-                    if (avail[s] == 0) {
-                        break;
-                    }
+                    left -= drain(s, active, 0, na, first, out);
                 }
             }
         }
+    }
+
+    /**
+     * Source s sends what it has left to the copies {@code list[from, to)} in order, each up to its room; returns how
+     * much it sent. Every copy with room there is of the class being routed: after class 0 no source with tokens left
+     * shares a GPU with a copy with room, after class 1 no node, after class 2 no rack.
+     */
+    private long drain(int s, int[] list, int from, int to, int first, Flows out) {
+        long sent = 0;
+        for (int i = from; i < to && avail[s] > 0; i++) {
+            int j = list[i];
+            if (remaining[j] == 0) {
+                continue;
+            }
+            long x = Math.min(avail[s], remaining[j]);
+            avail[s] -= x;
+            remaining[j] -= x;
+            sent += x;
+            emit(out, s, first + j, x);
+        }
+        return sent;
     }
 
     /**
