@@ -38,10 +38,11 @@ final class DocsSuite {
               value shown. Nothing is tuned per trace: all planners share the defaults listed at the top.
             - With OLMoE's small experts (hidden 2048, FFN 1024) at 8,192 tokens per GPU the cost model is dominated by
               the four all-to-alls, not by expert compute (see cost-model.md), so the placement the model finds fastest
-              keeps tokens on NVLink at some cost in compute balance. `ballast`'s from-scratch gate is lexicographic:
-              first the quota rule's max/mean <= 1.05 (candidates are topped up with replicas in free slots until the
-              rule balances them), then the lowest modelled time among candidates no slower than static. Incremental
-              re-plans do not re-impose the cap: they move a copy only when the modelled gain pays for it.
+              keeps tokens on NVLink at some cost in compute balance. `ballast` from scratch balances first, then spends
+              the slots balance leaves on local replicas (planner.md); its gate is lexicographic: first the quota rule's
+              max/mean <= 1.05 (a placement is topped up with replicas in free slots until the rule balances it), then
+              the lowest modelled time among placements no slower than static. Incremental re-plans do not re-impose
+              the cap: they move a copy only when the modelled gain pays for it.
             - Incremental re-plans (`ballast`) price every new copy at 0.2 % of the plan in use's predicted interval time
               on top of its modelled one-off copy; `ballast-scratch` re-plans without the plan in use.
             - The real traces are single-step aggregates, so their rows are oracle-mode (planned and scored on the same
