@@ -81,9 +81,9 @@ public final class BallastPlanner implements Planner {
         Demand demand = Demand.of(gt, counts, c.shape().experts());
         double interval = c.replanInterval();
         // From scratch, first choice: balance with every slot open, then local replicas in the slots balance leaves
-        // (one per node kept free for the top-up, none that would expose parameter traffic), then balance again. The
-        // gate takes it if it is, or can be topped up to, BALANCE_CAP and no slower than static; otherwise (rare) the
-        // local-share candidates decide.
+        // (one per node kept free for the top-up, none that saves too little or would expose parameter traffic), then
+        // balance again. The gate takes it if it is, or can be topped up to, BALANCE_CAP and no slower than static;
+        // otherwise (rare) the local-share candidates decide.
         Gate gate = new Gate(c, cost, gt, counts, demand, staticP, interval);
         LayerPlacement first = balanceThenLocal(c, cost, gt, demand);
         LayerPlacement best = gate.pick(new LayerPlacement[] {first}, new Scored[] {gate.score(first)});
