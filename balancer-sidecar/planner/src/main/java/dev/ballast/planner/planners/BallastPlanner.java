@@ -85,7 +85,7 @@ public final class BallastPlanner implements Planner {
         // balance again. The gate takes it if it is, or can be topped up to, BALANCE_CAP and no slower than static;
         // otherwise (rare) the local-share candidates decide.
         Gate gate = new Gate(c, cost, gt, counts, demand, staticP, interval);
-        LayerPlacement first = balanceThenLocal(c, cost, gt, demand);
+        LayerPlacement first = balanceThenLocal(c, cost, gt, demand, null);
         LayerPlacement best = gate.pick(new LayerPlacement[] {first}, new Scored[] {gate.score(first)});
         if (best == null) {
             best = localShareCandidates(c, gt, demand, gate, slotsTotal);
@@ -94,8 +94,8 @@ public final class BallastPlanner implements Planner {
             return best;
         }
         // Targets: the scratch winner re-aligned to the plan in use (same replicas per node, kept on the GPUs that already
-        // hold them), and a repair of the plan in use (its still-useful replicas kept, free slots filled as from scratch).
-        LayerPlacement[] targets = {align(gt, best, current, c.redundantSlots()), shed(c, gt, demand, current, slotsTotal / 2)};
+        // hold them), and a repair of the plan in use (the first choice's recipe, starting from its still-useful replicas).
+        LayerPlacement[] targets = {align(gt, best, current, c.redundantSlots()), balanceThenLocal(c, cost, gt, demand, current)};
         return towards(c, cost, gt, counts, demand, current, targets, interval);
     }
 
@@ -109,10 +109,10 @@ public final class BallastPlanner implements Planner {
                                                        int slotsTotal) {
         // The quarter-local candidate's local replicas are the first quarter of the half-local one's: picked once.
         LocalPicks picks = new LocalPicks(slotsTotal / 2);
-        LayerPlacement local = shed(c, gt, demand, null, slotsTotal / 2, picks);
+        LayerPlacement local = shed(c, gt, demand, slotsTotal / 2, picks);
         // When fewer than a quarter of the slots found a local use, both candidates are the same placement.
         boolean same = picks.count() <= slotsTotal / 4;
-        LayerPlacement localQuarter = same ? local : shed(c, gt, demand, null, slotsTotal / 4, picks);
+        LayerPlacement localQuarter = same ? local : shed(c, gt, demand, slotsTotal / 4, picks);
         Scored half = gate.score(local);
         Scored quarter = same ? half : gate.score(localQuarter);
         LayerPlacement[] locals = same ? new LayerPlacement[] {local} : new LayerPlacement[] {local, localQuarter};
@@ -127,7 +127,7 @@ public final class BallastPlanner implements Planner {
             locals = new LayerPlacement[0];
             localScores = new Scored[0];
         }
-        LayerPlacement balanced = shed(c, gt, demand, null, 0);
+        LayerPlacement balanced = shed(c, gt, demand, 0);
         LayerPlacement[] cands = new LayerPlacement[locals.length + 1];
         Scored[] scores = new Scored[cands.length];
         cands[0] = balanced;
@@ -600,16 +600,6 @@ public final class BallastPlanner implements Planner {
         return new Scored(s, steady.maxTokens());
     }
 
-    /**
-     * The shedding greedy; {@code seed} (may be null) is a placement whose replicas start in place (load-free; those
-     * still unused at the end are dropped and their slots reused). First up to
-     * {@code localReplicas} replicas go where a node's own tokens for an expert would otherwise cross the network
-     * (largest net saving first); then the busiest GPUs shed load.
-     */
-    static LayerPlacement shed(PlanningContext c, GroupTopology gt, long[] counts, LayerPlacement seed, int localReplicas) {
-        return shed(c, gt, Demand.of(gt, counts, c.shape().experts()), seed, localReplicas);
-    }
-
     /** Per-expert totals, per-(node, expert) token demand ([node * experts + e]) and the all-at-home link sums of one layer. */
     record Demand(long[] total, long[] nodeDemand, long all, LinkTokens.Home home) {
         static Demand of(GroupTopology gt, long[] counts, int experts) {
@@ -652,17 +642,19 @@ public final class BallastPlanner implements Planner {
         }
     }
 
-    static LayerPlacement shed(PlanningContext c, GroupTopology gt, Demand demand, LayerPlacement seed, int localReplicas) {
-        return shed(c, gt, demand, seed, localReplicas, null);
+    /**
+     * The local-share candidates' greedy: first up to {@code localReplicas} replicas go where a node's own tokens for an
+     * expert would otherwise cross the network (largest net saving first); then the busiest GPUs shed load.
+     */
+    static LayerPlacement shed(PlanningContext c, GroupTopology gt, Demand demand, int localReplicas) {
+        return shed(c, gt, demand, localReplicas, null);
     }
 
     /**
-     * As {@link #shed(PlanningContext, GroupTopology, Demand, LayerPlacement, int)}; without a seed, {@code picks} (may
-     * be null) records the local replicas on its first use and replays them on the next ones: on an unseeded state
-     * the first k picks do not depend on how many follow.
+     * As {@link #shed(PlanningContext, GroupTopology, Demand, int)}; {@code picks} (may be null) records the local
+     * replicas on its first use and replays them on the next ones: the first k picks do not depend on how many follow.
      */
-    static LayerPlacement shed(PlanningContext c, GroupTopology gt, Demand demand, LayerPlacement seed, int localReplicas,
-                               LocalPicks picks) {
+    static LayerPlacement shed(PlanningContext c, GroupTopology gt, Demand demand, int localReplicas, LocalPicks picks) {
         int ep = gt.ep();
         int experts = c.shape().experts();
         int slots = c.redundantSlots();
@@ -674,36 +666,36 @@ public final class BallastPlanner implements Planner {
         double refreshBytes = c.mode() == Mode.REPLICATE
                 ? c.shape().weightBytesPerExpert() + c.shape().gradBytesPerExpert() : 0;
         State st = State.fresh(ep, experts, slots, total);
-        int kept = 0;
-        if (seed != null) {
-            // Keep a replica in use while its node's tokens still outweigh its refresh traffic; it serves them first.
-            for (int g = 0; g < ep; g++) {
-                for (int i = 0; i < seed.expertCount(g); i++) {
-                    int e = seed.expertAt(g, i);
-                    long d = nodeDemand[gt.nodeIndex(g) * experts + e];
-                    boolean homeNode = gt.nodeIndex(StaticLayout.home(e, ep, experts)) == gt.nodeIndex(g);
-                    if (StaticLayout.home(e, ep, experts) != g && st.hasFreeSlot(g)
-                            && d * tokenBytes > (homeNode ? 0 : refreshBytes)) {
-                        st.addReplica(e, g);
-                        st.shift(e, g, d);
-                        kept++;
-                    }
+        long target = (all + ep - 1) / ep;
+        if (picks != null && picks.recorded()) {
+            picks.replay(st, localReplicas);
+        } else if (localReplicas > 0) {
+            placeLocal(gt, st, nodeDemand, nc, localReplicas, tokenBytes, refreshBytes, picks, null);
+        }
+        new Shedder(gt, st, target, target / 1000, nodeDemand, nc, tokenBytes, refreshBytes).run();
+        return st.toPlacement();
+    }
+
+    /**
+     * Puts the replicas of {@code seed} into a fresh state while their node's tokens still outweigh their refresh
+     * traffic; each serves its node's tokens first.
+     */
+    private static void keepUseful(GroupTopology gt, State st, LayerPlacement seed, long[] nodeDemand, double tokenBytes,
+                                   double refreshBytes) {
+        int ep = st.ep;
+        int experts = st.experts;
+        for (int g = 0; g < ep; g++) {
+            for (int i = 0; i < seed.expertCount(g); i++) {
+                int e = seed.expertAt(g, i);
+                long d = nodeDemand[gt.nodeIndex(g) * experts + e];
+                boolean homeNode = gt.nodeIndex(StaticLayout.home(e, ep, experts)) == gt.nodeIndex(g);
+                if (StaticLayout.home(e, ep, experts) != g && st.hasFreeSlot(g)
+                        && d * tokenBytes > (homeNode ? 0 : refreshBytes)) {
+                    st.addReplica(e, g);
+                    st.shift(e, g, d);
                 }
             }
         }
-        long target = (all + ep - 1) / ep;
-        long tol = target / 1000;
-        if (picks != null && seed == null && picks.recorded()) {
-            picks.replay(st, localReplicas);
-        } else if (localReplicas > kept) {
-            placeLocal(gt, st, nodeDemand, nc, localReplicas - kept, tokenBytes, refreshBytes, seed == null ? picks : null, null);
-        }
-        Shedder sh = new Shedder(gt, st, target, tol, nodeDemand, nc, tokenBytes, refreshBytes);
-        sh.run();
-        if (seed != null && st.pruneUnused() > 0) {
-            sh.run();
-        }
-        return st.toPlacement();
     }
 
     /**
@@ -720,9 +712,12 @@ public final class BallastPlanner implements Planner {
      * The from-scratch first choice: the shedding greedy with every slot open (balance first), then local replicas in
      * the slots it left, keeping one per node of the group free for the gate's top-up, skipping any that does not
      * save {@link #LOCAL_GAIN} times its parameter bytes or whose refresh would not fit under the layer's compute
-     * ({@link ParamBudget}), then the greedy again for the load they moved.
+     * ({@link ParamBudget}), then the greedy again for the load they moved. With a {@code seed} (the plan in use: the
+     * incremental re-plan's repair target) the seed's replicas that still pay start in place, and those balance leaves
+     * unused are dropped before the local replicas.
      */
-    static LayerPlacement balanceThenLocal(PlanningContext c, CostModel cost, GroupTopology gt, Demand demand) {
+    static LayerPlacement balanceThenLocal(PlanningContext c, CostModel cost, GroupTopology gt, Demand demand,
+                                           LayerPlacement seed) {
         int ep = gt.ep();
         int experts = c.shape().experts();
         int slots = c.redundantSlots();
@@ -731,9 +726,15 @@ public final class BallastPlanner implements Planner {
         boolean replicate = c.mode() == Mode.REPLICATE;
         double refreshBytes = replicate ? c.shape().weightBytesPerExpert() + c.shape().gradBytesPerExpert() : 0;
         State st = State.fresh(ep, experts, slots, demand.total());
+        if (seed != null) {
+            keepUseful(gt, st, seed, demand.nodeDemand(), tokenBytes, refreshBytes);
+        }
         long target = (demand.all() + ep - 1) / ep;
         Shedder sh = new Shedder(gt, st, target, target / 1000, demand.nodeDemand(), nc, tokenBytes, refreshBytes);
         sh.run();
+        if (seed != null && st.pruneUnused() > 0) {
+            sh.run();
+        }
         int free = 0;
         for (int g = 0; g < ep; g++) {
             free += slots - st.replicaCount[g];
@@ -908,7 +909,7 @@ public final class BallastPlanner implements Planner {
         }
     }
 
-    /** The local replicas placeLocal opened on an unseeded state, in order: expert, GPU and tokens shifted. */
+    /** The local replicas placeLocal opened on a fresh state, in order: expert, GPU and tokens shifted. */
     static final class LocalPicks {
         private final int[] expert;
         private final int[] gpu;

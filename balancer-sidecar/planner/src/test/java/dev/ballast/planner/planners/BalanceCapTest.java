@@ -68,7 +68,7 @@ class BalanceCapTest {
         for (int seed = 1; seed <= 6; seed++) {
             long[] counts = domainCounts(new SplittableRandom(seed), par.ep(), experts, 5, 65536);
             BallastPlanner.Demand d = BallastPlanner.Demand.of(gt, counts, experts);
-            LayerPlacement local = BallastPlanner.shed(ctx, gt, d, null, ctx.redundantSlots() * par.ep() / 2);
+            LayerPlacement local = BallastPlanner.shed(ctx, gt, d, ctx.redundantSlots() * par.ep() / 2);
             QuotaResult before = QuotaRule.apply(gt, local, counts, null);
             if (imbalance(before) > BallastPlanner.BALANCE_CAP) {
                 long max = 0;

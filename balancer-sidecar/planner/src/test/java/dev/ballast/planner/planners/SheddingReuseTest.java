@@ -33,13 +33,13 @@ class SheddingReuseTest {
             long[] counts = SourceMapping.toGpus(t.counts(5), par, 256, 8192L * 64).counts(layer, 0);
             BallastPlanner.Demand d = BallastPlanner.Demand.of(gt, counts, 256);
             BallastPlanner.LocalPicks picks = new BallastPlanner.LocalPicks(slots / 2);
-            LayerPlacement half = BallastPlanner.shed(ctx, gt, d, null, slots / 2, picks);
+            LayerPlacement half = BallastPlanner.shed(ctx, gt, d, slots / 2, picks);
             for (int limit : new int[] {slots / 2, slots / 4, slots / 8, 0}) {
-                LayerPlacement viaReplay = BallastPlanner.shed(ctx, gt, d, null, limit, picks);
-                LayerPlacement fresh = BallastPlanner.shed(ctx, gt, d, null, limit);
+                LayerPlacement viaReplay = BallastPlanner.shed(ctx, gt, d, limit, picks);
+                LayerPlacement fresh = BallastPlanner.shed(ctx, gt, d, limit);
                 assertThat(viaReplay).as("layer %d, %d local replicas", layer, limit).isEqualTo(fresh);
             }
-            assertThat(half).isEqualTo(BallastPlanner.shed(ctx, gt, d, null, slots / 2));
+            assertThat(half).isEqualTo(BallastPlanner.shed(ctx, gt, d, slots / 2));
             replayed += picks.count();
         }
         assertThat(replayed).as("the scenario opens local replicas at all").isPositive();
