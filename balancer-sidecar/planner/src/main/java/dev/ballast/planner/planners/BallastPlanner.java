@@ -845,7 +845,7 @@ public final class BallastPlanner implements Planner {
         double crossRackWeight = Math.max(1, gt.hardware().nicGBps() / gt.hardware().crossRackGBps());
         // Pairs whose node already has a copy are left out, and each is valued with the copies already placed: values
         // only fall as copies are added, so the lazy re-queue below still pops the best current pair.
-        LongMaxHeap queue = new LongMaxHeap(experts * nc);
+        LongMaxHeap queue = new LongMaxHeap(experts);
         boolean[] nodeCovered = new boolean[nc];
         boolean[] rackCovered = new boolean[gt.rackCount()];
         for (int e = 0; e < experts; e++) {
