@@ -1002,6 +1002,12 @@ public final class BallastPlanner implements Planner {
                 long excess = st.load[gmax] - target;
                 int n = st.expertsOn(gmax, candE, candA);
                 boolean progress = false;
+                // A new replica needs a GPU with a free slot below target; once balance has used them all up (most
+                // iterations near the end), no expert of gmax can open one.
+                boolean room = false;
+                for (int g = 0; g < ep && !room; g++) {
+                    room = st.hasFreeSlot(g) && st.load[g] < target;
+                }
                 for (int i = 0; i < n && !progress; i++) {
                     int e = candE[i];
                     long a = candA[i];
@@ -1022,6 +1028,9 @@ public final class BallastPlanner implements Planner {
                         break;
                     }
                     // Option 2: open a replica.
+                    if (!room) {
+                        continue;
+                    }
                     long need = Math.min(excess, a);
                     Arrays.fill(covered, false);
                     for (int k = 0; k < st.copyCount(e); k++) {
