@@ -614,12 +614,10 @@ public final class BallastPlanner implements Planner {
             for (int s = 0; s < ep; s++) {
                 int row = s * experts;
                 int nodeRow = gt.nodeIndex(s) * experts;
-                // The sign check is a loop of its own so that both vectorize.
                 for (int e = 0; e < experts; e++) {
-                    nodeDemand[nodeRow + e] += counts[row + e];
-                }
-                for (int e = 0; e < experts; e++) {
-                    signs |= counts[row + e];
+                    long x = counts[row + e];
+                    nodeDemand[nodeRow + e] += x;
+                    signs |= x;
                 }
             }
             if (signs < 0) {
