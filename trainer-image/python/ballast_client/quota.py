@@ -198,7 +198,8 @@ def apply(node: Sequence[int], rack: Sequence[int], placement: Sequence[Sequence
     if cap is not None and fill(hi, cap) is None:
         cap = None
         exceeded = True
-    # 8. galloping probe, then binary search
+    # 8. galloping probe, then bisection to within lo / 1024
+    tolerance = lo // 1024
     step = max(1, lo // 256)
     probe = lo
     while probe < hi:
@@ -208,13 +209,13 @@ def apply(node: Sequence[int], rack: Sequence[int], placement: Sequence[Sequence
         lo = probe + 1
         probe = min(hi, probe + step)
         step *= 2
-    while lo < hi:
+    while hi - lo > tolerance:
         mid = lo + (hi - lo) // 2
         if fill(mid, cap) is not None:
             hi = mid
         else:
             lo = mid + 1
-    threshold = lo
+    threshold = hi
     load, q = fill(threshold, cap)
     for e in range(experts):
         if len(holders[e]) == 1:

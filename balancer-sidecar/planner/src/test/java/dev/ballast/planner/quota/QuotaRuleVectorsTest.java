@@ -51,6 +51,16 @@ class QuotaRuleVectorsTest {
         out.add(new Case("cross-rack-sources", new int[] {0, 1, 2, 3}, new int[] {0, 0, 1, 1},
                 new int[][] {{0, 3}, {1}, {2, 0}, {3, 0}},
                 new long[][] {{5, 1, 1, 9}, {5, 1, 1, 9}, {50, 1, 1, 1}, {50, 1, 1, 1}}, null));
+        // Loads large enough (lo >= 1024 tokens) that step 8 stops bisecting before the last token.
+        SplittableRandom big = new SplittableRandom(1024);
+        long[][] bigCounts = new long[8][12];
+        for (int g = 0; g < 8; g++) {
+            for (int e = 0; e < 12; e++) {
+                bigCounts[g][e] = (e == 0 ? 40_000 : 0) + big.nextInt(5_000);
+            }
+        }
+        out.add(new Case("large-loads-search-tolerance", new int[] {0, 0, 0, 0, 1, 1, 1, 1}, new int[] {0, 0, 0, 0, 0, 0, 0, 0},
+                new int[][] {{0, 1}, {1, 0}, {2, 3}, {3, 0}, {4, 5}, {5, 6}, {6, 7, 0}, {7, 8, 9, 10, 11}}, bigCounts, null));
         SplittableRandom r = new SplittableRandom(2026);
         for (int i = 0; i < 24; i++) {
             int perNode = 1 + r.nextInt(4);
