@@ -39,7 +39,10 @@ public final class QuotaResult {
         this.flowTokens = flowTokens;
     }
 
-    /** The smallest threshold T the rule found feasible: no GPU computes more than T tokens. */
+    /**
+     * The threshold T the rule settled on: feasible, and within 1/1024 of the rule's lower bound above the smallest
+     * feasible one. No GPU computes more than T tokens.
+     */
     public long threshold() {
         return threshold;
     }
