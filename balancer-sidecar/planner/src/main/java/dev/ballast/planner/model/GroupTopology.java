@@ -19,6 +19,8 @@ public final class GroupTopology {
     private final int[] nodeMemberStart;
     private final int[] rackMembers;
     private final int[] rackMemberStart;
+    private final int[] rackOfNode; // dense rack id of each dense node id
+    private final boolean rankRuns;
 
     private GroupTopology(int[] globalGpu, int[] node, int[] rack, Hardware hardware) {
         int ep = node.length;
@@ -65,6 +67,17 @@ public final class GroupTopology {
         this.nodeMembers = groupMembers(nodeIndex, n, nodeMemberStart);
         this.rackMemberStart = new int[r + 1];
         this.rackMembers = groupMembers(rackIndex, r, rackMemberStart);
+        this.rackOfNode = new int[n];
+        for (int a = 0; a < ep; a++) {
+            rackOfNode[nodeIndex[a]] = rackIndex[a];
+        }
+        // Groups are numbered by first appearance, so every group is a run of ranks iff listing them in order lists
+        // the ranks in order.
+        boolean runs = true;
+        for (int a = 0; a < ep; a++) {
+            runs &= nodeMembers[a] == a && rackMembers[a] == a;
+        }
+        this.rankRuns = runs;
     }
 
     /** The ranks of each group in ascending order, groups one after another; fills {@code start}. */
@@ -108,6 +121,16 @@ public final class GroupTopology {
 
     public int rackCount() {
         return rackCount;
+    }
+
+    /** Dense rack number of dense node {@code n}. */
+    public int rackOfNode(int n) {
+        return rackOfNode[n];
+    }
+
+    /** Whether every node and every rack is a run of consecutive EP ranks. */
+    public boolean groupsAreRankRuns() {
+        return rankRuns;
     }
 
     /** The EP group of (stage, copy) in a world. */

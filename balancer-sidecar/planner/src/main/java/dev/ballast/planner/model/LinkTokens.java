@@ -41,12 +41,7 @@ public final class LinkTokens {
             for (int g = 0; g <= ep; g++) {
                 first[g] = StaticLayout.firstExpert(g, ep, experts);
             }
-            int racks = gt.rackCount();
             int nodes = gt.nodeCount();
-            int[] rackOfNode = new int[nodes];
-            for (int g = 0; g < ep; g++) {
-                rackOfNode[gt.nodeIndex(g)] = gt.rackIndex(g);
-            }
             for (int g = 0; g < ep; g++) {
                 long own = 0;
                 long node = 0;
@@ -59,7 +54,7 @@ public final class LinkTokens {
                     all += total[e];
                 }
                 for (int n = 0; n < nodes; n++) {
-                    if (rackOfNode[n] == gt.rackIndex(g)) {
+                    if (gt.rackOfNode(n) == gt.rackIndex(g)) {
                         for (int e = first[g]; e < first[g + 1]; e++) {
                             rack += nodeDemand[n * experts + e];
                         }
@@ -70,7 +65,7 @@ public final class LinkTokens {
                 recv[g * 4 + 2] = rack - node;
                 recv[g * 4 + 3] = all - rack;
             }
-            if (contiguous(gt, nodes, racks)) {
+            if (gt.groupsAreRankRuns()) {
                 for (int s = 0; s < ep; s++) {
                     int n = gt.nodeIndex(s);
                     int r = gt.rackIndex(s);
@@ -97,25 +92,6 @@ public final class LinkTokens {
                 }
             }
             return new Home(send, recv);
-        }
-
-        /** Whether every node's and every rack's EP ranks form one run of consecutive ranks. */
-        private static boolean contiguous(GroupTopology gt, int nodes, int racks) {
-            for (int n = 0; n < nodes; n++) {
-                int a = gt.nodeMemberStart(n);
-                int b = gt.nodeMemberStart(n + 1);
-                if (gt.nodeMember(b - 1) - gt.nodeMember(a) != b - 1 - a) {
-                    return false;
-                }
-            }
-            for (int r = 0; r < racks; r++) {
-                int a = gt.rackMemberStart(r);
-                int b = gt.rackMemberStart(r + 1);
-                if (gt.rackMember(b - 1) - gt.rackMember(a) != b - 1 - a) {
-                    return false;
-                }
-            }
-            return true;
         }
 
         private static long sum(long[] a, int from, int to) {

@@ -640,6 +640,16 @@ public final class BallastPlanner implements Planner {
         }
     }
 
+    /** Bytes one token assignment moves over its four all-to-alls (dispatch and combine, forward and backward). */
+    private static double tokenBytes(PlanningContext c) {
+        return 4.0 * c.shape().tokenBytes();
+    }
+
+    /** Bytes a replica moves every step: refresh and gradient return in replicate mode, nothing extra in fssdp. */
+    private static double refreshBytes(PlanningContext c) {
+        return c.mode() == Mode.REPLICATE ? c.shape().weightBytesPerExpert() + c.shape().gradBytesPerExpert() : 0;
+    }
+
     /**
      * The local-share candidates' greedy: first up to {@code localReplicas} replicas go where a node's own tokens for an
      * expert would otherwise cross the network (largest net saving first); then the busiest GPUs shed load.
@@ -660,9 +670,8 @@ public final class BallastPlanner implements Planner {
         long[] total = demand.total();
         long[] nodeDemand = demand.nodeDemand();
         long all = demand.all();
-        double tokenBytes = 4.0 * c.shape().tokenBytes();
-        double refreshBytes = c.mode() == Mode.REPLICATE
-                ? c.shape().weightBytesPerExpert() + c.shape().gradBytesPerExpert() : 0;
+        double tokenBytes = tokenBytes(c);
+        double refreshBytes = refreshBytes(c);
         State st = State.fresh(ep, experts, slots, total);
         long target = (all + ep - 1) / ep;
         if (picks != null && picks.recorded()) {
@@ -720,9 +729,8 @@ public final class BallastPlanner implements Planner {
         int experts = c.shape().experts();
         int slots = c.redundantSlots();
         int nc = gt.nodeCount();
-        double tokenBytes = 4.0 * c.shape().tokenBytes();
-        boolean replicate = c.mode() == Mode.REPLICATE;
-        double refreshBytes = replicate ? c.shape().weightBytesPerExpert() + c.shape().gradBytesPerExpert() : 0;
+        double tokenBytes = tokenBytes(c);
+        double refreshBytes = refreshBytes(c);
         State st = State.fresh(ep, experts, slots, demand.total());
         if (seed != null) {
             keepUseful(gt, st, seed, demand.nodeDemand(), tokenBytes, refreshBytes);
@@ -740,7 +748,7 @@ public final class BallastPlanner implements Planner {
         int locals = free - nc;
         if (locals > 0) {
             ParamBudget budget = null;
-            if (replicate) {
+            if (c.mode() == Mode.REPLICATE) {
                 budget = new ParamBudget(gt, c.shape().weightBytesPerExpert(), c.shape().gradBytesPerExpert(),
                         cost.computeSeconds(target, gt.hardware()));
                 for (int e = 0; e < experts; e++) {
@@ -835,10 +843,6 @@ public final class BallastPlanner implements Planner {
             return; // outside the packed sort key's range: balance only
         }
         // Candidates by weighted demand descending, then expert, then node (demand < 2^38; checked).
-        int[] rackOfNode = new int[nc];
-        for (int g = 0; g < ep; g++) {
-            rackOfNode[gt.nodeIndex(g)] = gt.rackIndex(g);
-        }
         // Tokens that would cross racks count extra, by how much slower the cross-rack link is than the NIC.
         double crossRackWeight = Math.max(1, gt.hardware().nicGBps() / gt.hardware().crossRackGBps());
         // Pairs whose node already has a copy are left out, and each is valued with the copies already placed: values
@@ -855,7 +859,7 @@ public final class BallastPlanner implements Planner {
             for (int x = 0; x < nc; x++) {
                 long d = nodeDemand[x * experts + e];
                 if (!nodeCovered[x] && d * tokenBytes > refreshBytes && d < (1L << 38)) {
-                    queue.add(key(rackCovered[rackOfNode[x]] ? d : (long) (d * crossRackWeight), e, x));
+                    queue.add(key(rackCovered[gt.rackOfNode(x)] ? d : (long) (d * crossRackWeight), e, x));
                 }
             }
             Arrays.fill(nodeCovered, false);
@@ -873,7 +877,7 @@ public final class BallastPlanner implements Planner {
             for (int c = 0; c < st.copyCount(e); c++) {
                 int g = st.copyGpu(e, c);
                 coveredNode |= gt.nodeIndex(g) == x;
-                coveredRack |= gt.rackIndex(g) == rackOfNode[x];
+                coveredRack |= gt.rackIndex(g) == gt.rackOfNode(x);
             }
             if (coveredNode) {
                 continue;

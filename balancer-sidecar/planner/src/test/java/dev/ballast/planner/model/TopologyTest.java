@@ -51,6 +51,15 @@ class TopologyTest {
                 Hardware.DEFAULT);
         assertThat(members(gt, false)).containsExactly(List.of(0, 3, 6), List.of(1, 4), List.of(2, 5));
         assertThat(members(gt, true)).containsExactly(List.of(0, 2, 3, 5, 6), List.of(1, 4));
+        assertThat(new int[] {gt.rackOfNode(0), gt.rackOfNode(1), gt.rackOfNode(2)}).containsExactly(0, 1, 0);
+        assertThat(gt.groupsAreRankRuns()).isFalse();
+        GroupTopology runs = GroupTopology.ofPlaces(new int[] {0, 0, 1, 1, 2, 2}, new int[] {0, 0, 0, 0, 1, 1},
+                Hardware.DEFAULT);
+        assertThat(runs.groupsAreRankRuns()).isTrue();
+        assertThat(new int[] {runs.rackOfNode(0), runs.rackOfNode(1), runs.rackOfNode(2)}).containsExactly(0, 0, 1);
+        // Nodes in runs, but one rack split around another: not runs.
+        assertThat(GroupTopology.ofPlaces(new int[] {0, 1, 2}, new int[] {0, 1, 0}, Hardware.DEFAULT).groupsAreRankRuns())
+                .isFalse();
     }
 
     private static List<List<Integer>> members(GroupTopology gt, boolean racks) {
