@@ -170,16 +170,11 @@ public final class BallastPlanner implements Planner {
             this.demand = demand;
             this.staticP = staticP;
             this.interval = interval;
-            int ep = gt.ep();
-            int experts = staticP.experts();
+            // A GPU's home load is all it receives, over every link class, when each expert runs at home.
+            long[] recv = demand.home().recv();
             long max = 0;
-            for (int g = 0; g < ep; g++) {
-                long home = 0;
-                int first = StaticLayout.firstExpert(g, ep, experts);
-                for (int e = first; e < first + StaticLayout.homeCount(g, ep, experts); e++) {
-                    home += demand.total()[e];
-                }
-                max = Math.max(max, home);
+            for (int g = 0; g < gt.ep(); g++) {
+                max = Math.max(max, recv[g * 4] + recv[g * 4 + 1] + recv[g * 4 + 2] + recv[g * 4 + 3]);
             }
             this.staticMaxLoad = max;
             this.staticFloor = cost.computeSeconds(max, gt.hardware()) * interval;
