@@ -95,6 +95,50 @@ public final class CostModel {
         return finish(gt, p, adoptedFrom, maxTokens, sum);
     }
 
+    /**
+     * The cost of the static layout {@code staticP} (every expert single-copy on its home) from the all-at-home link
+     * sums alone: the quota rule routes every token home there, so this equals {@code quotaRuleLayer(gt, staticP, ...)}
+     * without running it. {@code maxTokens} is the busiest home load.
+     */
+    public LayerCost staticLayer(GroupTopology gt, LayerPlacement staticP, long[] totals, LinkTokens.Home home, long maxTokens) {
+        int ep = gt.ep();
+        reset(ep);
+        clearTokens(ep);
+        System.arraycopy(home.send(), 0, sendTok, 0, ep * 4);
+        System.arraycopy(home.recv(), 0, recvTok, 0, ep * 4);
+        long sum = 0;
+        for (long t : totals) {
+            sum += t;
+        }
+        tokensToBytes(ep, shape.tokenBytes());
+        return finish(gt, staticP, null, maxTokens, sum);
+    }
+
+    /**
+     * An upper bound on {@code totalSec()} of {@link #quotaRuleLayer} (no adoption) for any routing in which no GPU
+     * computes more than {@code maxTokens} tokens or sends more than {@code maxSent}: exact compute and parameter terms,
+     * and all-to-alls as if every token a GPU sends or receives crossed its slowest link. It needs the rule's busiest
+     * load but not its flows, so a planner can settle a clear comparison without routing.
+     */
+    public double upperBound(GroupTopology gt, LayerPlacement p, long maxTokens, long maxSent) {
+        int ep = gt.ep();
+        Hardware hw = gt.hardware();
+        double compute = computeSeconds(maxTokens, hw);
+        double slowest = Math.min(hw.bytesPerSecond(LinkClass.NVLINK),
+                Math.min(hw.bytesPerSecond(LinkClass.NETWORK), hw.bytesPerSecond(LinkClass.CROSS_RACK)));
+        double a2a = Math.max(maxTokens, maxSent) * (double) shape.tokenBytes() / slowest;
+        reset(ep);
+        if (mode == Mode.REPLICATE) {
+            replicaTraffic(gt, p, null);
+        } else {
+            fssdpTraffic(gt, p);
+        }
+        double paramSec = busiestLinkSeconds(ep, hw);
+        // The exact time sums a link's classes before dividing; a part in 10^12 covers any rounding that could put it
+        // above this bound.
+        return (compute + ALL_TO_ALLS_PER_LAYER * a2a + Math.max(0, paramSec - compute)) * (1 + 1e-12);
+    }
+
     /** The quota rule instance (with its buffers) this cost model scores with; same thread rules apply. */
     public QuotaRule quotaRule() {
         return rule;

@@ -86,7 +86,7 @@ public final class BallastPlanner implements Planner {
         // otherwise (rare) the local-share candidates decide.
         Gate gate = new Gate(c, cost, gt, counts, demand, staticP, interval);
         LayerPlacement first = balanceThenLocal(c, cost, gt, demand, null);
-        LayerPlacement best = gate.pick(new LayerPlacement[] {first}, new Scored[] {gate.score(first)});
+        LayerPlacement best = gate.pick(gate.score(first));
         if (best == null) {
             best = localShareCandidates(c, gt, demand, gate, slotsTotal);
         }
@@ -112,35 +112,29 @@ public final class BallastPlanner implements Planner {
         LayerPlacement local = shed(c, gt, demand, slotsTotal / 2, picks);
         // When fewer than a quarter of the slots found a local use, both candidates are the same placement.
         boolean same = picks.count() <= slotsTotal / 4;
-        LayerPlacement localQuarter = same ? local : shed(c, gt, demand, slotsTotal / 4, picks);
-        Scored half = gate.score(local);
-        Scored quarter = same ? half : gate.score(localQuarter);
-        LayerPlacement[] locals = same ? new LayerPlacement[] {local} : new LayerPlacement[] {local, localQuarter};
-        Scored[] localScores = same ? new Scored[] {half} : new Scored[] {half, quarter};
+        Gate.Candidate half = gate.score(local);
+        Gate.Candidate quarter = same ? half : gate.score(shed(c, gt, demand, slotsTotal / 4, picks));
+        Gate.Candidate[] locals = same ? new Gate.Candidate[] {half} : new Gate.Candidate[] {half, quarter};
         // Predicted time is usually unimodal in the local share: when half beats a quarter, giving none is not tried
         // unless neither local candidate can be balanced.
         if (quarter.seconds() > half.seconds()) {
-            LayerPlacement best = gate.pick(locals, localScores);
+            LayerPlacement best = gate.pick(locals);
             if (best != null) {
                 return best;
             }
-            locals = new LayerPlacement[0];
-            localScores = new Scored[0];
+            locals = new Gate.Candidate[0];
         }
-        LayerPlacement balanced = shed(c, gt, demand, 0);
-        LayerPlacement[] cands = new LayerPlacement[locals.length + 1];
-        Scored[] scores = new Scored[cands.length];
-        cands[0] = balanced;
-        scores[0] = gate.score(balanced);
+        Gate.Candidate[] cands = new Gate.Candidate[locals.length + 1];
+        cands[0] = gate.score(shed(c, gt, demand, 0));
         System.arraycopy(locals, 0, cands, 1, locals.length);
-        System.arraycopy(localScores, 0, scores, 1, locals.length);
-        LayerPlacement best = gate.pick(cands, scores);
+        LayerPlacement best = gate.pick(cands);
         return best != null ? best : gate.fallback();
     }
 
     /**
      * The from-scratch gate of {@link #placeLayer}: static's score (computed only when a comparison needs it), and the
-     * fastest candidate scored so far.
+     * candidates scored so far. A candidate's predicted time is first bounded from above without routing its tokens
+     * ({@link CostModel#upperBound}); the exact time is computed only when the bound cannot settle a comparison.
      */
     private static final class Gate {
         final PlanningContext c;
@@ -152,14 +146,16 @@ public final class BallastPlanner implements Planner {
         final double interval;
         /** Static's busiest GPU: all its experts are single-copy, so the rule's load of a GPU is its home load. */
         final long staticMaxLoad;
+        /** The most tokens any GPU sends, whatever the placement: its whole row of counts. */
+        final long maxSent;
         /**
          * A lower bound on static's score, its compute alone over the interval: a candidate predicted no slower than
          * that is no slower than static, so static is scored only for closer calls.
          */
         final double staticFloor;
-        private Scored staticScored;
-        LayerPlacement fastest;
-        double fastestSeconds = Double.POSITIVE_INFINITY;
+        private double staticSeconds = Double.NaN;
+        /** Every candidate the gate has weighed, in order: the fallback takes the fastest. */
+        private final java.util.List<Candidate> considered = new java.util.ArrayList<>();
 
         Gate(PlanningContext c, CostModel cost, GroupTopology gt, long[] counts, Demand demand, LayerPlacement staticP,
              double interval) {
@@ -170,74 +166,108 @@ public final class BallastPlanner implements Planner {
             this.demand = demand;
             this.staticP = staticP;
             this.interval = interval;
-            // A GPU's home load is all it receives, over every link class, when each expert runs at home.
+            // The all-at-home sums hold, per GPU, everything it receives (its home load) and everything it sends.
             long[] recv = demand.home().recv();
+            long[] send = demand.home().send();
             long max = 0;
+            long sent = 0;
             for (int g = 0; g < gt.ep(); g++) {
                 max = Math.max(max, recv[g * 4] + recv[g * 4 + 1] + recv[g * 4 + 2] + recv[g * 4 + 3]);
+                sent = Math.max(sent, send[g * 4] + send[g * 4 + 1] + send[g * 4 + 2] + send[g * 4 + 3]);
             }
             this.staticMaxLoad = max;
+            this.maxSent = sent;
             this.staticFloor = cost.computeSeconds(max, gt.hardware()) * interval;
         }
 
-        Scored staticScored() {
-            if (staticScored == null) {
-                staticScored = evaluate(c, cost, gt, counts, demand, staticP, null, interval);
+        /** A placement weighed by the gate: the rule's busiest load, and its predicted seconds over the interval. */
+        final class Candidate {
+            final LayerPlacement p;
+            final long maxLoad;
+            /** At least the predicted seconds. */
+            final double bound;
+            private double seconds;
+
+            private Candidate(LayerPlacement p, long maxLoad, double bound, double seconds) {
+                this.p = p;
+                this.maxLoad = maxLoad;
+                this.bound = bound;
+                this.seconds = seconds;
             }
-            return staticScored;
+
+            /** The exact predicted seconds, routing the rule's flows the first time they are asked for. */
+            double seconds() {
+                if (Double.isNaN(seconds)) {
+                    seconds = evaluate(c, cost, gt, counts, demand, p, null, interval).seconds();
+                }
+                return seconds;
+            }
+
+            boolean balanced() {
+                return imbalance(demand, maxLoad, gt.ep()) <= BALANCE_CAP;
+            }
         }
 
-        Scored score(LayerPlacement p) {
-            return p.equals(staticP) ? staticScored() : evaluate(c, cost, gt, counts, demand, p, null, interval);
+        double staticSeconds() {
+            if (Double.isNaN(staticSeconds)) {
+                staticSeconds = cost.staticLayer(gt, staticP, demand.total(), demand.home(), staticMaxLoad).totalSec() * interval;
+            }
+            return staticSeconds;
         }
 
-        private boolean slowerThanStatic(double seconds) {
-            return seconds > staticFloor && seconds > staticScored().seconds();
+        Candidate score(LayerPlacement p) {
+            if (p.equals(staticP)) {
+                return new Candidate(p, staticMaxLoad, staticSeconds(), staticSeconds());
+            }
+            long max = cost.quotaRule().maxLoad(gt, p, counts, demand.total());
+            return new Candidate(p, max, cost.upperBound(gt, p, max, maxSent) * interval, Double.NaN);
+        }
+
+        private boolean slowerThanStatic(Candidate k) {
+            if (k.bound <= staticFloor || k.bound <= staticSeconds()) {
+                return false;
+            }
+            return k.seconds() > staticFloor && k.seconds() > staticSeconds();
         }
 
         /** The first of {@code cands}, by predicted time, that is or can be topped up to balanced; null if none. */
-        LayerPlacement pick(LayerPlacement[] cands, Scored[] scored) {
-            Integer[] byTime = new Integer[cands.length];
-            for (int i = 0; i < cands.length; i++) {
-                byTime[i] = i;
+        LayerPlacement pick(Candidate... cands) {
+            Candidate[] byTime = cands.clone();
+            if (byTime.length > 1) {
+                Arrays.sort(byTime, (x, y) -> Double.compare(x.seconds(), y.seconds()));
             }
-            Arrays.sort(byTime, (x, y) -> Double.compare(scored[x].seconds(), scored[y].seconds()));
-            for (int i : byTime) {
-                LayerPlacement cand = cands[i];
-                Scored sc = scored[i];
-                if (cand.equals(staticP) || slowerThanStatic(sc.seconds())) {
+            for (Candidate k : byTime) {
+                if (k.p.equals(staticP) || slowerThanStatic(k)) {
                     continue; // never predicted slower than the static layout, balanced or not
                 }
-                consider(cand, sc);
-                if (imbalance(demand, sc.maxLoad(), gt.ep()) > BALANCE_CAP) {
-                    LayerPlacement topped = rebalance(c, cost.quotaRule(), gt, counts, demand, cand, sc.maxLoad());
-                    if (topped == cand) {
+                considered.add(k);
+                if (!k.balanced()) {
+                    LayerPlacement topped = rebalance(c, cost.quotaRule(), gt, counts, demand, k.p, k.maxLoad);
+                    if (topped == k.p) {
                         continue;
                     }
-                    cand = topped;
-                    sc = evaluate(c, cost, gt, counts, demand, cand, null, interval);
-                    consider(cand, sc);
+                    k = score(topped);
+                    considered.add(k);
                 }
-                if (imbalance(demand, sc.maxLoad(), gt.ep()) <= BALANCE_CAP && !slowerThanStatic(sc.seconds())) {
-                    return cand;
+                if (k.balanced() && !slowerThanStatic(k)) {
+                    return k.p;
                 }
             }
             return null;
         }
 
-        private void consider(LayerPlacement p, Scored sc) {
-            if (sc.seconds() < fastestSeconds) {
-                fastest = p;
-                fastestSeconds = sc.seconds();
-            }
-        }
-
-        /** When no candidate balances: static if it is balanced, else the fastest of everything scored, static included. */
+        /** When no candidate balances: static if it is balanced, else the fastest of everything weighed, static included. */
         LayerPlacement fallback() {
             if (imbalance(demand, staticMaxLoad, gt.ep()) <= BALANCE_CAP) {
                 return staticP;
             }
-            return fastest != null && fastestSeconds < staticScored().seconds() ? fastest : staticP;
+            Candidate fastest = null;
+            for (Candidate k : considered) {
+                if (fastest == null || k.seconds() < fastest.seconds()) {
+                    fastest = k;
+                }
+            }
+            return fastest != null && fastest.seconds() < staticSeconds() ? fastest.p : staticP;
         }
     }
 

@@ -130,6 +130,19 @@ public final class QuotaRule {
         return new Probe(gpuLoad, max, -1);
     }
 
+    /**
+     * Step 9's busiest GPU load without routing (as {@link #routeTokens} returns it), prepared so that a following
+     * {@link #probe} or {@link #routeTokens} of the same placement, counts and totals skips steps 1-8.
+     */
+    public long maxLoad(GroupTopology gt, LayerPlacement p, long[] counts, long[] totals) {
+        prepareAndSearch(gt, p, counts, totals);
+        long max = 0;
+        for (int g = 0; g < gt.ep(); g++) {
+            max = Math.max(max, load[g]);
+        }
+        return max;
+    }
+
     /** Steps 1-9 without capacities, skipped when the latest preparation was for the same inputs. */
     private void prepareAndSearch(GroupTopology gt, LayerPlacement p, long[] counts, long[] totals) {
         if (p == preparedFor && gt == preparedGt && counts == preparedCounts && totals == preparedTotals && totals != null) {
@@ -159,7 +172,7 @@ public final class QuotaRule {
     public long routeTokens(GroupTopology gt, LayerPlacement p, long[] counts, long[] totals, long[] sendTok, long[] recvTok) {
         int ep = gt.ep();
         int experts = p.experts();
-        prepareAndSearch(gt, p, counts, totals);
+        long max = maxLoad(gt, p, counts, totals);
         for (int e = 0; e < experts; e++) {
             int h = StaticLayout.home(e, ep, experts);
             int k = p.copies(e);
@@ -173,10 +186,6 @@ public final class QuotaRule {
             } else {
                 sumExpertFlows(gt, p, e, sendTok, recvTok);
             }
-        }
-        long max = 0;
-        for (int g = 0; g < ep; g++) {
-            max = Math.max(max, load[g]);
         }
         return max;
     }

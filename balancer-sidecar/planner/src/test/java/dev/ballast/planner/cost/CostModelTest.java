@@ -162,6 +162,54 @@ class CostModelTest {
         }
     }
 
+    @Test
+    void theStaticLayoutCostsTheSameFromTheAllAtHomeSumsAsThroughTheRule() {
+        java.util.SplittableRandom rnd = new java.util.SplittableRandom(11);
+        for (int trial = 0; trial < 100; trial++) {
+            int ep = 4 + 4 * rnd.nextInt(3);
+            int experts = ep + rnd.nextInt(3 * ep);
+            GroupTopology gt = trial % 2 == 1 ? interleaved(ep, 2 + rnd.nextInt(3), 1 + rnd.nextInt(2))
+                    : Fixtures.group(ep, 2 + 2 * rnd.nextInt(2), 1 + rnd.nextInt(2));
+            LayerPlacement staticP = LayerPlacement.staticLayout(ep, experts);
+            long[] counts = Fixtures.counts(rnd, ep, experts, 1 + rnd.nextInt(2000));
+            long[] totals = totals(counts, experts);
+            LinkTokens.Home home = home(gt, counts, experts);
+            CostModel m = new CostModel(MoeShape.generic("t", 1, experts, 2), trial % 3 == 0 ? Mode.FSSDP : Mode.REPLICATE);
+            LayerCost viaRule = m.quotaRuleLayer(gt, staticP, counts, totals, home, null);
+            assertThat(m.staticLayer(gt, staticP, totals, home, viaRule.maxTokens())).as("trial %d", trial).isEqualTo(viaRule);
+        }
+    }
+
+    @Test
+    void theUpperBoundIsNeverBelowTheRoutedCostAndTightensWithTheLoad() {
+        java.util.SplittableRandom rnd = new java.util.SplittableRandom(12);
+        for (int trial = 0; trial < 200; trial++) {
+            int ep = 4 + 4 * rnd.nextInt(3);
+            int experts = ep + rnd.nextInt(3 * ep);
+            GroupTopology gt = trial % 3 == 2 ? interleaved(ep, 2 + rnd.nextInt(3), 1 + rnd.nextInt(2))
+                    : Fixtures.group(ep, 2 + 2 * rnd.nextInt(2), 1 + rnd.nextInt(2));
+            LayerPlacement p = Fixtures.randomPlacement(rnd, ep, experts, 1 + rnd.nextInt(4));
+            long[] counts = Fixtures.counts(rnd, ep, experts, 1 + rnd.nextInt(2000));
+            long[] totals = totals(counts, experts);
+            long maxSent = 0;
+            for (int s = 0; s < ep; s++) {
+                long row = 0;
+                for (int e = 0; e < experts; e++) {
+                    row += counts[s * experts + e];
+                }
+                maxSent = Math.max(maxSent, row);
+            }
+            CostModel m = new CostModel(MoeShape.generic("t", 1, experts, 2), trial % 2 == 0 ? Mode.REPLICATE : Mode.FSSDP);
+            long maxLoad = m.quotaRule().maxLoad(gt, p, counts, totals);
+            LayerCost exact = m.quotaRuleLayer(gt, p, counts, totals, home(gt, counts, experts), null);
+            assertThat(maxLoad).isEqualTo(exact.maxTokens());
+            double bound = m.upperBound(gt, p, maxLoad, maxSent);
+            assertThat(bound).as("trial %d", trial).isGreaterThanOrEqualTo(exact.totalSec());
+            // Not a constant: a lighter busiest GPU gives a lower bound (its compute and all-to-all terms shrink).
+            assertThat(m.upperBound(gt, p, maxLoad / 2, maxSent / 2)).isLessThan(bound);
+        }
+    }
+
     /** Rank g on node g % nodes, node n in rack n / nodesPerRack. */
     private static GroupTopology interleaved(int ep, int nodes, int nodesPerRack) {
         int[] node = new int[ep];
