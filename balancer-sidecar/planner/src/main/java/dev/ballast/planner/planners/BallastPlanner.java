@@ -1011,6 +1011,11 @@ public final class BallastPlanner implements Planner {
         void run() {
             int ep = st.ep;
             int experts = st.experts;
+            // The GPUs a new replica can go to: a free slot and load below target (kept up to date as loads move).
+            long[] open = new long[(ep + 63) >>> 6];
+            for (int g = 0; g < ep; g++) {
+                updateOpen(open, g);
+            }
             boolean[] stuck = new boolean[ep];
             int guard = 4 * (st.slots * ep + ep + experts) + 16;
             int[] candE = new int[StaticLayout.maxHomeCount(ep, experts) + st.slots];
@@ -1029,11 +1034,11 @@ public final class BallastPlanner implements Planner {
                 long excess = st.load[gmax] - target;
                 int n = st.expertsOn(gmax, candE, candA);
                 boolean progress = false;
-                // A new replica needs a GPU with a free slot below target; once balance has used them all up (most
-                // iterations near the end), no expert of gmax can open one.
+                // A new replica needs an open GPU; once balance has used them all up (most iterations near the end),
+                // no expert of gmax can open one.
                 boolean room = false;
-                for (int g = 0; g < ep && !room; g++) {
-                    room = st.hasFreeSlot(g) && st.load[g] < target;
+                for (long w : open) {
+                    room |= w != 0;
                 }
                 for (int i = 0; i < n && !progress; i++) {
                     int e = candE[i];
@@ -1051,6 +1056,8 @@ public final class BallastPlanner implements Planner {
                     }
                     if (bestG >= 0) {
                         st.move(e, gmax, bestG, Math.min(Math.min(excess, a), bestSlack));
+                        updateOpen(open, gmax);
+                        updateOpen(open, bestG);
                         progress = true;
                         break;
                     }
@@ -1065,10 +1072,13 @@ public final class BallastPlanner implements Planner {
                     }
                     int homeNode = gt.nodeIndex(StaticLayout.home(e, ep, experts));
                     long useful = Math.max(1, Math.min(need, target) / 8);
-                    int t = chooseTarget(gt, st, e, gmax, useful, target, covered, nodeDemand, homeNode, tokenBytes, refreshBytes);
+                    int t = chooseTarget(gt, st, open, e, gmax, useful, target, covered, nodeDemand, homeNode, tokenBytes,
+                            refreshBytes);
                     if (t >= 0) {
                         st.addReplica(e, t);
                         st.move(e, gmax, t, Math.min(need, target - st.load[t]));
+                        updateOpen(open, gmax);
+                        updateOpen(open, t);
                         progress = true;
                     }
                 }
@@ -1077,14 +1087,25 @@ public final class BallastPlanner implements Planner {
                 }
             }
         }
+
+        /** Sets or clears g's bit in {@code open}: whether it has a free slot and load below target. */
+        private void updateOpen(long[] open, int g) {
+            if (st.hasFreeSlot(g) && st.load[g] < target) {
+                open[g >>> 6] |= 1L << g;
+            } else {
+                open[g >>> 6] &= ~(1L << g);
+            }
+        }
     }
 
     /**
-     * The GPU for a new copy of e: the best by {@link #betterTarget} among GPUs with a free slot, no copy of e and room
-     * for a useful share ({@code useful} tokens below target); if none has that much room, the best with any room.
+     * The GPU for a new copy of e: the best by {@link #betterTarget} among the {@code open} GPUs (a free slot and load
+     * below target) without a copy of e that have room for a useful share ({@code useful} tokens below target); if none
+     * has that much room, the best open one.
      */
-    private static int chooseTarget(GroupTopology gt, State st, int e, int src, long useful, long target, boolean[] covered,
-                                    long[] nodeDemand, int homeNode, double tokenBytes, double refreshBytes) {
+    private static int chooseTarget(GroupTopology gt, State st, long[] open, int e, int src, long useful, long target,
+                                    boolean[] covered, long[] nodeDemand, int homeNode, double tokenBytes,
+                                    double refreshBytes) {
         int srcNode = gt.nodeIndex(src);
         int best = -1;
         double bestScore = 0;
@@ -1092,22 +1113,25 @@ public final class BallastPlanner implements Planner {
         int any = -1;
         double anyScore = 0;
         long anySlack = 0;
-        for (int g = 0; g < st.ep; g++) {
-            long slack = target - st.load[g];
-            if (slack < 1 || !st.hasFreeSlot(g) || st.holds(e, g)) {
-                continue;
-            }
-            int n = gt.nodeIndex(g);
-            double score = (covered[n] ? 0 : nodeDemand[n * st.experts + e] * tokenBytes) - (n == homeNode ? 0 : refreshBytes);
-            if (slack >= useful && (best < 0 || betterTarget(gt, srcNode, g, score, slack, best, bestScore, bestSlack))) {
-                best = g;
-                bestScore = score;
-                bestSlack = slack;
-            }
-            if (any < 0 || betterTarget(gt, srcNode, g, score, slack, any, anyScore, anySlack)) {
-                any = g;
-                anyScore = score;
-                anySlack = slack;
+        for (int w = 0; w < open.length; w++) {
+            for (long bits = open[w]; bits != 0; bits &= bits - 1) {
+                int g = (w << 6) + Long.numberOfTrailingZeros(bits);
+                if (st.holds(e, g)) {
+                    continue;
+                }
+                long slack = target - st.load[g];
+                int n = gt.nodeIndex(g);
+                double score = (covered[n] ? 0 : nodeDemand[n * st.experts + e] * tokenBytes) - (n == homeNode ? 0 : refreshBytes);
+                if (slack >= useful && (best < 0 || betterTarget(gt, srcNode, g, score, slack, best, bestScore, bestSlack))) {
+                    best = g;
+                    bestScore = score;
+                    bestSlack = slack;
+                }
+                if (any < 0 || betterTarget(gt, srcNode, g, score, slack, any, anyScore, anySlack)) {
+                    any = g;
+                    anyScore = score;
+                    anySlack = slack;
+                }
             }
         }
         return best >= 0 ? best : any;
