@@ -61,6 +61,7 @@ public final class QuotaRule {
     private long[] keys = new long[0];
     private long[] reach = new long[0];
     private long[] groupSum = new long[0];
+    private long[] rackGroupSum = new long[0];
     private int[] groupCopies = new int[0];
     private int[] groupRank = new int[0];
     private long[] avail = new long[0];
@@ -271,11 +272,10 @@ public final class QuotaRule {
             int e = order[i];
             int start = p.copyStart(e);
             int k = p.copies(e);
-            splitNear(gt, false, i * ep, ep, p, start, k, near);
+            splitNear(gt, i * ep, p, start, k);
             for (int j = 0; j < k; j++) {
                 reach[p.copyGpu(start + j)] += total[e];
             }
-            splitNear(gt, true, i * ep, ep, p, start, k, nearRack);
         }
         long maxBase = 0;
         long maxReach = 0;
@@ -321,6 +321,7 @@ public final class QuotaRule {
         int groups = Math.max(nodes, racks);
         if (groupSum.length < groups) {
             groupSum = new long[groups];
+            rackGroupSum = new long[groups];
             groupCopies = new int[groups];
             groupRank = new int[groups];
         }
@@ -434,13 +435,16 @@ public final class QuotaRule {
             }
         }
         System.arraycopy(base, 0, load, 0, ep);
-        Arrays.fill(quota, 0, p.totalCopies(), 0);
-        Arrays.fill(done, 0, p.experts(), false);
+        // Only multi-copy experts' quotas and done flags are read (pass C looks at copies of multi-copy experts only).
+        for (int i = 0; i < multi; i++) {
+            done[order[i]] = false;
+        }
         for (int i = 0; i < multi; i++) {
             int e = order[i];
             long rem = total[e];
             int start = p.copyStart(e);
             int end = start + p.copies(e);
+            Arrays.fill(quota, start, end, 0);
             // Pass A: each copy first takes its near demand, within its slack.
             for (int c = start; c < end && rem > 0; c++) {
                 int g = p.copyGpu(c);
@@ -730,18 +734,33 @@ public final class QuotaRule {
     }
 
     /**
-     * Splits one expert's tokens (its column, {@code ep} sources from {@code colBase}) among its copies by group (node,
-     * or rack with {@code byRack}): each copy gets its group's tokens divided by the group's copies, the remainder one
-     * token each to the group's first copies. Leaves the group scratch arrays zeroed.
+     * Splits one expert's tokens (its column in {@code col} from {@code colBase}) among its copies {@code start ..
+     * start + k}, by node into {@code near} and by rack into {@code nearRack}: each copy gets its group's tokens divided
+     * by the group's copies, the remainder one token each to the group's first copies. A rack's tokens are the sum of
+     * its nodes'. Leaves the group scratch arrays zeroed.
      */
-    private void splitNear(GroupTopology gt, boolean byRack, int colBase, int ep, LayerPlacement p, int start, int k,
-                           long[] out) {
-        long[] sum = groupSum;
+    private void splitNear(GroupTopology gt, int colBase, LayerPlacement p, int start, int k) {
+        int ep = gt.ep();
+        int nodes = gt.nodeCount();
+        int racks = gt.rackCount();
+        long[] nodeSum = groupSum;
+        long[] rackSum = rackGroupSum;
+        for (int s = 0; s < ep; s++) {
+            nodeSum[gt.nodeIndex(s)] += col[colBase + s];
+        }
+        for (int n = 0; n < nodes; n++) {
+            rackSum[gt.rackOfNode(n)] += nodeSum[n];
+        }
+        split(gt, false, nodeSum, p, start, k, near);
+        split(gt, true, rackSum, p, start, k, nearRack);
+        Arrays.fill(nodeSum, 0, nodes, 0);
+        Arrays.fill(rackSum, 0, racks, 0);
+    }
+
+    /** {@link #splitNear}'s division of the group sums {@code sum} (by node, or by rack with {@code byRack}). */
+    private void split(GroupTopology gt, boolean byRack, long[] sum, LayerPlacement p, int start, int k, long[] out) {
         int[] copies = groupCopies;
         int[] rank = groupRank;
-        for (int s = 0; s < ep; s++) {
-            sum[byRack ? gt.rackIndex(s) : gt.nodeIndex(s)] += col[colBase + s];
-        }
         for (int j = 0; j < k; j++) {
             int gpu = p.copyGpu(start + j);
             copies[byRack ? gt.rackIndex(gpu) : gt.nodeIndex(gpu)]++;
@@ -755,7 +774,6 @@ public final class QuotaRule {
             rank[g]++;
         }
         int groups = byRack ? gt.rackCount() : gt.nodeCount();
-        Arrays.fill(sum, 0, groups, 0);
         Arrays.fill(copies, 0, groups, 0);
         Arrays.fill(rank, 0, groups, 0);
     }
