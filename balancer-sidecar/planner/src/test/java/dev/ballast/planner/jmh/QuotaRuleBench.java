@@ -7,6 +7,7 @@ import dev.ballast.planner.model.LayerPlacement;
 import dev.ballast.planner.model.Mode;
 import dev.ballast.planner.model.MoeShape;
 import dev.ballast.planner.model.Parallelism;
+import dev.ballast.planner.model.Plan;
 import dev.ballast.planner.model.PlanVersion;
 import dev.ballast.planner.model.Topology;
 import dev.ballast.planner.planners.PlanRequest;
@@ -21,6 +22,7 @@ import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
@@ -31,7 +33,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The per-step quota rule on one layer of 256 experts over a 64-GPU EP group (8 nodes × 8, two racks), with the
- * replicas the ballast planner chose for the named whole-model input (target: ≤ 50 µs on one core).
+ * replicas the ballast planner chose for the named whole-model input (target: ≤ 50 µs on one core): layer 0 over and
+ * over (its counts stay in cache), and every layer in turn (time per layer; the 60 layers' counts, 7.7 MB, do not).
  * Run: {@code bin/ballast jmh balancer-sidecar/planner -f 1 -wi 3 -i 5 QuotaRuleBench}
  */
 @State(Scope.Benchmark)
@@ -41,9 +44,12 @@ import java.util.concurrent.TimeUnit;
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
 public class QuotaRuleBench {
+    static final int LAYERS = 60;
     GroupTopology group;
     LayerPlacement placement;
     long[] counts;
+    Plan plan;
+    ModelLoads loads;
 
     @Setup
     public void setup() {
@@ -52,9 +58,12 @@ public class QuotaRuleBench {
         MoeShape shape = MoeShape.forModel(t.header().model(), t.header().layers(), 256, 8);
         Parallelism par = Parallelism.resolve(64, 256, null, 1);
         PlanningContext ctx = new PlanningContext(topo, par, shape, Mode.REPLICATE, 2, 50);
-        ModelLoads loads = SourceMapping.toGpus(t.counts(0), par, 256, 8192L * 8);
-        placement = Planners.byName("ballast-scratch").plan(new PlanRequest(ctx, loads, null, new PlanVersion(0, 1), 0))
-                .placement(0, 0);
+        loads = SourceMapping.toGpus(t.counts(0), par, 256, 8192L * 8);
+        plan = Planners.byName("ballast-scratch").plan(new PlanRequest(ctx, loads, null, new PlanVersion(0, 1), 0));
+        placement = plan.placement(0, 0);
+        if (plan.layers() != LAYERS) {
+            throw new IllegalStateException("whole-model has " + plan.layers() + " layers, the benchmark counts " + LAYERS);
+        }
         group = ctx.group(0, 0);
         counts = loads.counts(0, 0);
     }
@@ -62,6 +71,16 @@ public class QuotaRuleBench {
     @Benchmark
     public QuotaResult quotaRule256x64() {
         return QuotaRule.apply(group, placement, counts, null);
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(LAYERS)
+    public long quotaRule256x64EveryLayer() {
+        long sink = 0;
+        for (int l = 0; l < LAYERS; l++) {
+            sink += QuotaRule.apply(group, plan.placement(l, 0), loads.counts(l, 0), null).threshold();
+        }
+        return sink;
     }
 
     @Benchmark
