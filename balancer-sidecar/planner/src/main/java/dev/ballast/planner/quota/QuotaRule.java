@@ -587,12 +587,19 @@ public final class QuotaRule {
             }
         }
         // Classes 1-3: sources ascending, then copies ascending, over the copies that still have room. Stops as soon
-        // as every quota is met (then every source is drained too: both sum to the expert's total).
+        // as every quota is met (then every source is drained too: both sum to the expert's total). Sources fill their
+        // group's copies in list order, so each group keeps a cursor at its first copy with room left
+        // (nodeFill/rackFill, and one for class 3).
         for (int cls = 1; cls < LINK_CLASSES && left > 0; cls++) {
             // The copies that still have room: a source meets class 1 only on its node, class 2 only in its rack.
             int na = 0;
             if (cls < 3) {
                 groupCopiesWithRoom(gt, cls == 2, k);
+                if (cls == 1) {
+                    System.arraycopy(nodeStart, 0, nodeFill, 0, gt.nodeCount());
+                } else {
+                    System.arraycopy(rackStart, 0, rackFill, 0, gt.rackCount());
+                }
             } else {
                 for (int j = 0; j < k; j++) {
                     if (remaining[j] > 0) {
@@ -600,37 +607,47 @@ public final class QuotaRule {
                     }
                 }
             }
+            int cursor = 0;
             for (int s = 0; s < ep && left > 0; s++) {
-                if (cls == 1) {
-                    left -= drain(s, byNode, nodeStart[gt.nodeIndex(s)], nodeStart[gt.nodeIndex(s) + 1], first, out);
-                } else if (cls == 2) {
-                    left -= drain(s, byRack, rackStart[gt.rackIndex(s)], rackStart[gt.rackIndex(s) + 1], first, out);
-                } else {
-                    left -= drain(s, active, 0, na, first, out);
+                long had = avail[s];
+                if (had == 0) {
+                    continue;
                 }
+                if (cls == 1) {
+                    int x = gt.nodeIndex(s);
+                    nodeFill[x] = drain(s, byNode, nodeFill[x], nodeStart[x + 1], first, out);
+                } else if (cls == 2) {
+                    int x = gt.rackIndex(s);
+                    rackFill[x] = drain(s, byRack, rackFill[x], rackStart[x + 1], first, out);
+                } else {
+                    cursor = drain(s, active, cursor, na, first, out);
+                }
+                left -= had - avail[s];
             }
         }
     }
 
     /**
-     * Source s sends what it has left to the copies {@code list[from, to)} in order, each up to its room; returns how
-     * much it sent. Every copy with room there is of the class being routed: after class 0 no source with tokens left
-     * shares a GPU with a copy with room, after class 1 no node, after class 2 no rack.
+     * Source s sends what it has left to the copies {@code list[from, to)} in order, each up to its room, and returns
+     * the position of the first copy with room left. Every copy there has room (those before {@code from} are full) and
+     * is of the class being routed: after class 0 no source with tokens left shares a GPU with a copy with room, after
+     * class 1 no node, after class 2 no rack.
      */
-    private long drain(int s, int[] list, int from, int to, int first, Flows out) {
-        long sent = 0;
-        for (int i = from; i < to && avail[s] > 0; i++) {
+    private int drain(int s, int[] list, int from, int to, int first, Flows out) {
+        int i = from;
+        long a = avail[s];
+        while (a > 0 && i < to) {
             int j = list[i];
-            if (remaining[j] == 0) {
-                continue;
-            }
-            long x = Math.min(avail[s], remaining[j]);
-            avail[s] -= x;
+            long x = Math.min(a, remaining[j]);
+            a -= x;
             remaining[j] -= x;
-            sent += x;
             emit(out, s, first + j, x);
+            if (remaining[j] == 0) {
+                i++;
+            }
         }
-        return sent;
+        avail[s] = a;
+        return i;
     }
 
     /**
