@@ -1016,18 +1016,14 @@ public final class BallastPlanner implements Planner {
             for (int g = 0; g < ep; g++) {
                 updateOpen(open, g);
             }
-            boolean[] stuck = new boolean[ep];
+            // The busiest GPU not yet found stuck (no expert of it could shed).
+            BusiestTree busiest = new BusiestTree(st.load, ep);
             int guard = 4 * (st.slots * ep + ep + experts) + 16;
             int[] candE = new int[StaticLayout.maxHomeCount(ep, experts) + st.slots];
             long[] candA = new long[candE.length];
             boolean[] covered = new boolean[nc];
             while (guard-- > 0) {
-                int gmax = -1;
-                for (int g = 0; g < ep; g++) {
-                    if (!stuck[g] && (gmax < 0 || st.load[g] > st.load[gmax])) {
-                        gmax = g;
-                    }
-                }
+                int gmax = busiest.busiest();
                 if (gmax < 0 || st.load[gmax] - target <= tol) {
                     break;
                 }
@@ -1056,8 +1052,7 @@ public final class BallastPlanner implements Planner {
                     }
                     if (bestG >= 0) {
                         st.move(e, gmax, bestG, Math.min(Math.min(excess, a), bestSlack));
-                        updateOpen(open, gmax);
-                        updateOpen(open, bestG);
+                        moved(open, busiest, gmax, bestG);
                         progress = true;
                         break;
                     }
@@ -1077,15 +1072,22 @@ public final class BallastPlanner implements Planner {
                     if (t >= 0) {
                         st.addReplica(e, t);
                         st.move(e, gmax, t, Math.min(need, target - st.load[t]));
-                        updateOpen(open, gmax);
-                        updateOpen(open, t);
+                        moved(open, busiest, gmax, t);
                         progress = true;
                     }
                 }
                 if (!progress) {
-                    stuck[gmax] = true;
+                    busiest.exclude(gmax);
                 }
             }
+        }
+
+        /** After load moved from GPU {@code from} to GPU {@code to}: both re-read by the open set and the tree. */
+        private void moved(long[] open, BusiestTree busiest, int from, int to) {
+            updateOpen(open, from);
+            updateOpen(open, to);
+            busiest.update(from);
+            busiest.update(to);
         }
 
         /** Sets or clears g's bit in {@code open}: whether it has a free slot and load below target. */
