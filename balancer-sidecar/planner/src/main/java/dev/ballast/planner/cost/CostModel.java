@@ -115,6 +115,23 @@ public final class CostModel {
     }
 
     /**
+     * A lower bound on {@link #staticLayer}'s {@code totalSec()} from the received half of the all-at-home sums alone:
+     * the same compute, and all-to-alls timed on the receiving side only (the sending side can only make the busiest
+     * link busier). It needs no pass over the counts' rows.
+     */
+    public double staticLowerBound(GroupTopology gt, long[] homeRecv, long maxTokens) {
+        int ep = gt.ep();
+        reset(ep);
+        double tokenBytes = shape.tokenBytes();
+        for (int i = 0; i < ep * 4; i++) {
+            if ((i & 3) != 0) {
+                recv[i] = homeRecv[i] * tokenBytes;
+            }
+        }
+        return computeSeconds(maxTokens, gt.hardware()) + ALL_TO_ALLS_PER_LAYER * busiestLinkSeconds(ep, gt.hardware());
+    }
+
+    /**
      * An upper bound on {@code totalSec()} of {@link #quotaRuleLayer} (no adoption) for any routing in which no GPU
      * computes more than {@code maxTokens} tokens or sends more than {@code maxSent}: exact compute and parameter terms,
      * and all-to-alls as if every token a GPU sends or receives crossed its slowest link. It needs the rule's busiest

@@ -30,32 +30,33 @@ public final class LinkTokens {
     public record Home(long[] send, long[] recv) {
         /**
          * From one layer's counts and their sums per (node, expert) ({@code nodeDemand[node * experts + e]}, dense node
-         * numbers) and per expert. What a GPU receives comes from those sums alone; what a source sends takes one pass
-         * over its row, in whole segments when every node and rack is a contiguous run of EP ranks.
+         * numbers) and per expert: {@link #sent} and {@link #received}.
          */
         public static Home of(GroupTopology gt, long[] counts, int experts, long[] nodeDemand, long[] total) {
+            return new Home(sent(gt, counts, experts), received(gt, counts, experts, nodeDemand, total));
+        }
+
+        /** The received half, {@code recv[g * 4 + class]}: from the per-node and per-expert sums and the diagonal. */
+        public static long[] received(GroupTopology gt, long[] counts, int experts, long[] nodeDemand, long[] total) {
             int ep = gt.ep();
-            long[] send = new long[ep * 4];
             long[] recv = new long[ep * 4];
-            int[] first = new int[ep + 1];
-            for (int g = 0; g <= ep; g++) {
-                first[g] = StaticLayout.firstExpert(g, ep, experts);
-            }
             int nodes = gt.nodeCount();
             for (int g = 0; g < ep; g++) {
+                int from = StaticLayout.firstExpert(g, ep, experts);
+                int to = StaticLayout.firstExpert(g + 1, ep, experts);
                 long own = 0;
                 long node = 0;
                 long rack = 0;
                 long all = 0;
                 int nodeRow = gt.nodeIndex(g) * experts;
-                for (int e = first[g]; e < first[g + 1]; e++) {
+                for (int e = from; e < to; e++) {
                     own += counts[g * experts + e];
                     node += nodeDemand[nodeRow + e];
                     all += total[e];
                 }
                 for (int n = 0; n < nodes; n++) {
                     if (gt.rackOfNode(n) == gt.rackIndex(g)) {
-                        for (int e = first[g]; e < first[g + 1]; e++) {
+                        for (int e = from; e < to; e++) {
                             rack += nodeDemand[n * experts + e];
                         }
                     }
@@ -64,6 +65,20 @@ public final class LinkTokens {
                 recv[g * 4 + 1] = node - own;
                 recv[g * 4 + 2] = rack - node;
                 recv[g * 4 + 3] = all - rack;
+            }
+            return recv;
+        }
+
+        /**
+         * The sent half, {@code send[s * 4 + class]}: one pass over each source's row, in whole segments when every
+         * node and rack is a contiguous run of EP ranks.
+         */
+        public static long[] sent(GroupTopology gt, long[] counts, int experts) {
+            int ep = gt.ep();
+            long[] send = new long[ep * 4];
+            int[] first = new int[ep + 1];
+            for (int g = 0; g <= ep; g++) {
+                first[g] = StaticLayout.firstExpert(g, ep, experts);
             }
             if (gt.groupsAreRankRuns()) {
                 for (int s = 0; s < ep; s++) {
@@ -91,7 +106,7 @@ public final class LinkTokens {
                     }
                 }
             }
-            return new Home(send, recv);
+            return send;
         }
 
         private static long sum(long[] a, int from, int to) {

@@ -146,11 +146,9 @@ public final class BallastPlanner implements Planner {
         final double interval;
         /** Static's busiest GPU: all its experts are single-copy, so the rule's load of a GPU is its home load. */
         final long staticMaxLoad;
-        /** The most tokens any GPU sends, whatever the placement: its whole row of counts. */
-        final long maxSent;
         /**
-         * A lower bound on static's score, its compute alone over the interval: a candidate predicted no slower than
-         * that is no slower than static, so static is scored only for closer calls.
+         * A lower bound on static's score over the interval, from what its GPUs receive: a candidate predicted no
+         * slower than that is no slower than static, so static's exact score is needed only for closer calls.
          */
         final double staticFloor;
         private double staticSeconds = Double.NaN;
@@ -166,18 +164,14 @@ public final class BallastPlanner implements Planner {
             this.demand = demand;
             this.staticP = staticP;
             this.interval = interval;
-            // The all-at-home sums hold, per GPU, everything it receives (its home load) and everything it sends.
-            long[] recv = demand.home().recv();
-            long[] send = demand.home().send();
+            // A GPU's home load is all it receives, over every link class, when each expert runs at home.
+            long[] recv = demand.homeRecv();
             long max = 0;
-            long sent = 0;
             for (int g = 0; g < gt.ep(); g++) {
                 max = Math.max(max, recv[g * 4] + recv[g * 4 + 1] + recv[g * 4 + 2] + recv[g * 4 + 3]);
-                sent = Math.max(sent, send[g * 4] + send[g * 4 + 1] + send[g * 4 + 2] + send[g * 4 + 3]);
             }
             this.staticMaxLoad = max;
-            this.maxSent = sent;
-            this.staticFloor = cost.computeSeconds(max, gt.hardware()) * interval;
+            this.staticFloor = cost.staticLowerBound(gt, recv, max) * interval;
         }
 
         /** A placement weighed by the gate: the rule's busiest load, and its predicted seconds over the interval. */
@@ -220,7 +214,7 @@ public final class BallastPlanner implements Planner {
                 return new Candidate(p, staticMaxLoad, staticSeconds(), staticSeconds());
             }
             long max = cost.quotaRule().maxLoad(gt, p, counts, demand.total());
-            return new Candidate(p, max, cost.upperBound(gt, p, max, maxSent) * interval, Double.NaN);
+            return new Candidate(p, max, cost.upperBound(gt, p, max, demand.maxSent()) * interval, Double.NaN);
         }
 
         private boolean slowerThanStatic(Candidate k) {
@@ -625,8 +619,31 @@ public final class BallastPlanner implements Planner {
         return new Scored(s, steady.maxTokens());
     }
 
-    /** Per-expert totals, per-(node, expert) token demand ([node * experts + e]) and the all-at-home link sums of one layer. */
-    record Demand(long[] total, long[] nodeDemand, long all, LinkTokens.Home home) {
+    /**
+     * One layer's demand: per-expert totals, per-(node, expert) tokens ({@code nodeDemand[node * experts + e]}), the
+     * most tokens any source sends, and the all-at-home link sums (what each GPU receives at once; what each sends, a
+     * second pass over the counts, only when a scoring needs it).
+     */
+    static final class Demand {
+        private final GroupTopology gt;
+        private final long[] counts;
+        private final long[] total;
+        private final long[] nodeDemand;
+        private final long all;
+        private final long maxSent;
+        private final long[] homeRecv;
+        private LinkTokens.Home home;
+
+        private Demand(GroupTopology gt, long[] counts, long[] total, long[] nodeDemand, long all, long maxSent) {
+            this.gt = gt;
+            this.counts = counts;
+            this.total = total;
+            this.nodeDemand = nodeDemand;
+            this.all = all;
+            this.maxSent = maxSent;
+            this.homeRecv = LinkTokens.Home.received(gt, counts, total.length, nodeDemand, total);
+        }
+
         static Demand of(GroupTopology gt, long[] counts, int experts) {
             int ep = gt.ep();
             int nc = gt.nodeCount();
@@ -636,14 +653,18 @@ public final class BallastPlanner implements Planner {
             long[] total = new long[experts];
             long[] nodeDemand = new long[experts * nc];
             long signs = 0;
+            long maxSent = 0;
             for (int s = 0; s < ep; s++) {
                 int row = s * experts;
                 int nodeRow = gt.nodeIndex(s) * experts;
+                long sent = 0;
                 for (int e = 0; e < experts; e++) {
                     long x = counts[row + e];
                     nodeDemand[nodeRow + e] += x;
                     signs |= x;
+                    sent += x;
                 }
+                maxSent = Math.max(maxSent, sent);
             }
             if (signs < 0) {
                 for (int i = 0; i < ep * experts; i++) {
@@ -661,7 +682,37 @@ public final class BallastPlanner implements Planner {
             for (long t : total) {
                 all += t;
             }
-            return new Demand(total, nodeDemand, all, LinkTokens.Home.of(gt, counts, experts, nodeDemand, total));
+            return new Demand(gt, counts, total, nodeDemand, all, maxSent);
+        }
+
+        long[] total() {
+            return total;
+        }
+
+        long[] nodeDemand() {
+            return nodeDemand;
+        }
+
+        long all() {
+            return all;
+        }
+
+        /** The most tokens one source sends in this layer (its row of counts), wherever they go. */
+        long maxSent() {
+            return maxSent;
+        }
+
+        /** What each GPU receives by link class when every expert runs at home ({@code [g * 4 + class]}). */
+        long[] homeRecv() {
+            return homeRecv;
+        }
+
+        /** The all-at-home link sums, sent and received; the sent half is summed on first use. */
+        LinkTokens.Home home() {
+            if (home == null) {
+                home = new LinkTokens.Home(LinkTokens.Home.sent(gt, counts, total.length), homeRecv);
+            }
+            return home;
         }
     }
 

@@ -163,7 +163,7 @@ class CostModelTest {
     }
 
     @Test
-    void theStaticLayoutCostsTheSameFromTheAllAtHomeSumsAsThroughTheRule() {
+    void theStaticLayoutCostsTheSameFromTheAllAtHomeSumsAsThroughTheRuleAndItsReceivedHalfBoundsItFromBelow() {
         java.util.SplittableRandom rnd = new java.util.SplittableRandom(11);
         for (int trial = 0; trial < 100; trial++) {
             int ep = 4 + 4 * rnd.nextInt(3);
@@ -177,6 +177,10 @@ class CostModelTest {
             CostModel m = new CostModel(MoeShape.generic("t", 1, experts, 2), trial % 3 == 0 ? Mode.FSSDP : Mode.REPLICATE);
             LayerCost viaRule = m.quotaRuleLayer(gt, staticP, counts, totals, home, null);
             assertThat(m.staticLayer(gt, staticP, totals, home, viaRule.maxTokens())).as("trial %d", trial).isEqualTo(viaRule);
+            // From what GPUs receive alone: never above the real time, and above compute alone when tokens travel.
+            double lower = m.staticLowerBound(gt, home.recv(), viaRule.maxTokens());
+            assertThat(lower).isLessThanOrEqualTo(viaRule.totalSec());
+            assertThat(lower).isGreaterThan(viaRule.computeSec());
         }
     }
 
