@@ -30,7 +30,7 @@ import java.util.concurrent.TimeUnit;
  * Run: {@code bin/ballast jmh balancer-sidecar/planner -f 1 -wi 3 -i 5 PlannerBench}
  */
 @State(Scope.Benchmark)
-@BenchmarkMode(org.openjdk.jmh.annotations.Mode.AverageTime)
+@BenchmarkMode(org.openjdk.jmh.annotations.Mode.SampleTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 @Fork(1)
 @Warmup(iterations = 3, time = 2)

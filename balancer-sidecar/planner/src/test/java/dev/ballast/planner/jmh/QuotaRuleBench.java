@@ -38,7 +38,7 @@ import java.util.concurrent.TimeUnit;
  * Run: {@code bin/ballast jmh balancer-sidecar/planner -f 1 -wi 3 -i 5 QuotaRuleBench}
  */
 @State(Scope.Benchmark)
-@BenchmarkMode(org.openjdk.jmh.annotations.Mode.AverageTime)
+@BenchmarkMode(org.openjdk.jmh.annotations.Mode.SampleTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @Fork(1)
 @Warmup(iterations = 3, time = 1)
