@@ -29,14 +29,10 @@ public final class LinkTokens {
      */
     public record Home(long[] send, long[] recv) {
         /**
-         * From one layer's counts and their sums per (node, expert) ({@code nodeDemand[node * experts + e]}, dense node
-         * numbers) and per expert: {@link #sent} and {@link #received}.
+         * The received half, {@code recv[g * 4 + class]}, from one layer's counts and their sums per (node, expert)
+         * ({@code nodeDemand[node * experts + e]}, dense node numbers) and per expert: only the diagonal is read from
+         * the counts.
          */
-        public static Home of(GroupTopology gt, long[] counts, int experts, long[] nodeDemand, long[] total) {
-            return new Home(sent(gt, counts, experts), received(gt, counts, experts, nodeDemand, total));
-        }
-
-        /** The received half, {@code recv[g * 4 + class]}: from the per-node and per-expert sums and the diagonal. */
         public static long[] received(GroupTopology gt, long[] counts, int experts, long[] nodeDemand, long[] total) {
             int ep = gt.ep();
             long[] recv = new long[ep * 4];

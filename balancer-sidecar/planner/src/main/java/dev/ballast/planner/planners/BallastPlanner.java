@@ -217,11 +217,9 @@ public final class BallastPlanner implements Planner {
             return new Candidate(p, max, cost.upperBound(gt, p, max, demand.maxSent()) * interval, Double.NaN);
         }
 
+        /** Exact, but the static floor and the candidate's bound usually settle it before any exact time is needed. */
         private boolean slowerThanStatic(Candidate k) {
-            if (k.bound <= staticFloor || k.bound <= staticSeconds()) {
-                return false;
-            }
-            return k.seconds() > staticFloor && k.seconds() > staticSeconds();
+            return k.bound > staticFloor && k.bound > staticSeconds() && k.seconds() > staticSeconds();
         }
 
         /** The first of {@code cands}, by predicted time, that is or can be topped up to balanced; null if none. */

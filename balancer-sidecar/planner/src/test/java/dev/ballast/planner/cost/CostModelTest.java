@@ -116,7 +116,8 @@ class CostModelTest {
                 nodeDemand[gt.nodeIndex(s) * experts + e] += counts[s * experts + e];
             }
         }
-        return LinkTokens.Home.of(gt, counts, experts, nodeDemand, totals(counts, experts));
+        return new LinkTokens.Home(LinkTokens.Home.sent(gt, counts, experts),
+                LinkTokens.Home.received(gt, counts, experts, nodeDemand, totals(counts, experts)));
     }
 
     @Test
