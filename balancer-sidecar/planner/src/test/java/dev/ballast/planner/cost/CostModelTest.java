@@ -76,8 +76,7 @@ class CostModelTest {
             int ep = 4 + 4 * rnd.nextInt(3);
             int experts = ep + rnd.nextInt(3 * ep);
             // Both ways of summing what a source sends: contiguous nodes and racks, and ranks dealt over nodes.
-            GroupTopology gt = trial % 2 == 1 ? interleaved(ep, 2 + rnd.nextInt(3), 1 + rnd.nextInt(2))
-                    : Fixtures.group(ep, 2 + 2 * rnd.nextInt(2), 1 + rnd.nextInt(2));
+            GroupTopology gt = randomGroup(rnd, ep, trial % 2 == 1);
             long[] counts = Fixtures.counts(rnd, ep, experts, 1 + rnd.nextInt(2000));
             long[] send = new long[ep * 4];
             long[] recv = new long[ep * 4];
@@ -127,8 +126,7 @@ class CostModelTest {
             int ep = 4 + 4 * rnd.nextInt(3);
             int experts = ep + rnd.nextInt(3 * ep);
             // Every third trial the EP ranks of a node are not contiguous (ranks dealt round-robin over nodes).
-            GroupTopology gt = trial % 3 == 2 ? interleaved(ep, 2 + rnd.nextInt(3), 1 + rnd.nextInt(2))
-                    : Fixtures.group(ep, 2 + 2 * rnd.nextInt(2), 1 + rnd.nextInt(2));
+            GroupTopology gt = randomGroup(rnd, ep, trial % 3 == 2);
             LayerPlacement p = Fixtures.randomPlacement(rnd, ep, experts, 1 + rnd.nextInt(4));
             long[] counts = Fixtures.counts(rnd, ep, experts, 1 + rnd.nextInt(2000));
             long[] totals = totals(counts, experts);
@@ -169,8 +167,7 @@ class CostModelTest {
         for (int trial = 0; trial < 100; trial++) {
             int ep = 4 + 4 * rnd.nextInt(3);
             int experts = ep + rnd.nextInt(3 * ep);
-            GroupTopology gt = trial % 2 == 1 ? interleaved(ep, 2 + rnd.nextInt(3), 1 + rnd.nextInt(2))
-                    : Fixtures.group(ep, 2 + 2 * rnd.nextInt(2), 1 + rnd.nextInt(2));
+            GroupTopology gt = randomGroup(rnd, ep, trial % 2 == 1);
             LayerPlacement staticP = LayerPlacement.staticLayout(ep, experts);
             long[] counts = Fixtures.counts(rnd, ep, experts, 1 + rnd.nextInt(2000));
             long[] totals = totals(counts, experts);
@@ -191,8 +188,7 @@ class CostModelTest {
         for (int trial = 0; trial < 200; trial++) {
             int ep = 4 + 4 * rnd.nextInt(3);
             int experts = ep + rnd.nextInt(3 * ep);
-            GroupTopology gt = trial % 3 == 2 ? interleaved(ep, 2 + rnd.nextInt(3), 1 + rnd.nextInt(2))
-                    : Fixtures.group(ep, 2 + 2 * rnd.nextInt(2), 1 + rnd.nextInt(2));
+            GroupTopology gt = randomGroup(rnd, ep, trial % 3 == 2);
             LayerPlacement p = Fixtures.randomPlacement(rnd, ep, experts, 1 + rnd.nextInt(4));
             long[] counts = Fixtures.counts(rnd, ep, experts, 1 + rnd.nextInt(2000));
             long[] totals = totals(counts, experts);
@@ -213,6 +209,12 @@ class CostModelTest {
             // Not a constant: a lighter busiest GPU gives a lower bound (its compute and all-to-all terms shrink).
             assertThat(m.upperBound(gt, p, maxLoad / 2, maxSent / 2)).isLessThan(bound);
         }
+    }
+
+    /** A group of ep GPUs on 2-4 nodes in 1-2 racks; {@code interleaved}: a node's EP ranks are not contiguous. */
+    private static GroupTopology randomGroup(java.util.SplittableRandom rnd, int ep, boolean interleaved) {
+        return interleaved ? interleaved(ep, 2 + rnd.nextInt(3), 1 + rnd.nextInt(2))
+                : Fixtures.group(ep, 2 + 2 * rnd.nextInt(2), 1 + rnd.nextInt(2));
     }
 
     /** Rank g on node g % nodes, node n in rack n / nodesPerRack. */
