@@ -123,13 +123,12 @@ class CostModelTest {
     void scoringWithoutStoredFlowsEqualsScoringTheRulesResult() {
         java.util.SplittableRandom rnd = new java.util.SplittableRandom(9);
         for (int trial = 0; trial < 200; trial++) {
-            int ep = 4 + 4 * rnd.nextInt(3);
-            int experts = ep + rnd.nextInt(3 * ep);
-            // Every third trial the EP ranks of a node are not contiguous (ranks dealt round-robin over nodes).
-            GroupTopology gt = randomGroup(rnd, ep, trial % 3 == 2);
-            LayerPlacement p = Fixtures.randomPlacement(rnd, ep, experts, 1 + rnd.nextInt(4));
-            long[] counts = Fixtures.counts(rnd, ep, experts, 1 + rnd.nextInt(2000));
-            long[] totals = totals(counts, experts);
+            Layer l = Layer.draw(rnd, trial);
+            int experts = l.experts;
+            GroupTopology gt = l.gt;
+            LayerPlacement p = l.p;
+            long[] counts = l.counts;
+            long[] totals = l.totals;
             LinkTokens.Home home = home(gt, counts, experts);
             // One model for many placements, as planners use it: its rule's buffers are reused from trial to trial.
             CostModel m = trial % 2 == 0 ? REUSED : new CostModel(MoeShape.generic("t", 1, experts, 2), Mode.FSSDP);
@@ -186,12 +185,13 @@ class CostModelTest {
     void theUpperBoundIsNeverBelowTheRoutedCostAndTightensWithTheLoad() {
         java.util.SplittableRandom rnd = new java.util.SplittableRandom(12);
         for (int trial = 0; trial < 200; trial++) {
-            int ep = 4 + 4 * rnd.nextInt(3);
-            int experts = ep + rnd.nextInt(3 * ep);
-            GroupTopology gt = randomGroup(rnd, ep, trial % 3 == 2);
-            LayerPlacement p = Fixtures.randomPlacement(rnd, ep, experts, 1 + rnd.nextInt(4));
-            long[] counts = Fixtures.counts(rnd, ep, experts, 1 + rnd.nextInt(2000));
-            long[] totals = totals(counts, experts);
+            Layer l = Layer.draw(rnd, trial);
+            int ep = l.gt.ep();
+            int experts = l.experts;
+            GroupTopology gt = l.gt;
+            LayerPlacement p = l.p;
+            long[] counts = l.counts;
+            long[] totals = l.totals;
             long maxSent = 0;
             for (int s = 0; s < ep; s++) {
                 long row = 0;
@@ -208,6 +208,21 @@ class CostModelTest {
             assertThat(bound).as("trial %d", trial).isGreaterThanOrEqualTo(exact.totalSec());
             // Not a constant: a lighter busiest GPU gives a lower bound (its compute and all-to-all terms shrink).
             assertThat(m.upperBound(gt, p, maxLoad / 2, maxSent / 2)).isLessThan(bound);
+        }
+    }
+
+    /**
+     * A random layer of one EP group: 4, 8 or 12 GPUs, up to 4 × as many experts, up to 4 copies per expert; every
+     * third trial the EP ranks of a node are not contiguous (dealt round-robin over nodes).
+     */
+    private record Layer(int experts, GroupTopology gt, LayerPlacement p, long[] counts, long[] totals) {
+        static Layer draw(java.util.SplittableRandom rnd, int trial) {
+            int ep = 4 + 4 * rnd.nextInt(3);
+            int experts = ep + rnd.nextInt(3 * ep);
+            GroupTopology gt = randomGroup(rnd, ep, trial % 3 == 2);
+            LayerPlacement p = Fixtures.randomPlacement(rnd, ep, experts, 1 + rnd.nextInt(4));
+            long[] counts = Fixtures.counts(rnd, ep, experts, 1 + rnd.nextInt(2000));
+            return new Layer(experts, gt, p, counts, CostModelTest.totals(counts, experts));
         }
     }
 
