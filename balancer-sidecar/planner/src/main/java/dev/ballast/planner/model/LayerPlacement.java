@@ -55,6 +55,23 @@ public final class LayerPlacement {
         return new LayerPlacement(experts, lists);
     }
 
+    /**
+     * Takes the lists as they are, without copying or sorting them, for a caller that builds them in canonical form
+     * (each strictly ascending, experts in [0, experts)); checks that they are.
+     */
+    public static LayerPlacement ofAscending(int experts, int[][] gpuExperts) {
+        for (int g = 0; g < gpuExperts.length; g++) {
+            int[] l = gpuExperts[g];
+            for (int i = 0; i < l.length; i++) {
+                if (l[i] < 0 || l[i] >= experts || i > 0 && l[i] <= l[i - 1]) {
+                    throw new IllegalArgumentException("GPU " + g + ": experts not strictly ascending in [0, " + experts
+                            + "): " + Arrays.toString(l));
+                }
+            }
+        }
+        return new LayerPlacement(experts, gpuExperts);
+    }
+
     /** The static layout for an EP group: each GPU holds its home experts only. */
     public static LayerPlacement staticLayout(int ep, int experts) {
         int[][] lists = new int[ep][];

@@ -922,22 +922,21 @@ public final class BallastPlanner implements Planner {
         // Pairs whose node already has a copy are left out, and each is valued with the copies already placed: values
         // only fall as copies are added, so the lazy re-queue below still pops the best current pair.
         LongMaxHeap queue = new LongMaxHeap(experts);
-        boolean[] nodeCovered = new boolean[nc];
-        boolean[] rackCovered = new boolean[gt.rackCount()];
+        // nodeCoveredBy[x] == e + 1: node x holds a copy of expert e (likewise racks); no clearing between experts.
+        int[] nodeCoveredBy = new int[nc];
+        int[] rackCoveredBy = new int[gt.rackCount()];
         for (int e = 0; e < experts; e++) {
             for (int c = 0; c < st.copyCount(e); c++) {
                 int g = st.copyGpu(e, c);
-                nodeCovered[gt.nodeIndex(g)] = true;
-                rackCovered[gt.rackIndex(g)] = true;
+                nodeCoveredBy[gt.nodeIndex(g)] = e + 1;
+                rackCoveredBy[gt.rackIndex(g)] = e + 1;
             }
             for (int x = 0; x < nc; x++) {
                 long d = nodeDemand[x * experts + e];
-                if (!nodeCovered[x] && d * tokenBytes > refreshBytes && d < (1L << 38)) {
-                    queue.add(key(rackCovered[gt.rackOfNode(x)] ? d : (long) (d * crossRackWeight), e, x));
+                if (nodeCoveredBy[x] != e + 1 && d * tokenBytes > refreshBytes && d < (1L << 38)) {
+                    queue.add(key(rackCoveredBy[gt.rackOfNode(x)] == e + 1 ? d : (long) (d * crossRackWeight), e, x));
                 }
             }
-            Arrays.fill(nodeCovered, false);
-            Arrays.fill(rackCovered, false);
         }
         queue.heapify();
         int placed = 0;
@@ -1379,19 +1378,31 @@ public final class BallastPlanner implements Planner {
             return dropped;
         }
 
+        /** Each GPU's list built ascending: its replicas (never one of its homes) merged into its home range. */
         LayerPlacement toPlacement() {
             int[][] lists = new int[ep][];
+            int[] reps = new int[slots];
             for (int g = 0; g < ep; g++) {
                 int first = StaticLayout.firstExpert(g, ep, experts);
                 int homes = StaticLayout.homeCount(g, ep, experts);
-                int[] l = new int[homes + replicaCount[g]];
-                for (int i = 0; i < homes; i++) {
-                    l[i] = first + i;
+                int n = replicaCount[g];
+                System.arraycopy(replicasOn[g], 0, reps, 0, n);
+                Arrays.sort(reps, 0, n);
+                int[] l = new int[homes + n];
+                int k = 0;
+                int r = 0;
+                while (r < n && reps[r] < first) {
+                    l[k++] = reps[r++];
                 }
-                System.arraycopy(replicasOn[g], 0, l, homes, replicaCount[g]);
+                for (int i = 0; i < homes; i++) {
+                    l[k++] = first + i;
+                }
+                while (r < n) {
+                    l[k++] = reps[r++];
+                }
                 lists[g] = l;
             }
-            return LayerPlacement.of(experts, lists);
+            return LayerPlacement.ofAscending(experts, lists);
         }
     }
 }
