@@ -60,8 +60,8 @@ public final class QuotaRule {
     private long[] totalBuf = new long[0];
     private long[] keys = new long[0];
     private long[] reach = new long[0];
-    private long[] groupSum = new long[0];
-    private long[] rackGroupSum = new long[0];
+    private long[] nodeSums = new long[0];
+    private long[] rackSums = new long[0];
     private int[] groupCopies = new int[0];
     private int[] groupRank = new int[0];
     private long[] avail = new long[0];
@@ -319,9 +319,9 @@ public final class QuotaRule {
             byRack = new int[copies];
         }
         int groups = Math.max(nodes, racks);
-        if (groupSum.length < groups) {
-            groupSum = new long[groups];
-            rackGroupSum = new long[groups];
+        if (nodeSums.length < groups) {
+            nodeSums = new long[groups];
+            rackSums = new long[groups];
             groupCopies = new int[groups];
             groupRank = new int[groups];
         }
@@ -760,8 +760,8 @@ public final class QuotaRule {
         int ep = gt.ep();
         int nodes = gt.nodeCount();
         int racks = gt.rackCount();
-        long[] nodeSum = groupSum;
-        long[] rackSum = rackGroupSum;
+        long[] nodeSum = nodeSums;
+        long[] rackSum = rackSums;
         for (int s = 0; s < ep; s++) {
             nodeSum[gt.nodeIndex(s)] += col[colBase + s];
         }
