@@ -81,18 +81,9 @@ public final class CostModel {
      */
     public LayerCost quotaRuleLayer(GroupTopology gt, LayerPlacement p, long[] counts, long[] totals, LinkTokens.Home home,
                                     LayerPlacement adoptedFrom) {
-        int ep = gt.ep();
-        reset(ep);
-        clearTokens(ep);
-        System.arraycopy(home.send(), 0, sendTok, 0, ep * 4);
-        System.arraycopy(home.recv(), 0, recvTok, 0, ep * 4);
+        startFromHome(gt.ep(), home);
         long maxTokens = rule.routeTokens(gt, p, counts, totals, sendTok, recvTok);
-        long sum = 0;
-        for (long t : totals) {
-            sum += t;
-        }
-        tokensToBytes(ep, shape.tokenBytes());
-        return finish(gt, p, adoptedFrom, maxTokens, sum);
+        return finishTokens(gt, p, totals, adoptedFrom, maxTokens);
     }
 
     /**
@@ -101,17 +92,27 @@ public final class CostModel {
      * without running it. {@code maxTokens} is the busiest home load.
      */
     public LayerCost staticLayer(GroupTopology gt, LayerPlacement staticP, long[] totals, LinkTokens.Home home, long maxTokens) {
-        int ep = gt.ep();
+        startFromHome(gt.ep(), home);
+        return finishTokens(gt, staticP, totals, null, maxTokens);
+    }
+
+    /** Token sums start as the all-at-home routing's; byte arrays cleared. */
+    private void startFromHome(int ep, LinkTokens.Home home) {
         reset(ep);
         clearTokens(ep);
         System.arraycopy(home.send(), 0, sendTok, 0, ep * 4);
         System.arraycopy(home.recv(), 0, recvTok, 0, ep * 4);
+    }
+
+    /** The cost from the token sums now in sendTok/recvTok, the busiest GPU's tokens and the expert totals. */
+    private LayerCost finishTokens(GroupTopology gt, LayerPlacement p, long[] totals, LayerPlacement adoptedFrom,
+                                   long maxTokens) {
         long sum = 0;
         for (long t : totals) {
             sum += t;
         }
-        tokensToBytes(ep, shape.tokenBytes());
-        return finish(gt, staticP, null, maxTokens, sum);
+        tokensToBytes(gt.ep(), shape.tokenBytes());
+        return finish(gt, p, adoptedFrom, maxTokens, sum);
     }
 
     /**
