@@ -16,6 +16,10 @@ import java.util.stream.Collectors;
  * {@code bin/ballast demo}: a local cluster with simulated GPU nodes, the Helm chart, the operator,
  * and a sample MoE job admitted as a gang; prints where its workers run and how to look further,
  * then keeps everything running until Ctrl-C, when it shuts all of it down.
+ *
+ * <p>With {@code --smoke} it stops as soon as every rank has adopted the balancer's first plan and
+ * exits 0, or exits 1 with the reason; either way it cleans up. CI runs it on the clean clone before
+ * the tests, so the README's first command cannot silently break.
  */
 public final class Demo {
   static final String CLUSTER = System.getenv().getOrDefault("BALLAST_CLUSTER", "ballast");
@@ -23,6 +27,18 @@ public final class Demo {
   static final String JOB = "olmoe-demo";
 
   public static void main(String[] args) throws Exception {
+    boolean smoke = List.of(args).contains("--smoke");
+    try {
+      run(smoke);
+    } catch (Exception e) {
+      System.err.println("\nbin/ballast demo failed: " + e.getMessage());
+      System.exit(1);
+    }
+    // the shutdown hook stops everything
+    if (smoke) System.exit(0);
+  }
+
+  private static void run(boolean smoke) throws Exception {
     Path root = BallastEnvironment.repositoryRoot();
     BallastEnvironment env = new BallastEnvironment(root, CLUSTER, root.resolve("e2e/target/demo-logs"));
     CountDownLatch stopped = new CountDownLatch(1);
@@ -42,6 +58,10 @@ public final class Demo {
     waitForAdoptedPlan(env);
     System.out.println();
     System.out.println(env.kubectl("get", "tj", "-n", NAMESPACE).ok().stdout());
+    if (smoke) {
+      System.out.println("Smoke test passed: the job is Running and every rank adopted the balancer's plan.");
+      return;
+    }
     System.out.println("""
         The operator chose these nodes for the whole gang before any pod was scheduled: it filled
         NVLink domains and one rack first, created the pods gated and pinned, then released them
