@@ -73,7 +73,7 @@ public final class BenchMain {
                 throw new IllegalArgumentException("--suite: only 'docs' is defined");
             }
             String root = System.getProperty("ballast.root", ".");
-            Path traces = Path.of(a.one("traces-dir", root + "/../shared/traces")).normalize();
+            Path traces = Path.of(a.one("traces-dir", root + "/traces")).normalize();
             out.print(DocsSuite.render(traces, a.one("jmh", null), a.one("command", "bin/ballast bench --suite docs"), progress));
             return 0;
         }
