@@ -1,13 +1,12 @@
-package dev.ballast.planner.planners;
+package dev.ballast.planner.ballast;
 
-import dev.ballast.planner.cost.CostModel;
-import dev.ballast.planner.load.ModelLoads;
 import dev.ballast.planner.model.GroupTopology;
 import dev.ballast.planner.model.LayerPlacement;
 import dev.ballast.planner.model.Mode;
 import dev.ballast.planner.model.MoeShape;
 import dev.ballast.planner.model.Parallelism;
 import dev.ballast.planner.model.Topology;
+import dev.ballast.planner.planners.PlanningContext;
 import org.junit.jupiter.api.Test;
 
 import java.util.SplittableRandom;
@@ -15,7 +14,7 @@ import java.util.SplittableRandom;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** The incremental planner moves copies only when the predicted gain over the interval beats their cost and price. */
-class IncrementalHysteresisTest {
+class IncrementalWalkTest {
 
     private static long[] skewed(SplittableRandom r, int ep, int experts) {
         long[] hot = new long[experts];
@@ -38,7 +37,6 @@ class IncrementalHysteresisTest {
         Parallelism par = Parallelism.resolve(topo.gpus(), experts, null, 1);
         PlanningContext ctx = new PlanningContext(topo, par, shape, Mode.REPLICATE, 2, 50);
         GroupTopology gt = ctx.group(0, 0);
-        CostModel cost = ctx.newCostModel();
         LayerPlacement staticP = LayerPlacement.staticLayout(par.ep(), experts);
         BallastPlanner incremental = new BallastPlanner(true);
         int changed = 0;
@@ -46,10 +44,10 @@ class IncrementalHysteresisTest {
         for (int trial = 0; trial < 40; trial++) {
             long[] before = skewed(r, par.ep(), experts);
             long[] after = trial % 2 == 0 ? before : skewed(r, par.ep(), experts);
-            LayerPlacement current = new BallastPlanner(false).placeLayer(ctx, cost, gt, before, null, staticP);
-            LayerPlacement next = incremental.placeLayer(ctx, cost, gt, after, current, staticP);
-            BallastPlanner.Demand d = BallastPlanner.Demand.of(gt, after, experts);
-            double keep = BallastPlanner.score(ctx, cost, gt, after, d, current, current, 50);
+            LayerPlacement current = new BallastPlanner(false).placeLayer(LayerFixtures.scorer(ctx, gt, before), null, staticP);
+            LayerScorer scorer = LayerFixtures.scorer(ctx, gt, after);
+            LayerPlacement next = incremental.placeLayer(scorer, current, staticP);
+            double keep = scorer.seconds(current, current);
             if (next.equals(current)) {
                 kept++;
                 continue;
@@ -61,8 +59,8 @@ class IncrementalHysteresisTest {
                     copies += current.holds(g, next.expertAt(g, i)) ? 0 : 1;
                 }
             }
-            double moved = BallastPlanner.score(ctx, cost, gt, after, d, next, current, 50);
-            assertThat(moved + copies * BallastPlanner.HYSTERESIS * keep).as("trial %d", trial).isLessThan(keep);
+            double moved = scorer.seconds(next, current);
+            assertThat(moved + copies * IncrementalWalk.HYSTERESIS * keep).as("trial %d", trial).isLessThan(keep);
         }
         // Both branches are exercised: some re-plans move copies, some keep the plan in use.
         assertThat(changed).isGreaterThan(0);
