@@ -16,7 +16,7 @@ final class ThresholdSearch {
      * may then carry up to 0.1% more than the smallest feasible threshold, and the search takes about five fills
      * fewer (docs/quota-rule.md).
      */
-    static final long SEARCH_TOLERANCE = 1024;
+    private static final long SEARCH_TOLERANCE = 1024;
 
     private final NearShares nearShares = new NearShares();
     // Steps 1-5 (prepare): the placement and group they describe, and what the fill reads.
