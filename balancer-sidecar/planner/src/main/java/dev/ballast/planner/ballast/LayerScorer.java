@@ -87,7 +87,7 @@ public final class LayerScorer {
      * routes every token home there, so the all-at-home sums give its time without running the rule.
      */
     public double staticSeconds(LayerPlacement staticP, long maxLoad) {
-        return cost.staticLayer(gt, staticP, demand.totals(), demand.home(), maxLoad).totalSec() * interval;
+        return cost.staticLayer(gt, staticP, demand.allTokens(), demand.home(), maxLoad).totalSec() * interval;
     }
 
     /** At most {@link #staticSeconds}, from what the static layout's GPUs receive alone. */

@@ -87,16 +87,14 @@ public final class CostModel {
 
     /**
      * The cost of the static layout {@code staticP} (every expert single-copy on its home) from the all-at-home link
-     * sums alone: the quota rule routes every token home there, so this equals {@code quotaRuleLayer(gt, staticP, ...)}
-     * without running it. {@code maxTokens} is the busiest home load.
+     * sums alone: the quota rule routes every token home there, so this equals {@code quotaRuleLayer(search, staticP,
+     * ...)} without running it. {@code allTokens} is the layer's token assignments, {@code maxTokens} the busiest home
+     * load.
      */
-    public LayerCost staticLayer(GroupTopology gt, LayerPlacement staticP, long[] totals, LinkTokens.Home home, long maxTokens) {
+    public LayerCost staticLayer(GroupTopology gt, LayerPlacement staticP, long allTokens, LinkTokens.Home home,
+                                 long maxTokens) {
         startFromHome(gt.ep(), home);
-        long all = 0;
-        for (long t : totals) {
-            all += t;
-        }
-        return finishTokens(gt, staticP, all, null, maxTokens);
+        return finishTokens(gt, staticP, allTokens, null, maxTokens);
     }
 
     /** Token sums start as the all-at-home routing's; byte arrays cleared. */

@@ -153,7 +153,7 @@ class CostModelTest {
             LinkTokens.Home home = home(gt, counts, experts);
             CostModel m = new CostModel(MoeShape.generic("t", 1, experts, 2), trial % 3 == 0 ? Mode.FSSDP : Mode.REPLICATE);
             LayerCost viaRule = m.quotaRuleLayer(bound(new PlacementSearch(), gt, counts, totals), staticP, home, null);
-            assertThat(m.staticLayer(gt, staticP, totals, home, viaRule.maxTokens())).as("trial %d", trial).isEqualTo(viaRule);
+            assertThat(m.staticLayer(gt, staticP, java.util.Arrays.stream(totals).sum(), home, viaRule.maxTokens())).as("trial %d", trial).isEqualTo(viaRule);
             // From what GPUs receive alone: never above the real time, and above compute alone when tokens travel.
             double lower = m.staticLowerBound(gt, home.recv(), viaRule.maxTokens());
             assertThat(lower).isLessThanOrEqualTo(viaRule.totalSec());
