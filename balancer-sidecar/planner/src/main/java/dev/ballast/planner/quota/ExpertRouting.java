@@ -57,8 +57,8 @@ final class ExpertRouting {
      * take into sameGpu and out of remaining and avail. Returns the tokens left to route.
      */
     long start(ThresholdSearch search, int e) {
-        LayerPlacement p = search.p;
-        int ep = search.ep;
+        LayerPlacement p = search.in.p;
+        int ep = search.in.ep;
         int first = p.copyStart(e);
         int k = p.copies(e);
         long left = 0;
@@ -67,7 +67,7 @@ final class ExpertRouting {
             gpuOfCopy[j] = p.copyGpu(first + j);
             left += remaining[j];
         }
-        System.arraycopy(search.col, search.slot[e] * ep, avail, 0, ep);
+        System.arraycopy(search.in.col, search.in.slot[e] * ep, avail, 0, ep);
         for (int j = 0; j < k; j++) {
             int s = gpuOfCopy[j];
             long x = Math.min(avail[s], remaining[j]);

@@ -11,7 +11,7 @@ import java.util.Arrays;
  * current placement it computes, with integer arithmetic only, how many tokens each copy of each expert takes (unequal
  * shares allowed) and which source sends them, nearest copies first. Same inputs give the same output on every rank.
  * <p>
- * Steps 1-9 are {@link ThresholdSearch}, step 10 is here. Each thread reuses one set of scratch buffers; results never
+ * Steps 1-5 are {@link PreparedPlacement}, 6-9 {@link ThresholdSearch}, step 10 is here. Each thread reuses one set of scratch buffers; results never
  * share them. Planners that weigh many placements of one layer use {@link PlacementSearch}, the same steps without
  * storing the flows.
  */
