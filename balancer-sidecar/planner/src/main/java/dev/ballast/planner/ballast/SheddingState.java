@@ -27,8 +27,8 @@ public final class SheddingState {
     private static final ThreadLocal<SheddingState> LAST = new ThreadLocal<>();
 
     /**
-     * A state with every expert on its home only, carrying {@code totals[e]}; reuses the thread's previous one when the
-     * shape matches (so a state is valid until the next {@code fresh} on its thread).
+     * A state with every expert on its home only, carrying its total in {@code demand}; reuses the thread's previous one
+     * when the shape matches (so a state is valid until the next {@code fresh} on its thread).
      */
     public static SheddingState fresh(int ep, int experts, int slots, LayerDemand demand) {
         SheddingState st = LAST.get();

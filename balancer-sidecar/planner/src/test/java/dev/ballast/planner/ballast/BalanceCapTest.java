@@ -16,9 +16,9 @@ import java.util.SplittableRandom;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The from-scratch gate puts compute balance (quota rule's max/mean <= BALANCE_CAP) first among candidates no slower
- * than static. Fixture shaped like the OLMoE case: 64 experts on 8 nodes x 8 GPUs, each node's tokens from one of five
- * "domains" with its own skewed expert preferences, so locality replicas pull load unevenly.
+ * The from-scratch candidate selection puts compute balance (quota rule's max/mean <= BALANCE_CAP) first among
+ * candidates no slower than static. Fixture shaped like the OLMoE case: 64 experts on 8 nodes x 8 GPUs, each node's
+ * tokens from one of five "domains" with its own skewed expert preferences, so locality replicas pull load unevenly.
  */
 class BalanceCapTest {
 
