@@ -15,6 +15,8 @@ import java.util.Arrays;
 public final class LoadShedder {
     private final GroupTopology gt;
     private final SheddingState st;
+    /** The state's planned loads, live (read in the hot loops without a call). */
+    private final long[] load;
     private final long target;
     private final long tol;
     private final long[] nodeDemand;
@@ -25,6 +27,7 @@ public final class LoadShedder {
     public LoadShedder(GroupTopology gt, SheddingState st, LayerDemand demand, TrafficBytes bytes) {
         this.gt = gt;
         this.st = st;
+        this.load = st.loads();
         this.target = (demand.allTokens() + gt.ep() - 1) / gt.ep();
         this.tol = target / 1000;
         this.nodeDemand = demand.nodeDemand();
@@ -47,17 +50,17 @@ public final class LoadShedder {
             updateOpen(open, g);
         }
         // The busiest GPU not yet found stuck (no expert of it could shed).
-        BusiestTree busiest = new BusiestTree(st.loads(), ep);
+        BusiestTree busiest = new BusiestTree(load, ep);
         int guard = 4 * (st.slots() * ep + ep + experts) + 16;
         int[] candE = new int[StaticLayout.maxHomeCount(ep, experts) + st.slots()];
         long[] candA = new long[candE.length];
         boolean[] covered = new boolean[nc];
         while (guard-- > 0) {
             int gmax = busiest.busiest();
-            if (gmax < 0 || st.load(gmax) - target <= tol) {
+            if (gmax < 0 || load[gmax] - target <= tol) {
                 break;
             }
-            long excess = st.load(gmax) - target;
+            long excess = load[gmax] - target;
             int n = st.expertsOn(gmax, candE, candA);
             boolean progress = false;
             // A new replica needs an open GPU; once balance has used them all up (most iterations near the end),
@@ -74,7 +77,7 @@ public final class LoadShedder {
                 long bestSlack = 0;
                 for (int k = 0; k < st.copyCount(e); k++) {
                     int x = st.copyGpu(e, k);
-                    long slack = target - st.load(x);
+                    long slack = target - load[x];
                     if (x != gmax && slack > bestSlack) {
                         bestG = x;
                         bestSlack = slack;
@@ -100,7 +103,7 @@ public final class LoadShedder {
                 int t = chooseTarget(open, e, gmax, useful, covered, homeNode);
                 if (t >= 0) {
                     st.addReplica(e, t);
-                    st.move(e, gmax, t, Math.min(need, target - st.load(t)));
+                    st.move(e, gmax, t, Math.min(need, target - load[t]));
                     moved(open, busiest, gmax, t);
                     progress = true;
                 }
@@ -121,7 +124,7 @@ public final class LoadShedder {
 
     /** Sets or clears g's bit in {@code open}: whether it has a free slot and load below target. */
     private void updateOpen(long[] open, int g) {
-        if (st.hasFreeSlot(g) && st.load(g) < target) {
+        if (st.hasFreeSlot(g) && load[g] < target) {
             open[g >>> 6] |= 1L << g;
         } else {
             open[g >>> 6] &= ~(1L << g);
@@ -150,7 +153,7 @@ public final class LoadShedder {
                 if (st.holds(e, g)) {
                     continue;
                 }
-                long slack = target - st.load(g);
+                long slack = target - load[g];
                 int n = gt.nodeIndex(g);
                 double score = (covered[n] ? 0 : nodeDemand[n * experts + e] * tokenBytes) - (n == homeNode ? 0 : refreshBytes);
                 if (slack >= useful && (best < 0 || betterTarget(srcNode, g, score, slack, best, bestScore, bestSlack))) {
