@@ -10,7 +10,7 @@ import dev.ballast.planner.model.Mode;
 import dev.ballast.planner.model.MoeShape;
 import dev.ballast.planner.model.StaticLayout;
 import dev.ballast.planner.quota.QuotaResult;
-import dev.ballast.planner.quota.QuotaRule;
+import dev.ballast.planner.quota.PlacementSearch;
 
 /**
  * The one cost model of docs/cost-model.md, used by the ballast planner, the bench and the reference trainer.
@@ -33,7 +33,6 @@ public final class CostModel {
     private long[] recvTok = new long[0];
     private double[] send = new double[0];
     private double[] recv = new double[0];
-    private final QuotaRule rule = new QuotaRule();
 
     public CostModel(MoeShape shape, Mode mode) {
         this.shape = shape;
@@ -74,26 +73,28 @@ public final class CostModel {
     }
 
     /**
-     * The cost of {@code p} under the quota rule on {@code counts} (totals per expert and the all-at-home link sums
-     * precomputed by the caller), equal to {@code layer(gt, p, QuotaRule.apply(gt, p, counts, null, totals),
+     * The cost of {@code p} under the quota rule on the layer {@code search} is bound to (the all-at-home link sums of
+     * its counts precomputed by the caller), equal to {@code layer(gt, p, QuotaRule.apply(gt, p, counts, null),
      * adoptedFrom)} but without storing the rule's flows, and touching only the experts that do not run on their home
      * alone: for planners scoring many placements of one layer.
      */
-    public LayerCost quotaRuleLayer(GroupTopology gt, LayerPlacement p, long[] counts, long[] totals, LinkTokens.Home home,
-                                    LayerPlacement adoptedFrom) {
+    public LayerCost quotaRuleLayer(PlacementSearch search, LayerPlacement p, LinkTokens.Home home, LayerPlacement adoptedFrom) {
+        GroupTopology gt = search.group();
         startFromHome(gt.ep(), home);
-        long maxTokens = rule.routeTokens(gt, p, counts, totals, sendTok, recvTok);
-        return finishTokens(gt, p, totals, adoptedFrom, maxTokens);
+        long maxTokens = search.addFlows(p, sendTok, recvTok);
+        return finishTokens(gt, p, search.allTokens(), adoptedFrom, maxTokens);
     }
 
     /**
      * The cost of the static layout {@code staticP} (every expert single-copy on its home) from the all-at-home link
-     * sums alone: the quota rule routes every token home there, so this equals {@code quotaRuleLayer(gt, staticP, ...)}
-     * without running it. {@code maxTokens} is the busiest home load.
+     * sums alone: the quota rule routes every token home there, so this equals {@code quotaRuleLayer(search, staticP,
+     * ...)} without running it. {@code allTokens} is the layer's token assignments, {@code maxTokens} the busiest home
+     * load.
      */
-    public LayerCost staticLayer(GroupTopology gt, LayerPlacement staticP, long[] totals, LinkTokens.Home home, long maxTokens) {
+    public LayerCost staticLayer(GroupTopology gt, LayerPlacement staticP, long allTokens, LinkTokens.Home home,
+                                 long maxTokens) {
         startFromHome(gt.ep(), home);
-        return finishTokens(gt, staticP, totals, null, maxTokens);
+        return finishTokens(gt, staticP, allTokens, null, maxTokens);
     }
 
     /** Token sums start as the all-at-home routing's; byte arrays cleared. */
@@ -104,13 +105,9 @@ public final class CostModel {
         System.arraycopy(home.recv(), 0, recvTok, 0, ep * 4);
     }
 
-    /** The cost from the token sums now in sendTok/recvTok, the busiest GPU's tokens and the expert totals. */
-    private LayerCost finishTokens(GroupTopology gt, LayerPlacement p, long[] totals, LayerPlacement adoptedFrom,
+    /** The cost from the token sums now in sendTok/recvTok, the busiest GPU's tokens and all tokens of the layer. */
+    private LayerCost finishTokens(GroupTopology gt, LayerPlacement p, long sum, LayerPlacement adoptedFrom,
                                    long maxTokens) {
-        long sum = 0;
-        for (long t : totals) {
-            sum += t;
-        }
         tokensToBytes(gt.ep(), shape.tokenBytes());
         return finish(gt, p, adoptedFrom, maxTokens, sum);
     }
@@ -155,11 +152,6 @@ public final class CostModel {
         // The exact time sums a link's classes before dividing; a part in 10^12 covers any rounding that could put it
         // above this bound.
         return (compute + ALL_TO_ALLS_PER_LAYER * a2a + Math.max(0, paramSec - compute)) * (1 + 1e-12);
-    }
-
-    /** The quota rule instance (with its buffers) this cost model scores with; same thread rules apply. */
-    public QuotaRule quotaRule() {
-        return rule;
     }
 
     /** Token sums per (GPU, link class) into the byte arrays the busiest-link time reads, and the inter-node total. */

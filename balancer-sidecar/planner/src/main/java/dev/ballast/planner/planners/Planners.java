@@ -1,5 +1,7 @@
 package dev.ballast.planner.planners;
 
+import dev.ballast.planner.ballast.BallastPlanner;
+
 import java.util.List;
 
 /** Planner lookup by the names used on the command line and in TrainingJob.spec.balancer.planner. */

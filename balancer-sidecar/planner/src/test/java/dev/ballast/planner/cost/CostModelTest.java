@@ -7,6 +7,7 @@ import dev.ballast.planner.model.LinkTokens;
 import dev.ballast.planner.model.Mode;
 import dev.ballast.planner.model.MoeShape;
 import dev.ballast.planner.model.StaticLayout;
+import dev.ballast.planner.quota.PlacementSearch;
 import dev.ballast.planner.quota.QuotaResult;
 import dev.ballast.planner.quota.QuotaRule;
 import org.junit.jupiter.api.Test;
@@ -130,33 +131,12 @@ class CostModelTest {
             long[] counts = l.counts;
             long[] totals = l.totals;
             LinkTokens.Home home = home(gt, counts, experts);
-            // One model for many placements, as planners use it: its rule's buffers are reused from trial to trial.
+            // One model and search for many placements, as planners use them: their buffers are reused from trial to trial.
             CostModel m = trial % 2 == 0 ? REUSED : new CostModel(MoeShape.generic("t", 1, experts, 2), Mode.FSSDP);
             LayerCost full = m.layer(gt, p, QuotaRule.apply(gt, p, counts, null), null);
-            LayerCost scored = m.quotaRuleLayer(gt, p, counts, totals, home, null);
+            LayerCost scored = m.quotaRuleLayer(bound(trial % 2 == 0 ? REUSED_SEARCH : new PlacementSearch(), gt, counts, totals), p,
+                    home, null);
             assertThat(scored).as("trial %d", trial).isEqualTo(full);
-        }
-    }
-
-    @Test
-    void aProbeThenARoutingOfTheSamePlacementScoresAsAFreshRouting() {
-        // The rule instance keeps a placement's preparation between a probe and the routing that follows it.
-        java.util.SplittableRandom rnd = new java.util.SplittableRandom(10);
-        for (int trial = 0; trial < 100; trial++) {
-            int ep = 8;
-            int experts = 8 + rnd.nextInt(24);
-            GroupTopology gt = Fixtures.group(ep, 4, 1);
-            LayerPlacement p = Fixtures.randomPlacement(rnd, ep, experts, 1 + rnd.nextInt(3));
-            long[] counts = Fixtures.counts(rnd, ep, experts, 1 + rnd.nextInt(2000));
-            long[] totals = totals(counts, experts);
-            LinkTokens.Home home = home(gt, counts, experts);
-            MoeShape shape = MoeShape.generic("t", 1, experts, 2);
-            CostModel probed = new CostModel(shape, Mode.REPLICATE);
-            QuotaRule.Probe probe = probed.quotaRule().probe(gt, p, counts, totals, rnd.nextInt(3000));
-            LayerCost afterProbe = probed.quotaRuleLayer(gt, p, counts, totals, home, null);
-            LayerCost fresh = new CostModel(shape, Mode.REPLICATE).quotaRuleLayer(gt, p, counts, totals, home, null);
-            assertThat(afterProbe).as("trial %d", trial).isEqualTo(fresh);
-            assertThat(probe.maxLoad()).isEqualTo(fresh.maxTokens());
         }
     }
 
@@ -172,8 +152,8 @@ class CostModelTest {
             long[] totals = totals(counts, experts);
             LinkTokens.Home home = home(gt, counts, experts);
             CostModel m = new CostModel(MoeShape.generic("t", 1, experts, 2), trial % 3 == 0 ? Mode.FSSDP : Mode.REPLICATE);
-            LayerCost viaRule = m.quotaRuleLayer(gt, staticP, counts, totals, home, null);
-            assertThat(m.staticLayer(gt, staticP, totals, home, viaRule.maxTokens())).as("trial %d", trial).isEqualTo(viaRule);
+            LayerCost viaRule = m.quotaRuleLayer(bound(new PlacementSearch(), gt, counts, totals), staticP, home, null);
+            assertThat(m.staticLayer(gt, staticP, java.util.Arrays.stream(totals).sum(), home, viaRule.maxTokens())).as("trial %d", trial).isEqualTo(viaRule);
             // From what GPUs receive alone: never above the real time, and above compute alone when tokens travel.
             double lower = m.staticLowerBound(gt, home.recv(), viaRule.maxTokens());
             assertThat(lower).isLessThanOrEqualTo(viaRule.totalSec());
@@ -201,8 +181,9 @@ class CostModelTest {
                 maxSent = Math.max(maxSent, row);
             }
             CostModel m = new CostModel(MoeShape.generic("t", 1, experts, 2), trial % 2 == 0 ? Mode.REPLICATE : Mode.FSSDP);
-            long maxLoad = m.quotaRule().maxLoad(gt, p, counts, totals);
-            LayerCost exact = m.quotaRuleLayer(gt, p, counts, totals, home(gt, counts, experts), null);
+            PlacementSearch search = bound(new PlacementSearch(), gt, counts, totals);
+            long maxLoad = search.maxLoad(p);
+            LayerCost exact = m.quotaRuleLayer(search, p, home(gt, counts, experts), null);
             assertThat(maxLoad).isEqualTo(exact.maxTokens());
             double bound = m.upperBound(gt, p, maxLoad, maxSent);
             assertThat(bound).as("trial %d", trial).isGreaterThanOrEqualTo(exact.totalSec());
@@ -252,4 +233,10 @@ class CostModelTest {
     }
 
     private static final CostModel REUSED = new CostModel(MoeShape.generic("t", 1, 4, 2), Mode.REPLICATE);
+    private static final PlacementSearch REUSED_SEARCH = new PlacementSearch();
+
+    private static PlacementSearch bound(PlacementSearch search, GroupTopology gt, long[] counts, long[] totals) {
+        search.startLayer(gt, counts, totals);
+        return search;
+    }
 }

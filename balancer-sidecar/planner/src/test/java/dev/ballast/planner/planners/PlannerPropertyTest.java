@@ -1,5 +1,6 @@
 package dev.ballast.planner.planners;
 
+import dev.ballast.planner.ballast.BallastPlanner;
 import dev.ballast.planner.codec.PlanBinary;
 import dev.ballast.planner.codec.PlanJson;
 import dev.ballast.planner.cost.CostModel;

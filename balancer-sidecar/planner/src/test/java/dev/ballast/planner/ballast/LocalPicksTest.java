@@ -1,4 +1,4 @@
-package dev.ballast.planner.planners;
+package dev.ballast.planner.ballast;
 
 import dev.ballast.planner.model.GroupTopology;
 import dev.ballast.planner.model.LayerPlacement;
@@ -6,18 +6,16 @@ import dev.ballast.planner.model.Mode;
 import dev.ballast.planner.model.MoeShape;
 import dev.ballast.planner.model.Parallelism;
 import dev.ballast.planner.model.Topology;
+import dev.ballast.planner.planners.PlanningContext;
 import dev.ballast.planner.synth.Scenarios;
 import dev.ballast.planner.synth.SyntheticTrace;
 import dev.ballast.planner.load.SourceMapping;
 import org.junit.jupiter.api.Test;
 
-import java.util.Arrays;
-import java.util.SplittableRandom;
-
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The work the from-scratch planner shares between its candidates gives the same placements as doing it afresh. */
-class SheddingReuseTest {
+/** Replaying recorded local picks gives the same placements as picking afresh. */
+class LocalPicksTest {
 
     @Test
     void replayedLocalPicksGiveTheSamePlacementAsPickingAgain() {
@@ -31,39 +29,17 @@ class SheddingReuseTest {
         int replayed = 0;
         for (int layer = 0; layer < t.header().layers(); layer++) {
             long[] counts = SourceMapping.toGpus(t.counts(5), par, 256, 8192L * 64).counts(layer, 0);
-            BallastPlanner.Demand d = BallastPlanner.Demand.of(gt, counts, 256);
-            BallastPlanner.LocalPicks picks = new BallastPlanner.LocalPicks(slots / 2);
-            LayerPlacement half = BallastPlanner.shed(ctx, gt, d, slots / 2, picks);
+            LayerDemand d = LayerDemand.of(gt, counts, 256);
+            LocalPicks picks = new LocalPicks(slots / 2);
+            LayerPlacement half = LocalShareCandidates.shed(ctx, gt, d, slots / 2, picks);
             for (int limit : new int[] {slots / 2, slots / 4, slots / 8, 0}) {
-                LayerPlacement viaReplay = BallastPlanner.shed(ctx, gt, d, limit, picks);
-                LayerPlacement fresh = BallastPlanner.shed(ctx, gt, d, limit);
+                LayerPlacement viaReplay = LocalShareCandidates.shed(ctx, gt, d, limit, picks);
+                LayerPlacement fresh = LocalShareCandidates.shed(ctx, gt, d, limit, null);
                 assertThat(viaReplay).as("layer %d, %d local replicas", layer, limit).isEqualTo(fresh);
             }
-            assertThat(half).isEqualTo(BallastPlanner.shed(ctx, gt, d, slots / 2));
+            assertThat(half).isEqualTo(LocalShareCandidates.shed(ctx, gt, d, slots / 2, null));
             replayed += picks.count();
         }
         assertThat(replayed).as("the scenario opens local replicas at all").isPositive();
-    }
-
-    @Test
-    void aHeapBuiltBottomUpPopsInDescendingOrder() {
-        SplittableRandom r = new SplittableRandom(3);
-        for (int trial = 0; trial < 50; trial++) {
-            int n = r.nextInt(200);
-            long[] keys = new long[n];
-            LongMaxHeap heap = new LongMaxHeap(1);
-            for (int i = 0; i < n; i++) {
-                keys[i] = r.nextLong(1000);
-                heap.add(keys[i]);
-            }
-            heap.heapify();
-            heap.push(5000);
-            assertThat(heap.pop()).isEqualTo(5000);
-            Arrays.sort(keys);
-            for (int i = n - 1; i >= 0; i--) {
-                assertThat(heap.pop()).isEqualTo(keys[i]);
-            }
-            assertThat(heap.isEmpty()).isTrue();
-        }
     }
 }

@@ -1,12 +1,12 @@
-package dev.ballast.planner.planners;
+package dev.ballast.planner.ballast;
 
-import dev.ballast.planner.cost.CostModel;
 import dev.ballast.planner.model.GroupTopology;
 import dev.ballast.planner.model.LayerPlacement;
 import dev.ballast.planner.model.Mode;
 import dev.ballast.planner.model.MoeShape;
 import dev.ballast.planner.model.Parallelism;
 import dev.ballast.planner.model.Topology;
+import dev.ballast.planner.planners.PlanningContext;
 import dev.ballast.planner.quota.QuotaResult;
 import dev.ballast.planner.quota.QuotaRule;
 import org.junit.jupiter.api.Test;
@@ -16,9 +16,9 @@ import java.util.SplittableRandom;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The from-scratch gate puts compute balance (quota rule's max/mean <= BALANCE_CAP) first among candidates no slower
- * than static. Fixture shaped like the OLMoE case: 64 experts on 8 nodes x 8 GPUs, each node's tokens from one of five
- * "domains" with its own skewed expert preferences, so locality replicas pull load unevenly.
+ * The from-scratch candidate selection puts compute balance (quota rule's max/mean <= BALANCE_CAP) first among
+ * candidates no slower than static. Fixture shaped like the OLMoE case: 64 experts on 8 nodes x 8 GPUs, each node's
+ * tokens from one of five "domains" with its own skewed expert preferences, so locality replicas pull load unevenly.
  */
 class BalanceCapTest {
 
@@ -61,30 +61,28 @@ class BalanceCapTest {
         Parallelism par = Parallelism.resolve(topo.gpus(), experts, null, 1);
         PlanningContext ctx = new PlanningContext(topo, par, shape, Mode.REPLICATE, 2, 50);
         GroupTopology gt = ctx.group(0, 0);
-        CostModel cost = ctx.newCostModel();
         LayerPlacement staticP = LayerPlacement.staticLayout(par.ep(), experts);
         BallastPlanner planner = new BallastPlanner(false);
         int toppedUp = 0;
         for (int seed = 1; seed <= 6; seed++) {
             long[] counts = domainCounts(new SplittableRandom(seed), par.ep(), experts, 5, 65536);
-            BallastPlanner.Demand d = BallastPlanner.Demand.of(gt, counts, experts);
-            LayerPlacement local = BallastPlanner.shed(ctx, gt, d, ctx.redundantSlots() * par.ep() / 2);
+            LayerScorer scorer = LayerFixtures.scorer(ctx, gt, counts);
+            LayerPlacement local = LocalShareCandidates.shed(ctx, gt, scorer.demand(), ctx.redundantSlots() * par.ep() / 2, null);
             QuotaResult before = QuotaRule.apply(gt, local, counts, null);
-            if (imbalance(before) > BallastPlanner.BALANCE_CAP) {
+            if (imbalance(before) > CandidateSelector.BALANCE_CAP) {
                 long max = 0;
                 for (int g = 0; g < par.ep(); g++) {
                     max = Math.max(max, before.gpuLoad(g));
                 }
-                LayerPlacement topped = BallastPlanner.rebalance(ctx, new QuotaRule(), gt, counts, d, local, max);
+                LayerPlacement topped = TopUp.topUp(scorer, local, max);
                 double after = imbalance(QuotaRule.apply(gt, topped, counts, null));
                 assertThat(after).as("seed %d: topping up lowers max/mean", seed).isLessThan(imbalance(before));
-                toppedUp += after <= BallastPlanner.BALANCE_CAP ? 1 : 0;
+                toppedUp += after <= CandidateSelector.BALANCE_CAP ? 1 : 0;
             }
-            LayerPlacement plan = planner.placeLayer(ctx, cost, gt, counts, null, staticP);
+            LayerPlacement plan = planner.placeLayer(scorer, null, staticP);
             assertThat(imbalance(QuotaRule.apply(gt, plan, counts, null))).as("seed %d", seed)
-                    .isLessThanOrEqualTo(BallastPlanner.BALANCE_CAP);
-            assertThat(BallastPlanner.score(ctx, cost, gt, counts, d, plan, null, 50))
-                    .isLessThanOrEqualTo(BallastPlanner.score(ctx, cost, gt, counts, d, staticP, null, 50));
+                    .isLessThanOrEqualTo(CandidateSelector.BALANCE_CAP);
+            assertThat(scorer.seconds(plan, null)).isLessThanOrEqualTo(scorer.seconds(staticP, null));
         }
         assertThat(toppedUp).as("the fixture exercises topping up").isPositive();
     }

@@ -1,4 +1,4 @@
-package dev.ballast.planner.planners;
+package dev.ballast.planner.ballast;
 
 /**
  * The busiest of GPUs {@code 0 .. n-1} by the loads in an array the caller owns (the lowest index among equal loads),

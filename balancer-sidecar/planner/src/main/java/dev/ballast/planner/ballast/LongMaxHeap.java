@@ -1,4 +1,4 @@
-package dev.ballast.planner.planners;
+package dev.ballast.planner.ballast;
 
 import java.util.Arrays;
 

@@ -1,0 +1,97 @@
+package dev.ballast.planner.ballast;
+
+import dev.ballast.planner.cost.CostModel;
+import dev.ballast.planner.cost.LayerCost;
+import dev.ballast.planner.model.GroupTopology;
+import dev.ballast.planner.model.LayerPlacement;
+import dev.ballast.planner.planners.PlanningContext;
+import dev.ballast.planner.quota.PlacementSearch;
+
+/**
+ * How the planner weighs placements of one layer: the quota rule on the layer's counts (through a
+ * {@link PlacementSearch} bound to this layer) and the cost model over the re-plan interval. Every score is a
+ * prediction for the interval: the steady-state time per step times the interval, plus any one-off copy.
+ */
+public final class LayerScorer {
+    private final PlanningContext context;
+    private final CostModel cost;
+    private final PlacementSearch search;
+    private final GroupTopology gt;
+    private final LayerDemand demand;
+    private final double interval;
+
+    /** Binds {@code search} to this layer (it forgets any earlier one); {@code demand} is summed from {@code counts}. */
+    public LayerScorer(PlanningContext context, CostModel cost, PlacementSearch search, GroupTopology gt, long[] counts,
+                       LayerDemand demand) {
+        this.context = context;
+        this.cost = cost;
+        this.search = search;
+        this.gt = gt;
+        this.demand = demand;
+        this.interval = context.replanInterval();
+        search.startLayer(gt, counts, demand.totals());
+    }
+
+    public PlanningContext context() {
+        return context;
+    }
+
+    public CostModel cost() {
+        return cost;
+    }
+
+    public GroupTopology group() {
+        return gt;
+    }
+
+    public LayerDemand demand() {
+        return demand;
+    }
+
+    /** The quota rule's busiest GPU load on {@code p}. */
+    public long maxLoad(LayerPlacement p) {
+        return search.maxLoad(p);
+    }
+
+    /** The quota rule's loads on {@code p} and the expert its fill cannot place at {@code aim}. */
+    public PlacementSearch.Probe probe(LayerPlacement p, long aim) {
+        return search.probe(p, aim);
+    }
+
+    /** Busiest GPU over the mean for the quota rule's busiest load {@code maxLoad} (1 for an empty layer). */
+    public double imbalance(long maxLoad) {
+        return demand.allTokens() == 0 ? 1.0 : maxLoad * (double) gt.ep() / demand.allTokens();
+    }
+
+    /**
+     * Predicted seconds of {@code p} over the interval: steady-state time × interval, plus the one-off copy of the
+     * copies not in {@code chargeFrom} (null: none charged).
+     */
+    public double seconds(LayerPlacement p, LayerPlacement chargeFrom) {
+        LayerCost steady = cost.quotaRuleLayer(search, p, demand.home(), null);
+        double s = steady.totalSec() * interval;
+        if (chargeFrom != null && p != chargeFrom) {
+            // The one-off copy only changes parameter traffic: recompute that part alone.
+            s += cost.withMigration(gt, p, steady, chargeFrom) - steady.totalSec();
+        }
+        return s;
+    }
+
+    /** At least {@link #seconds}{@code (p, null)}, from the rule's busiest load {@code maxLoad} without routing. */
+    public double upperBound(LayerPlacement p, long maxLoad) {
+        return cost.upperBound(gt, p, maxLoad, demand.maxSent()) * interval;
+    }
+
+    /**
+     * Exact predicted seconds of the static layout {@code staticP}, whose busiest GPU carries {@code maxLoad}: the rule
+     * routes every token home there, so the all-at-home sums give its time without running the rule.
+     */
+    public double staticSeconds(LayerPlacement staticP, long maxLoad) {
+        return cost.staticLayer(gt, staticP, demand.allTokens(), demand.home(), maxLoad).totalSec() * interval;
+    }
+
+    /** At most {@link #staticSeconds}, from what the static layout's GPUs receive alone. */
+    public double staticFloor(long maxLoad) {
+        return cost.staticLowerBound(gt, demand.homeRecv(), maxLoad) * interval;
+    }
+}

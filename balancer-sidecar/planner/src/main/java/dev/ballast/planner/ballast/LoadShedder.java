@@ -1,0 +1,183 @@
+package dev.ballast.planner.ballast;
+
+import dev.ballast.planner.model.GroupTopology;
+import dev.ballast.planner.model.StaticLayout;
+
+import java.util.Arrays;
+
+/**
+ * The balancing greedy: while the busiest GPU's planned load is above the target (the mean, rounded up) by more than a
+ * tolerance, move part of one of its experts (largest share first) to another copy of that expert with room, or open a
+ * replica in a free slot on the node whose own tokens for the expert would stop crossing the network, net of refresh
+ * bytes, NVLink (the source's node) on ties, then the GPU with most room. A GPU none of whose experts can shed is left
+ * alone from then on.
+ */
+public final class LoadShedder {
+    private final GroupTopology gt;
+    private final SheddingState st;
+    /** The state's planned loads, live (read in the hot loops without a call). */
+    private final long[] load;
+    private final long target;
+    private final long tol;
+    private final long[] nodeDemand;
+    private final int nc;
+    private final TrafficBytes bytes;
+
+    /** Sheds towards the mean of {@code demand}'s tokens over the group, within a thousandth of it. */
+    public LoadShedder(GroupTopology gt, SheddingState st, LayerDemand demand, TrafficBytes bytes) {
+        this.gt = gt;
+        this.st = st;
+        this.load = st.loads();
+        this.target = (demand.allTokens() + gt.ep() - 1) / gt.ep();
+        this.tol = target / 1000;
+        this.nodeDemand = demand.nodeDemand();
+        this.nc = gt.nodeCount();
+        this.bytes = bytes;
+    }
+
+    /** The load shedding aims at: the mean load, rounded up. */
+    public long target() {
+        return target;
+    }
+
+    /** Sheds until the busiest GPU is within tolerance of the target or no GPU above it can shed. */
+    public void run() {
+        int ep = st.ep();
+        int experts = st.experts();
+        // The GPUs a new replica can go to: a free slot and load below target (kept up to date as loads move).
+        long[] open = new long[(ep + 63) >>> 6];
+        for (int g = 0; g < ep; g++) {
+            updateOpen(open, g);
+        }
+        // The busiest GPU not yet found stuck (no expert of it could shed).
+        BusiestTree busiest = new BusiestTree(load, ep);
+        int guard = 4 * (st.slots() * ep + ep + experts) + 16;
+        int[] candE = new int[StaticLayout.maxHomeCount(ep, experts) + st.slots()];
+        long[] candA = new long[candE.length];
+        boolean[] covered = new boolean[nc];
+        while (guard-- > 0) {
+            int gmax = busiest.busiest();
+            if (gmax < 0 || load[gmax] - target <= tol) {
+                break;
+            }
+            long excess = load[gmax] - target;
+            int n = st.expertsOn(gmax, candE, candA);
+            boolean progress = false;
+            // A new replica needs an open GPU; once balance has used them all up (most iterations near the end),
+            // no expert of gmax can open one.
+            boolean room = false;
+            for (long w : open) {
+                room |= w != 0;
+            }
+            for (int i = 0; i < n && !progress; i++) {
+                int e = candE[i];
+                long a = candA[i];
+                // Option 1: an existing copy with room.
+                int bestG = -1;
+                long bestSlack = 0;
+                for (int k = 0; k < st.copyCount(e); k++) {
+                    int x = st.copyGpu(e, k);
+                    long slack = target - load[x];
+                    if (x != gmax && slack > bestSlack) {
+                        bestG = x;
+                        bestSlack = slack;
+                    }
+                }
+                if (bestG >= 0) {
+                    st.move(e, gmax, bestG, Math.min(Math.min(excess, a), bestSlack));
+                    moved(open, busiest, gmax, bestG);
+                    progress = true;
+                    break;
+                }
+                // Option 2: open a replica.
+                if (!room) {
+                    continue;
+                }
+                long need = Math.min(excess, a);
+                Arrays.fill(covered, false);
+                for (int k = 0; k < st.copyCount(e); k++) {
+                    covered[gt.nodeIndex(st.copyGpu(e, k))] = true;
+                }
+                int homeNode = gt.nodeIndex(StaticLayout.home(e, ep, experts));
+                long useful = Math.max(1, Math.min(need, target) / 8);
+                int t = chooseTarget(open, e, gmax, useful, covered, homeNode);
+                if (t >= 0) {
+                    st.addReplica(e, t);
+                    st.move(e, gmax, t, Math.min(need, target - load[t]));
+                    moved(open, busiest, gmax, t);
+                    progress = true;
+                }
+            }
+            if (!progress) {
+                busiest.exclude(gmax);
+            }
+        }
+    }
+
+    /** After load moved from GPU {@code from} to GPU {@code to}: both re-read by the open set and the tree. */
+    private void moved(long[] open, BusiestTree busiest, int from, int to) {
+        updateOpen(open, from);
+        updateOpen(open, to);
+        busiest.update(from);
+        busiest.update(to);
+    }
+
+    /** Sets or clears g's bit in {@code open}: whether it has a free slot and load below target. */
+    private void updateOpen(long[] open, int g) {
+        if (st.hasFreeSlot(g) && load[g] < target) {
+            open[g >>> 6] |= 1L << g;
+        } else {
+            open[g >>> 6] &= ~(1L << g);
+        }
+    }
+
+    /**
+     * The GPU for a new copy of e shed from {@code src}: the best by {@link #betterTarget} among the {@code open} GPUs
+     * (a free slot and load below target) without a copy of e that have room for a useful share ({@code useful} tokens
+     * below target); if none has that much room, the best open one.
+     */
+    private int chooseTarget(long[] open, int e, int src, long useful, boolean[] covered, int homeNode) {
+        int srcNode = gt.nodeIndex(src);
+        int experts = st.experts();
+        double tokenBytes = bytes.perToken();
+        double refreshBytes = bytes.perReplica();
+        int best = -1;
+        double bestScore = 0;
+        long bestSlack = 0;
+        int any = -1;
+        double anyScore = 0;
+        long anySlack = 0;
+        for (int w = 0; w < open.length; w++) {
+            for (long bits = open[w]; bits != 0; bits &= bits - 1) {
+                int g = (w << 6) + Long.numberOfTrailingZeros(bits);
+                if (st.holds(e, g)) {
+                    continue;
+                }
+                long slack = target - load[g];
+                int n = gt.nodeIndex(g);
+                double score = (covered[n] ? 0 : nodeDemand[n * experts + e] * tokenBytes) - (n == homeNode ? 0 : refreshBytes);
+                if (slack >= useful && (best < 0 || betterTarget(srcNode, g, score, slack, best, bestScore, bestSlack))) {
+                    best = g;
+                    bestScore = score;
+                    bestSlack = slack;
+                }
+                if (any < 0 || betterTarget(srcNode, g, score, slack, any, anyScore, anySlack)) {
+                    any = g;
+                    anyScore = score;
+                    anySlack = slack;
+                }
+            }
+        }
+        return best >= 0 ? best : any;
+    }
+
+    /** Higher score first (net bytes saved); on ties a GPU on the source's node, then more room; else the earlier GPU. */
+    private boolean betterTarget(int srcNode, int g, double score, long slack, int best, double bestScore, long bestSlack) {
+        if (score != bestScore) {
+            return score > bestScore;
+        }
+        boolean near = gt.nodeIndex(g) == srcNode;
+        boolean bestNear = gt.nodeIndex(best) == srcNode;
+        return near != bestNear ? near : slack > bestSlack;
+    }
+}

@@ -1,0 +1,257 @@
+package dev.ballast.planner.ballast;
+
+import dev.ballast.planner.model.LayerPlacement;
+import dev.ballast.planner.model.StaticLayout;
+
+import java.util.Arrays;
+
+/**
+ * The placement the shedding greedy builds: each expert's copies and the load each is planned to carry, each GPU's
+ * load and replicas. Copy 0 of every expert is its static home; at most {@code slots} replicas per GPU. Loads are
+ * planned loads (what shedding balances), not the quota rule's.
+ */
+public final class SheddingState {
+    private final int ep;
+    private final int experts;
+    private final int slots;
+    private final long[] load;
+    private final int[] copies;
+    private final int[][] gpuOf;
+    private final long[][] amount;
+    private final int[][] replicasOn;
+    private final int[] replicaCount;
+    /** held[e * ep + g]: GPU g has a copy of expert e. */
+    private final boolean[] held;
+
+    /** The thread's last state, kept for the next shed of the same shape (a plan sheds several times per layer). */
+    private static final ThreadLocal<SheddingState> LAST = new ThreadLocal<>();
+
+    /**
+     * A state with every expert on its home only, carrying its total in {@code demand}; reuses the thread's previous one
+     * when the shape matches (so a state is valid until the next {@code fresh} on its thread).
+     */
+    public static SheddingState fresh(int ep, int experts, int slots, LayerDemand demand) {
+        SheddingState st = LAST.get();
+        if (st == null || st.ep != ep || st.experts != experts || st.slots != slots) {
+            st = new SheddingState(ep, experts, slots);
+            LAST.set(st);
+        }
+        st.reset(demand);
+        return st;
+    }
+
+    private SheddingState(int ep, int experts, int slots) {
+        this.ep = ep;
+        this.experts = experts;
+        this.slots = slots;
+        this.load = new long[ep];
+        this.copies = new int[experts];
+        this.gpuOf = new int[experts][];
+        this.amount = new long[experts][];
+        this.replicasOn = new int[ep][slots];
+        this.replicaCount = new int[ep];
+        this.held = new boolean[experts * ep];
+        for (int e = 0; e < experts; e++) {
+            gpuOf[e] = new int[2];
+            amount[e] = new long[2];
+        }
+    }
+
+    private void reset(LayerDemand demand) {
+        Arrays.fill(load, 0);
+        Arrays.fill(replicaCount, 0);
+        for (int e = 0; e < experts; e++) {
+            for (int k = 0; k < copies[e]; k++) {
+                held[e * ep + gpuOf[e][k]] = false;
+            }
+            int h = StaticLayout.home(e, ep, experts);
+            long t = demand.total(e);
+            gpuOf[e][0] = h;
+            held[e * ep + h] = true;
+            amount[e][0] = t;
+            copies[e] = 1;
+            load[h] += t;
+        }
+    }
+
+    public int ep() {
+        return ep;
+    }
+
+    public int experts() {
+        return experts;
+    }
+
+    /** Replica slots per GPU. */
+    public int slots() {
+        return slots;
+    }
+
+    /** GPU g's planned load. */
+    public long load(int g) {
+        return load[g];
+    }
+
+    /** The loads as the busiest-GPU tree reads them: live, not a copy (read only). */
+    long[] loads() {
+        return load;
+    }
+
+    public int copyCount(int e) {
+        return copies[e];
+    }
+
+    /** The GPU of expert e's copy k (copy 0 is its home). */
+    public int copyGpu(int e, int k) {
+        return gpuOf[e][k];
+    }
+
+    /** The load expert e's copy k carries. */
+    public long copyLoad(int e, int k) {
+        return amount[e][k];
+    }
+
+    public int replicaCount(int g) {
+        return replicaCount[g];
+    }
+
+    public boolean hasFreeSlot(int g) {
+        return replicaCount[g] < slots;
+    }
+
+    public boolean holds(int e, int g) {
+        return held[e * ep + g];
+    }
+
+    /** Opens a replica of e on g (which must not hold e and must have a free slot); it carries nothing yet. */
+    public void addReplica(int e, int g) {
+        if (copies[e] == gpuOf[e].length) {
+            gpuOf[e] = Arrays.copyOf(gpuOf[e], copies[e] * 2);
+            amount[e] = Arrays.copyOf(amount[e], copies[e] * 2);
+        }
+        gpuOf[e][copies[e]] = g;
+        held[e * ep + g] = true;
+        amount[e][copies[e]] = 0;
+        copies[e]++;
+        replicasOn[g][replicaCount[g]++] = e;
+    }
+
+    /** Moves {@code m} of expert e's load from its copy on {@code from} to its copy on {@code to}. */
+    public void move(int e, int from, int to, long m) {
+        for (int k = 0; k < copies[e]; k++) {
+            if (gpuOf[e][k] == from) {
+                amount[e][k] -= m;
+            } else if (gpuOf[e][k] == to) {
+                amount[e][k] += m;
+            }
+        }
+        load[from] -= m;
+        load[to] += m;
+    }
+
+    /** Experts with load on g into {@code outE}/{@code outA}, largest amount first (lowest expert on ties); how many. */
+    public int expertsOn(int g, int[] outE, long[] outA) {
+        int n = 0;
+        int first = StaticLayout.firstExpert(g, ep, experts);
+        int homes = StaticLayout.homeCount(g, ep, experts);
+        for (int i = 0; i < homes; i++) {
+            int e = first + i;
+            if (amount[e][0] > 0) {
+                outE[n] = e;
+                outA[n++] = amount[e][0];
+            }
+        }
+        for (int i = 0; i < replicaCount[g]; i++) {
+            int e = replicasOn[g][i];
+            for (int k = 1; k < copies[e]; k++) {
+                if (gpuOf[e][k] == g && amount[e][k] > 0) {
+                    outE[n] = e;
+                    outA[n++] = amount[e][k];
+                }
+            }
+        }
+        for (int i = 1; i < n; i++) {
+            int e = outE[i];
+            long a = outA[i];
+            int j = i - 1;
+            while (j >= 0 && (outA[j] < a || (outA[j] == a && outE[j] > e))) {
+                outE[j + 1] = outE[j];
+                outA[j + 1] = outA[j];
+                j--;
+            }
+            outE[j + 1] = e;
+            outA[j + 1] = a;
+        }
+        return n;
+    }
+
+    /** Moves up to {@code d} of expert e's load from its most loaded copy to its copy on GPU g. */
+    public void shift(int e, int g, long d) {
+        int from = 0;
+        for (int k = 1; k < copies[e]; k++) {
+            if (amount[e][k] > amount[e][from]) {
+                from = k;
+            }
+        }
+        int fromGpu = gpuOf[e][from];
+        long m = Math.min(d, amount[e][from]);
+        if (fromGpu != g && m > 0) {
+            move(e, fromGpu, g, m);
+        }
+    }
+
+    /** Drops replicas that carry no load; returns how many. */
+    public int pruneUnused() {
+        int dropped = 0;
+        for (int e = 0; e < experts; e++) {
+            int w = 1;
+            for (int k = 1; k < copies[e]; k++) {
+                if (amount[e][k] > 0) {
+                    gpuOf[e][w] = gpuOf[e][k];
+                    amount[e][w++] = amount[e][k];
+                } else {
+                    held[e * ep + gpuOf[e][k]] = false;
+                    dropped++;
+                }
+            }
+            copies[e] = w;
+        }
+        if (dropped > 0) {
+            Arrays.fill(replicaCount, 0);
+            for (int e = 0; e < experts; e++) {
+                for (int k = 1; k < copies[e]; k++) {
+                    int g = gpuOf[e][k];
+                    replicasOn[g][replicaCount[g]++] = e;
+                }
+            }
+        }
+        return dropped;
+    }
+
+    /** The placement: each GPU's list built ascending, its replicas (never one of its homes) merged into its home range. */
+    public LayerPlacement toPlacement() {
+        int[][] lists = new int[ep][];
+        int[] reps = new int[slots];
+        for (int g = 0; g < ep; g++) {
+            int first = StaticLayout.firstExpert(g, ep, experts);
+            int homes = StaticLayout.homeCount(g, ep, experts);
+            int n = replicaCount[g];
+            System.arraycopy(replicasOn[g], 0, reps, 0, n);
+            Arrays.sort(reps, 0, n);
+            int[] l = new int[homes + n];
+            int k = 0;
+            int r = 0;
+            while (r < n && reps[r] < first) {
+                l[k++] = reps[r++];
+            }
+            for (int i = 0; i < homes; i++) {
+                l[k++] = first + i;
+            }
+            while (r < n) {
+                l[k++] = reps[r++];
+            }
+            lists[g] = l;
+        }
+        return LayerPlacement.ofAscending(experts, lists);
+    }
+}

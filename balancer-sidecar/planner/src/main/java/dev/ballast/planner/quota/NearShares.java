@@ -1,0 +1,73 @@
+package dev.ballast.planner.quota;
+
+import dev.ballast.planner.model.GroupTopology;
+import dev.ballast.planner.model.LayerPlacement;
+
+import java.util.Arrays;
+
+/**
+ * Step 4 of the quota rule: each copy's near demand (its node's tokens for the expert, split among the expert's copies
+ * on that node) and rack share (the same at rack level). Keeps its per-group scratch between calls.
+ */
+final class NearShares {
+    private long[] nodeSums = new long[0];
+    private long[] rackSums = new long[0];
+    private int[] groupCopies = new int[0];
+    private int[] groupRank = new int[0];
+
+    /** Grows the scratch to fit {@code nodes} nodes and {@code racks} racks. */
+    void size(int nodes, int racks) {
+        int groups = Math.max(nodes, racks);
+        if (nodeSums.length < groups) {
+            nodeSums = new long[groups];
+            rackSums = new long[groups];
+            groupCopies = new int[groups];
+            groupRank = new int[groups];
+        }
+    }
+
+    /**
+     * Splits one expert's tokens (its column in {@code col} from {@code colBase}) among its copies {@code start ..
+     * start + k}, by node into {@code near} and by rack into {@code nearRack}: each copy gets its group's tokens divided
+     * by the group's copies, the remainder one token each to the group's first copies. A rack's tokens are the sum of
+     * its nodes'. Leaves the scratch zeroed.
+     */
+    void split(GroupTopology gt, long[] col, int colBase, LayerPlacement p, int start, int k, long[] near, long[] nearRack) {
+        int ep = gt.ep();
+        int nodes = gt.nodeCount();
+        int racks = gt.rackCount();
+        long[] nodeSum = nodeSums;
+        long[] rackSum = rackSums;
+        for (int s = 0; s < ep; s++) {
+            nodeSum[gt.nodeIndex(s)] += col[colBase + s];
+        }
+        for (int n = 0; n < nodes; n++) {
+            rackSum[gt.rackOfNode(n)] += nodeSum[n];
+        }
+        divide(gt, false, nodeSum, p, start, k, near);
+        divide(gt, true, rackSum, p, start, k, nearRack);
+        Arrays.fill(nodeSum, 0, nodes, 0);
+        Arrays.fill(rackSum, 0, racks, 0);
+    }
+
+    /** {@link #split}'s division of the group sums {@code sum} (by node, or by rack with {@code byRack}). */
+    private void divide(GroupTopology gt, boolean byRack, long[] sum, LayerPlacement p, int start, int k, long[] out) {
+        int[] copies = groupCopies;
+        int[] rank = groupRank;
+        for (int j = 0; j < k; j++) {
+            int gpu = p.copyGpu(start + j);
+            copies[byRack ? gt.rackIndex(gpu) : gt.nodeIndex(gpu)]++;
+        }
+        for (int j = 0; j < k; j++) {
+            int gpu = p.copyGpu(start + j);
+            int g = byRack ? gt.rackIndex(gpu) : gt.nodeIndex(gpu);
+            long d = sum[g];
+            int m = copies[g];
+            out[start + j] = d / m + (rank[g] < d % m ? 1 : 0);
+            rank[g]++;
+        }
+        int groups = byRack ? gt.rackCount() : gt.nodeCount();
+        Arrays.fill(copies, 0, groups, 0);
+        Arrays.fill(rank, 0, groups, 0);
+    }
+}

@@ -1,0 +1,56 @@
+package dev.ballast.planner.ballast;
+
+import dev.ballast.planner.model.GroupTopology;
+import dev.ballast.planner.model.LayerPlacement;
+import dev.ballast.planner.model.Mode;
+import dev.ballast.planner.planners.PlanningContext;
+import org.junit.jupiter.api.Test;
+
+import java.util.SplittableRandom;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class CandidateSelectorTest {
+
+    @Test
+    void aPickIsBalancedAndNeverPredictedSlowerThanStatic() {
+        SplittableRandom rnd = new SplittableRandom(1);
+        int picked = 0;
+        for (int trial = 0; trial < 30; trial++) {
+            PlanningContext ctx = LayerFixtures.context("nodes=2,gpusPerNode=4,racks=1", 32, 2, Mode.REPLICATE);
+            GroupTopology gt = ctx.group(0, 0);
+            LayerScorer scorer = LayerFixtures.scorer(ctx, gt, LayerFixtures.skewed(rnd, 8, 32));
+            LayerPlacement staticP = LayerPlacement.staticLayout(8, 32);
+            CandidateSelector selector = new CandidateSelector(scorer, staticP);
+            CandidateSelector.Candidate none = selector.score(LocalShareCandidates.shed(ctx, gt, scorer.demand(), 0, null));
+            CandidateSelector.Candidate local = selector.score(LocalShareCandidates.shed(ctx, gt, scorer.demand(), 8, null));
+            LayerPlacement pick = selector.pick(none, local);
+            if (pick != null) {
+                picked++;
+                assertThat(scorer.imbalance(scorer.maxLoad(pick))).isLessThanOrEqualTo(CandidateSelector.BALANCE_CAP);
+                assertThat(scorer.seconds(pick, null)).as("trial %d", trial)
+                        .isLessThanOrEqualTo(scorer.seconds(staticP, null) * (1 + 1e-12));
+            }
+            // The fallback is static or something predicted faster than it.
+            LayerPlacement fallback = selector.fallback();
+            assertThat(fallback.equals(staticP) || scorer.seconds(fallback, null) < scorer.seconds(staticP, null)).isTrue();
+        }
+        assertThat(picked).isPositive();
+    }
+
+    @Test
+    void staticIsNeverPickedButIsTheFallbackWhenItIsBalanced() {
+        PlanningContext ctx = LayerFixtures.context("nodes=2,gpusPerNode=4,racks=1", 8, 2, Mode.REPLICATE);
+        GroupTopology gt = ctx.group(0, 0);
+        long[] even = new long[64];
+        java.util.Arrays.fill(even, 100);
+        LayerScorer scorer = LayerFixtures.scorer(ctx, gt, even);
+        LayerPlacement staticP = LayerPlacement.staticLayout(8, 8);
+        CandidateSelector selector = new CandidateSelector(scorer, staticP);
+        CandidateSelector.Candidate s = selector.score(staticP);
+        assertThat(s.balanced()).isTrue();
+        assertThat(s.seconds()).isEqualTo(scorer.seconds(staticP, null));
+        assertThat(selector.pick(s)).isNull();
+        assertThat(selector.fallback()).isEqualTo(staticP);
+    }
+}

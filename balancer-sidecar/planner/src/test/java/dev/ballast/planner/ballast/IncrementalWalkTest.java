@@ -1,0 +1,63 @@
+package dev.ballast.planner.ballast;
+
+import dev.ballast.planner.model.GroupTopology;
+import dev.ballast.planner.model.LayerPlacement;
+import dev.ballast.planner.model.Mode;
+import dev.ballast.planner.planners.PlanningContext;
+import org.junit.jupiter.api.Test;
+
+import java.util.SplittableRandom;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The incremental planner moves copies only when the predicted gain over the interval beats their cost and price. */
+class IncrementalWalkTest {
+
+    @Test
+    void everyIncrementalChangePaysForItsCopiesAndPrice() {
+        SplittableRandom r = new SplittableRandom(3);
+        int experts = 48;
+        PlanningContext ctx = LayerFixtures.context("nodes=4,gpusPerNode=4,racks=2", experts, 2, Mode.REPLICATE);
+        GroupTopology gt = ctx.group(0, 0);
+        int ep = gt.ep();
+        LayerPlacement staticP = LayerPlacement.staticLayout(ep, experts);
+        BallastPlanner incremental = new BallastPlanner(true);
+        int changed = 0;
+        int kept = 0;
+        for (int trial = 0; trial < 40; trial++) {
+            long[] before = LayerFixtures.skewed(r, ep, experts);
+            long[] after = trial % 2 == 0 ? before : LayerFixtures.skewed(r, ep, experts);
+            LayerPlacement current = new BallastPlanner(false).placeLayer(LayerFixtures.scorer(ctx, gt, before), null, staticP);
+            LayerScorer scorer = LayerFixtures.scorer(ctx, gt, after);
+            LayerPlacement next = incremental.placeLayer(scorer, current, staticP);
+            double keep = scorer.seconds(current, current);
+            if (next.equals(current)) {
+                kept++;
+                continue;
+            }
+            changed++;
+            int copies = 0;
+            for (int g = 0; g < next.gpus(); g++) {
+                for (int i = 0; i < next.expertCount(g); i++) {
+                    copies += current.holds(g, next.expertAt(g, i)) ? 0 : 1;
+                }
+            }
+            double moved = scorer.seconds(next, current);
+            assertThat(moved + copies * IncrementalWalk.HYSTERESIS * keep).as("trial %d", trial).isLessThan(keep);
+        }
+        // Both branches are exercised: some re-plans move copies, some keep the plan in use.
+        assertThat(changed).isGreaterThan(0);
+        assertThat(kept).isGreaterThan(0);
+    }
+
+    @Test
+    void withNoTargetOtherThanThePlanInUseThePlanInUseIsKept() {
+        SplittableRandom r = new SplittableRandom(4);
+        PlanningContext ctx = LayerFixtures.context("nodes=2,gpusPerNode=4,racks=1", 32, 2, Mode.REPLICATE);
+        GroupTopology gt = ctx.group(0, 0);
+        LayerScorer scorer = LayerFixtures.scorer(ctx, gt, LayerFixtures.skewed(r, 8, 32));
+        LayerPlacement current = LocalShareCandidates.shed(ctx, gt, scorer.demand(), 4, null);
+        assertThat(IncrementalWalk.towards(scorer, current, current)).isSameAs(current);
+        assertThat(IncrementalWalk.towards(scorer, current)).isSameAs(current);
+    }
+}

@@ -1,0 +1,139 @@
+package dev.ballast.planner.quota;
+
+import dev.ballast.planner.Fixtures;
+import dev.ballast.planner.model.GroupTopology;
+import dev.ballast.planner.model.LayerPlacement;
+import dev.ballast.planner.model.LinkTokens;
+import dev.ballast.planner.model.StaticLayout;
+import org.junit.jupiter.api.Test;
+
+import java.util.SplittableRandom;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The planner's view of the quota rule answers exactly as the rule itself. */
+class PlacementSearchTest {
+
+    private record Layer(GroupTopology gt, LayerPlacement p, long[] counts, long[] totals) {
+        static Layer draw(SplittableRandom rnd) {
+            int ep = 4 + 4 * rnd.nextInt(3);
+            int experts = ep + rnd.nextInt(3 * ep);
+            GroupTopology gt = Fixtures.group(ep, 2 + 2 * rnd.nextInt(2), 1 + rnd.nextInt(2));
+            LayerPlacement p = Fixtures.randomPlacement(rnd, ep, experts, 1 + rnd.nextInt(4));
+            long[] counts = Fixtures.counts(rnd, ep, experts, 1 + rnd.nextInt(2000));
+            return new Layer(gt, p, counts, PlacementSearchTest.totals(counts, experts));
+        }
+    }
+
+    private static long[] totals(long[] counts, int experts) {
+        long[] totals = new long[experts];
+        for (int i = 0; i < counts.length; i++) {
+            totals[i % experts] += counts[i];
+        }
+        return totals;
+    }
+
+    private static long maxLoad(QuotaResult r) {
+        long max = 0;
+        for (int g = 0; g < r.gpus(); g++) {
+            max = Math.max(max, r.gpuLoad(g));
+        }
+        return max;
+    }
+
+    @Test
+    void loadsAndProbesAreTheRulesLoads() {
+        SplittableRandom rnd = new SplittableRandom(1);
+        PlacementSearch search = new PlacementSearch();
+        for (int trial = 0; trial < 200; trial++) {
+            Layer l = Layer.draw(rnd);
+            QuotaResult rule = QuotaRule.apply(l.gt, l.p, l.counts, null);
+            search.startLayer(l.gt, l.counts, l.totals);
+            assertThat(search.maxLoad(l.p)).as("trial %d", trial).isEqualTo(maxLoad(rule));
+            PlacementSearch.Probe atThreshold = search.probe(l.p, rule.threshold());
+            assertThat(atThreshold.unplacedAtAim()).isEqualTo(-1);
+            assertThat(atThreshold.maxLoad()).isEqualTo(maxLoad(rule));
+            for (int g = 0; g < l.gt.ep(); g++) {
+                assertThat(atThreshold.gpuLoad()[g]).isEqualTo(rule.gpuLoad(g));
+            }
+            // Below the mean no fill can place every token.
+            long mean = (search.allTokens() + l.gt.ep() - 1) / l.gt.ep();
+            if (mean > 0) {
+                assertThat(search.probe(l.p, mean - 1).unplacedAtAim()).isNotEqualTo(-1);
+            }
+        }
+    }
+
+    @Test
+    void summedFlowsAreTheRulesFlowsSummedPerGpuAndLinkClass() {
+        SplittableRandom rnd = new SplittableRandom(2);
+        PlacementSearch search = new PlacementSearch();
+        for (int trial = 0; trial < 200; trial++) {
+            Layer l = Layer.draw(rnd);
+            int ep = l.gt.ep();
+            int experts = l.p.experts();
+            long[] wantSend = new long[ep * 4];
+            long[] wantRecv = new long[ep * 4];
+            QuotaRule.apply(l.gt, l.p, l.counts, null).forEachFlow((e, s, copy, tokens) -> {
+                int cls = l.gt.linkClass(s, l.p.copyGpu(copy));
+                wantSend[s * 4 + cls] += tokens;
+                wantRecv[l.p.copyGpu(copy) * 4 + cls] += tokens;
+            });
+            // Start from the all-at-home sums, as the cost model does.
+            long[] send = new long[ep * 4];
+            long[] recv = new long[ep * 4];
+            for (int e = 0; e < experts; e++) {
+                LinkTokens.addColumn(l.gt, l.counts, experts, e, StaticLayout.home(e, ep, experts), 1, send, recv);
+            }
+            search.startLayer(l.gt, l.counts, l.totals);
+            search.addFlows(l.p, send, recv);
+            assertThat(send).as("trial %d", trial).containsExactly(wantSend);
+            assertThat(recv).as("trial %d", trial).containsExactly(wantRecv);
+        }
+    }
+
+    @Test
+    void aProbeBetweenQuestionsLeavesTheAnswersUnchanged() {
+        SplittableRandom rnd = new SplittableRandom(3);
+        for (int trial = 0; trial < 100; trial++) {
+            Layer l = Layer.draw(rnd);
+            int ep = l.gt.ep();
+            PlacementSearch probed = new PlacementSearch();
+            probed.startLayer(l.gt, l.counts, l.totals);
+            probed.probe(l.p, rnd.nextInt(3000));
+            long[] send = new long[ep * 4];
+            long[] recv = new long[ep * 4];
+            long max = probed.addFlows(l.p, send, recv);
+            PlacementSearch fresh = new PlacementSearch();
+            fresh.startLayer(l.gt, l.counts, l.totals);
+            long[] send2 = new long[ep * 4];
+            long[] recv2 = new long[ep * 4];
+            assertThat(fresh.addFlows(l.p, send2, recv2)).as("trial %d", trial).isEqualTo(max);
+            assertThat(send).containsExactly(send2);
+            assertThat(recv).containsExactly(recv2);
+        }
+    }
+
+    @Test
+    void aNewLayerIsSearchedAfreshEvenForTheSamePlacementObject() {
+        SplittableRandom rnd = new SplittableRandom(4);
+        GroupTopology gt = Fixtures.group(8, 4, 1);
+        LayerPlacement p = Fixtures.randomPlacement(rnd, 8, 24, 2);
+        PlacementSearch search = new PlacementSearch();
+        for (int layer = 0; layer < 20; layer++) {
+            long[] counts = Fixtures.counts(rnd, 8, 24, 1 + rnd.nextInt(2000));
+            search.startLayer(gt, counts, totals(counts, 24));
+            assertThat(search.maxLoad(p)).as("layer %d", layer).isEqualTo(maxLoad(QuotaRule.apply(gt, p, counts, null)));
+        }
+    }
+
+    @Test
+    void questionsNeedALayerAndCountsMustMatchTheTotals() {
+        GroupTopology gt = Fixtures.group(2, 2, 1);
+        LayerPlacement p = LayerPlacement.staticLayout(2, 2);
+        assertThatThrownBy(() -> new PlacementSearch().maxLoad(p)).hasMessageContaining("startLayer");
+        assertThatThrownBy(() -> new PlacementSearch().startLayer(gt, new long[3], new long[2]))
+                .hasMessageContaining("counts length 3");
+    }
+}
