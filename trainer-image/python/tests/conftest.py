@@ -18,9 +18,11 @@ JAR = Path(os.environ.get("BALLAST_AGENT_JAR", REPO / "balancer-sidecar/app/targ
 VECTORS = REPO / "balancer-sidecar/planner/src/test/resources/quota-rule-vectors.json"
 
 JOB, NS, TOKEN = "pyjob", "default", "py-token"
-SPEC = {"model": {"moeLayers": 2, "experts": 8, "topK": 2}, "parallelism": {"expert": 4, "pipeline": 1},
-        "gpusPerWorker": 2, "balancer": {"mode": "replicate", "planner": "ballast", "redundantSlotsPerGpu": 1,
-                                         "replanEverySteps": 3}}
+SPEC = {"parallelism": {"expert": 4, "pipeline": 1},
+        "model": {"moeLayers": 2, "experts": 8, "topK": 2, "sharedExperts": 0, "hiddenSize": 2048, "ffnHiddenSize": 1024,
+                  "bytesPerParam": 2},
+        "balancer": {"mode": "replicate", "planner": "ballast", "redundantSlotsPerGpu": 1, "replanEverySteps": 3,
+                     "memoryBudgetBytes": 0}}
 
 
 def free_port():
@@ -48,11 +50,10 @@ def agents(tmp_path_factory):
     if shutil.which("java") is None:
         pytest.skip("java not on PATH")
     work = tmp_path_factory.mktemp("agents")
-    world = {"job": JOB, "namespace": NS, "generation": 1, "gpusPerWorker": 2, "nodes": [
+    world = {"job": JOB, "namespace": NS, "generation": 1, "gpusPerWorker": 2, "spec": SPEC, "nodes": [
         {"index": 0, "pod": f"{JOB}-worker-0", "nodeRank": 0, "node": "n0", "domain": "d0", "rack": "r0"},
         {"index": 1, "pod": f"{JOB}-worker-1", "nodeRank": 1, "node": "n1", "domain": "d0", "rack": "r0"}]}
     (work / "world.json").write_text(json.dumps(world))
-    (work / "spec.json").write_text(json.dumps(SPEC))
     grpc, bal_http = free_port(), free_port()
     base_env = dict(os.environ, BALLAST_JOB=JOB, BALLAST_NAMESPACE=NS, BALLAST_TOKEN=TOKEN,
                     BALLAST_BIND_ADDRESS="127.0.0.1")
@@ -65,7 +66,7 @@ def agents(tmp_path_factory):
         return p
 
     balancer_env = dict(base_env, BALLAST_GRPC_PORT=str(grpc), BALLAST_HTTP_PORT=str(bal_http),
-                        BALLAST_WORLD_FILE=str(work / "world.json"), BALLAST_SPEC_FILE=str(work / "spec.json"),
+                        BALLAST_WORLD_FILE=str(work / "world.json"),
                         BALLAST_STATUS_FILE=str(work / "status.json"))
     ports = [free_port(), free_port()]
     sidecar_envs = [dict(base_env, BALLAST_POD_INDEX=str(i), BALLAST_SIDECAR_PORT=str(port),

@@ -1,6 +1,6 @@
 package dev.ballast.client;
 
-import dev.ballast.planner.json.Json;
+import dev.ballast.contracts.json.Json;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;

@@ -1,7 +1,7 @@
 package dev.ballast.client;
 
-import dev.ballast.planner.json.Json;
-import dev.ballast.planner.json.JsonFields;
+import dev.ballast.contracts.json.Json;
+import dev.ballast.contracts.json.JsonFields;
 import dev.ballast.planner.model.LayerPlacement;
 import dev.ballast.planner.quota.QuotaResult;
 import org.junit.jupiter.api.Test;

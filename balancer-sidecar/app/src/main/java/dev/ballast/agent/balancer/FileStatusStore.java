@@ -1,8 +1,8 @@
 package dev.ballast.agent.balancer;
 
-import dev.ballast.planner.json.Json;
-import dev.ballast.planner.json.JsonFields;
-import dev.ballast.planner.json.JsonWriter;
+import dev.ballast.contracts.json.Json;
+import dev.ballast.contracts.json.JsonFields;
+import dev.ballast.contracts.json.JsonWriter;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

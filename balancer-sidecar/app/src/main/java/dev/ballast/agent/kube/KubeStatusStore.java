@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -17,6 +18,9 @@ import java.util.Map;
  */
 public final class KubeStatusStore implements StatusStore {
     public static final String FIELD_MANAGER = "ballast-balancer";
+    public static final ResourceDefinitionContext TRAINING_JOBS = new ResourceDefinitionContext.Builder()
+            .withGroup("ballast.dev").withVersion("v1alpha1").withKind("TrainingJob").withPlural("trainingjobs")
+            .withNamespaced(true).build();
 
     private final KubernetesClient client;
     private final String namespace;
@@ -30,7 +34,7 @@ public final class KubeStatusStore implements StatusStore {
 
     @Override
     public long loadPlanSequence() {
-        GenericKubernetesResource tj = client.genericKubernetesResources(KubeSources.TRAINING_JOBS)
+        GenericKubernetesResource tj = client.genericKubernetesResources(TRAINING_JOBS)
                 .inNamespace(namespace).withName(job).get();
         if (tj == null) {
             throw new IllegalStateException("TrainingJob " + namespace + "/" + job + " not found");
@@ -52,11 +56,11 @@ public final class KubeStatusStore implements StatusStore {
         balancer.put("imbalanceAfter", round4(s.imbalanceAfter()));
         balancer.put("predictedSpeedup", round4(s.predictedSpeedup()));
         GenericKubernetesResource patch = new GenericKubernetesResource();
-        patch.setApiVersion(KubeSources.TRAINING_JOBS.getGroup() + "/" + KubeSources.TRAINING_JOBS.getVersion());
-        patch.setKind(KubeSources.TRAINING_JOBS.getKind());
+        patch.setApiVersion(TRAINING_JOBS.getGroup() + "/" + TRAINING_JOBS.getVersion());
+        patch.setKind(TRAINING_JOBS.getKind());
         patch.setMetadata(new ObjectMetaBuilder().withName(job).withNamespace(namespace).build());
         patch.setAdditionalProperty("status", Map.of("balancer", balancer));
-        client.genericKubernetesResources(KubeSources.TRAINING_JOBS).inNamespace(namespace).withName(job)
+        client.genericKubernetesResources(TRAINING_JOBS).inNamespace(namespace).withName(job)
                 .subresource("status").patch(new PatchContext.Builder().withPatchType(PatchType.SERVER_SIDE_APPLY)
                         .withFieldManager(FIELD_MANAGER).withForce(true).build(), patch);
     }

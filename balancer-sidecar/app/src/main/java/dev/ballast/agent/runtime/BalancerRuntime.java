@@ -28,7 +28,7 @@ import java.util.logging.Logger;
 
 /**
  * Wires the balancer role: one loop thread owns {@link BalancerCore}; a planner thread runs planning; the gRPC
- * server (port 8471) feeds sessions; the world and spec come from the cluster (or files), status goes back to the
+ * server (port 8471) feeds sessions; the world document comes from the cluster (or a file), status goes back to the
  * TrainingJob (or a file).
  */
 public final class BalancerRuntime implements AutoCloseable {
@@ -70,12 +70,12 @@ public final class BalancerRuntime implements AutoCloseable {
         // construction reads the persisted plan sequence from the API server: slow on a loaded node
         core = call(() -> new BalancerCore(job, ns, token, status, runner, System::nanoTime, id), 60);
         if (worldFile != null) {
-            FileSources files = new FileSources(Path.of(worldFile), Path.of(AgentEnv.require("BALLAST_SPEC_FILE")));
-            timer.scheduleWithFixedDelay(() -> loop.execute(() -> files.poll(core::onWorld, core::onSpec)), 0, 1, TimeUnit.SECONDS);
+            FileSources files = new FileSources(Path.of(worldFile));
+            timer.scheduleWithFixedDelay(() -> loop.execute(() -> files.poll(core::onWorld)), 0, 1, TimeUnit.SECONDS);
         } else {
             kubeSources = new KubeSources();
-            kubeSources.start(kube.get(), ns, job, AgentEnv.get("BALLAST_WORLD_CONFIGMAP", job + "-world"),
-                    w -> loop.execute(() -> core.onWorld(w)), s -> loop.execute(() -> core.onSpec(s)));
+            kubeSources.start(kube.get(), ns, AgentEnv.get("BALLAST_WORLD_CONFIGMAP", job + "-world"),
+                    w -> loop.execute(() -> core.onWorld(w)));
         }
         timer.scheduleWithFixedDelay(() -> loop.execute(() -> {
             try {

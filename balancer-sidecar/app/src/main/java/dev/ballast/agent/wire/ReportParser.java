@@ -1,8 +1,8 @@
 package dev.ballast.agent.wire;
 
 import dev.ballast.agent.proto.LoadReport;
-import dev.ballast.planner.json.Json;
-import dev.ballast.planner.json.JsonException;
+import dev.ballast.contracts.json.Json;
+import dev.ballast.contracts.json.JsonException;
 import dev.ballast.planner.model.PlanVersion;
 
 import java.util.List;

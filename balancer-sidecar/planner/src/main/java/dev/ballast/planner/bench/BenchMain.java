@@ -1,8 +1,8 @@
 package dev.ballast.planner.bench;
 
+import dev.ballast.contracts.json.JsonWriter;
 import dev.ballast.planner.codec.PlanBinary;
 import dev.ballast.planner.codec.PlanJson;
-import dev.ballast.planner.json.JsonWriter;
 import dev.ballast.planner.load.EmaPredictor;
 import dev.ballast.planner.load.ModelLoads;
 import dev.ballast.planner.load.SourceMapping;

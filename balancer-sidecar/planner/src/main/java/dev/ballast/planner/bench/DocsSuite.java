@@ -1,7 +1,7 @@
 package dev.ballast.planner.bench;
 
-import dev.ballast.planner.json.Json;
-import dev.ballast.planner.json.JsonFields;
+import dev.ballast.contracts.json.Json;
+import dev.ballast.contracts.json.JsonFields;
 import dev.ballast.planner.model.Mode;
 import dev.ballast.planner.model.Topology;
 import dev.ballast.planner.planners.Planner;

@@ -1,6 +1,6 @@
 package dev.ballast.planner.codec;
 
-import dev.ballast.planner.json.JsonException;
+import dev.ballast.contracts.json.JsonException;
 import dev.ballast.planner.model.LayerPlacement;
 import dev.ballast.planner.model.Mode;
 import dev.ballast.planner.model.Parallelism;

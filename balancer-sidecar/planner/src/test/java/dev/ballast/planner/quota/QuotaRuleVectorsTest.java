@@ -1,9 +1,9 @@
 package dev.ballast.planner.quota;
 
+import dev.ballast.contracts.json.Json;
+import dev.ballast.contracts.json.JsonFields;
+import dev.ballast.contracts.json.JsonWriter;
 import dev.ballast.planner.Fixtures;
-import dev.ballast.planner.json.Json;
-import dev.ballast.planner.json.JsonFields;
-import dev.ballast.planner.json.JsonWriter;
 import dev.ballast.planner.model.GroupTopology;
 import dev.ballast.planner.model.Hardware;
 import dev.ballast.planner.model.LayerPlacement;
