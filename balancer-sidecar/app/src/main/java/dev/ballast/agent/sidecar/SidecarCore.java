@@ -11,13 +11,13 @@ import dev.ballast.agent.proto.Welcome;
 import dev.ballast.agent.wire.BadReportException;
 import dev.ballast.agent.wire.Protocol;
 import dev.ballast.agent.wire.ReportParser;
-import dev.ballast.client.PlanHeads;
+import dev.ballast.contracts.plan.PlanHeads;
+import dev.ballast.contracts.plan.PlanVersion;
 import dev.ballast.contracts.world.WorldDocument;
 import dev.ballast.contracts.world.WorldDocumentJson;
 import dev.ballast.contracts.world.WorldWorker;
 import dev.ballast.planner.codec.PlanBinary;
 import dev.ballast.planner.model.Plan;
-import dev.ballast.planner.model.PlanVersion;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -382,7 +382,7 @@ public final class LoadBench {
         final HttpServer sink;
         final HttpSidecarClient client;
         final long[][] counts;
-        final dev.ballast.planner.model.PlanVersion adopted = new dev.ballast.planner.model.PlanVersion(1, 1);
+        final dev.ballast.contracts.plan.PlanVersion adopted = new dev.ballast.contracts.plan.PlanVersion(1, 1);
         final long[] samples = new long[1 << 20];
         int n;
 

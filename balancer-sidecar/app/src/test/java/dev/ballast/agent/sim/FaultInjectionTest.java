@@ -11,14 +11,14 @@ import dev.ballast.agent.wire.BadReportException;
 import dev.ballast.client.InProcessAllReduce;
 import dev.ballast.client.LoadReport;
 import dev.ballast.client.PlanAdopter;
-import dev.ballast.client.PlanHeads;
 import dev.ballast.client.ReportJson;
 import dev.ballast.client.SidecarApi;
+import dev.ballast.contracts.plan.PlanHeads;
+import dev.ballast.contracts.plan.PlanVersion;
 import dev.ballast.contracts.world.PlanningSpec;
 import dev.ballast.contracts.world.WorldDocument;
 import dev.ballast.contracts.world.WorldWorker;
 import dev.ballast.planner.model.Plan;
-import dev.ballast.planner.model.PlanVersion;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

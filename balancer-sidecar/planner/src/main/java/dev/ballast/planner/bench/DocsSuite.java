@@ -202,7 +202,7 @@ final class DocsSuite {
                     Mode.REPLICATE, 2, 50);
             dev.ballast.planner.load.ModelLoads loads = dev.ballast.planner.load.SourceMapping.toGpus(t.counts(0), par, 256, 8192L * 8);
             dev.ballast.planner.model.LayerPlacement p = Planners.byName("ballast-scratch").plan(new dev.ballast.planner.planners.PlanRequest(
-                    ctx, loads, null, new dev.ballast.planner.model.PlanVersion(0, 1), 0)).placement(0, 0);
+                    ctx, loads, null, new dev.ballast.contracts.plan.PlanVersion(0, 1), 0)).placement(0, 0);
             dev.ballast.planner.model.GroupTopology gt = ctx.group(0, 0);
             long[] counts = loads.counts(0, 0);
             long sink = 0;
