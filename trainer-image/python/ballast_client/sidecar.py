@@ -100,9 +100,7 @@ class SidecarClient:
 
     def heads(self, generation: int, step: int) -> Tuple[Optional[PlanVersion], Optional[PlanVersion]]:
         """(newest eligible plan of the generation, oldest held plan); either may be None."""
-        r = self._request("GET", f"/v1/plans/heads?generation={generation}&step={step}")
-        newest, oldest = r.get("newest"), r.get("oldest")
-        return (versions.parse(newest) if newest else None, versions.parse(oldest) if oldest else None)
+        return versions.parse_heads(self._request("GET", f"/v1/plans/heads?generation={generation}&step={step}"))
 
     def plan(self, version: PlanVersion) -> Optional[dict]:
         """The plan as the ballast-plan/v1 JSON object, or None when the sidecar does not hold it."""

@@ -15,7 +15,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 REPO = Path(__file__).resolve().parents[3]
 JAR = Path(os.environ.get("BALLAST_AGENT_JAR", REPO / "balancer-sidecar/app/target/quarkus-app/quarkus-run.jar"))
-VECTORS = REPO / "balancer-sidecar/planner/src/test/resources/quota-rule-vectors.json"
+VECTORS_DIR = REPO / "contracts/vectors"
+
+
+def vectors(name):
+    """A golden vector file of contracts/vectors (docs/contracts.md), parsed; a missing file fails the test."""
+    path = VECTORS_DIR / name
+    if not path.is_file():
+        pytest.fail(f"golden vector file {path} is missing")
+    return json.loads(path.read_text(encoding="utf-8"))
 
 JOB, NS, TOKEN = "pyjob", "default", "py-token"
 SPEC = {"parallelism": {"expert": 4, "pipeline": 1},
@@ -43,7 +51,9 @@ def wait_http(url, deadline):
     return False
 
 
-@pytest.fixture(scope="session")
+# One set of processes per test module: modules that restart processes or change the world do not affect others,
+# whatever order they run in.
+@pytest.fixture(scope="module")
 def agents(tmp_path_factory):
     if not JAR.exists():
         pytest.skip(f"agent jar not built ({JAR}); build it with: ./mvnw -B -pl balancer-sidecar/app -am package -DskipTests")
