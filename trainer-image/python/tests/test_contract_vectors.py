@@ -1,10 +1,10 @@
 """The golden vectors of contracts/vectors (docs/contracts.md) that the Java contracts and client pass too: world
-documents, plan versions and heads, adoption decisions. A missing vector file fails."""
+documents, plan versions and heads, adoption decisions, environment names. A missing vector file fails."""
 import json
 
 import pytest
 
-from ballast_client import adoption, versions, world
+from ballast_client import adoption, env, versions, world
 from ballast_client.versions import PlanVersion
 
 from conftest import vectors
@@ -78,3 +78,13 @@ def test_adoption_decisions():
     for bad in v["badReduced"]:
         with pytest.raises(ValueError, match="2 values"):
             adoption.decide(PlanVersion(1, 0), bad)
+
+
+def test_environment_names_and_the_default_sidecar_url():
+    v = vectors("environment.json")
+    names = {k: val for k, val in vars(env).items() if k.isupper() and isinstance(val, str) and k != "DEFAULT_SIDECAR_URL"}
+    assert len(names) >= 5
+    for constant, name in names.items():
+        assert v["names"].get(constant) == name, constant
+    assert env.SIDECAR_PORT == v["ports"]["SIDECAR_PORT"]
+    assert env.DEFAULT_SIDECAR_URL == v["sidecarUrl"]

@@ -16,6 +16,7 @@ import dev.ballast.agent.wire.Protocol;
 import dev.ballast.agent.wire.ReportParser;
 import dev.ballast.contracts.json.JsonWriter;
 import dev.ballast.contracts.plan.PlanVersion;
+import dev.ballast.contracts.status.BalancerStatus;
 import dev.ballast.contracts.world.PlanningSpec;
 import dev.ballast.contracts.world.WorldDocument;
 import dev.ballast.contracts.world.WorldDocumentJson;
