@@ -28,14 +28,12 @@ class AdoptionVectorsTest {
 
     @Test
     void everyDecision() {
-        List<Object> decisions = JsonFields.requireArray(VECTORS, "decisions");
+        List<Map<String, Object>> decisions = VectorFiles.cases(VECTORS, "decisions");
         assertThat(decisions).hasSizeGreaterThanOrEqualTo(10);
-        for (Object o : decisions) {
-            Map<String, Object> d = JsonFields.object(o, "decision");
+        for (Map<String, Object> d : decisions) {
             String name = JsonFields.requireString(d, "name");
             long[] reduced = {Long.MAX_VALUE, Long.MAX_VALUE};
-            for (Object r : JsonFields.requireArray(d, "ranks")) {
-                Map<String, Object> rank = JsonFields.object(r, "rank");
+            for (Map<String, Object> rank : VectorFiles.cases(d, "ranks")) {
                 long[] c = AdoptionRule.contribution(new PlanHeads(version(rank.get("newest")), version(rank.get("oldest"))));
                 assertThat(c).as(name).containsExactly(longs(rank.get("contribution")));
                 reduced[0] = Math.min(reduced[0], c[0]);

@@ -16,10 +16,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class PlanVersionsVectorsTest {
     static final Map<String, Object> VECTORS = VectorFiles.load("plan-versions.json");
 
-    static List<Map<String, Object>> objects(String key) {
-        return JsonFields.requireArray(VECTORS, key).stream().map(o -> JsonFields.object(o, key)).toList();
-    }
-
     static PlanVersion version(Object text) {
         return text == Json.NULL ? null : PlanVersions.parse((String) text);
     }
@@ -31,7 +27,7 @@ class PlanVersionsVectorsTest {
 
     @Test
     void encodingsBothWays() {
-        for (Map<String, Object> v : objects("encodings")) {
+        for (Map<String, Object> v : VectorFiles.cases(VECTORS, "encodings")) {
             PlanVersion pv = version(v.get("version"));
             long encoded = JsonFields.requireLong(v, "encoded");
             assertThat(PlanVersions.encode(pv)).as(String.valueOf(pv)).isEqualTo(encoded);
@@ -61,7 +57,7 @@ class PlanVersionsVectorsTest {
 
     @Test
     void textForm() {
-        for (Map<String, Object> v : objects("texts")) {
+        for (Map<String, Object> v : VectorFiles.cases(VECTORS, "texts")) {
             PlanVersion pv = PlanVersions.parse(JsonFields.requireString(v, "text"));
             assertThat(pv).isEqualTo(new PlanVersion(JsonFields.requireLong(v, "generation"), JsonFields.requireLong(v, "sequence")));
         }
@@ -73,7 +69,7 @@ class PlanVersionsVectorsTest {
 
     @Test
     void headsBothWays() {
-        for (Map<String, Object> v : objects("heads")) {
+        for (Map<String, Object> v : VectorFiles.cases(VECTORS, "heads")) {
             PlanHeads h = new PlanHeads(version(v.get("newest")), version(v.get("oldest")));
             String json = JsonFields.requireString(v, "json");
             assertThat(PlanHeadsJson.encode(JsonFields.requireLong(v, "generation"), JsonFields.requireLong(v, "step"), h))

@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -28,6 +29,11 @@ public final class VectorFiles {
             }
         }
         throw new AssertionError("no contracts/vectors directory above " + Path.of("").toAbsolutePath());
+    }
+
+    /** The objects of the array {@code key} of a vector file. */
+    public static List<Map<String, Object>> cases(Map<String, Object> file, String key) {
+        return JsonFields.requireArray(file, key).stream().map(o -> JsonFields.object(o, key + "[]")).toList();
     }
 
     /** The file parsed as a JSON object. */

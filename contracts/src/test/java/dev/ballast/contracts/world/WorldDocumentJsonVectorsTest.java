@@ -17,10 +17,9 @@ class WorldDocumentJsonVectorsTest {
 
     @Test
     void everyValidDocumentDecodesAndReencodesToItsCanonicalForm() {
-        List<Object> valid = JsonFields.requireArray(VECTORS, "valid");
+        List<Map<String, Object>> valid = VectorFiles.cases(VECTORS, "valid");
         assertThat(valid).hasSizeGreaterThanOrEqualTo(3);
-        for (Object o : valid) {
-            Map<String, Object> v = JsonFields.object(o, "vector");
+        for (Map<String, Object> v : valid) {
             WorldDocument w = WorldDocumentJson.decode(JsonFields.requireString(v, "input"));
             assertThat(WorldDocumentJson.encode(w)).as(JsonFields.requireString(v, "name"))
                     .isEqualTo(JsonFields.requireString(v, "canonical"));
@@ -29,10 +28,9 @@ class WorldDocumentJsonVectorsTest {
 
     @Test
     void everyInvalidDocumentIsRefusedNamingTheField() {
-        List<Object> invalid = JsonFields.requireArray(VECTORS, "invalid");
+        List<Map<String, Object>> invalid = VectorFiles.cases(VECTORS, "invalid");
         assertThat(invalid).hasSizeGreaterThanOrEqualTo(10);
-        for (Object o : invalid) {
-            Map<String, Object> v = JsonFields.object(o, "vector");
+        for (Map<String, Object> v : invalid) {
             String[] mentions = JsonFields.requireArray(v, "errorMentions").toArray(String[]::new);
             assertThatThrownBy(() -> WorldDocumentJson.decode(JsonFields.requireString(v, "input")))
                     .as(JsonFields.requireString(v, "name"))
@@ -42,7 +40,7 @@ class WorldDocumentJsonVectorsTest {
 
     @Test
     void theTypedCommittedWorldEncodesToItsVector() {
-        Map<String, Object> committed = JsonFields.object(JsonFields.requireArray(VECTORS, "valid").get(1), "vector");
+        Map<String, Object> committed = VectorFiles.cases(VECTORS, "valid").get(1);
         PlanningSpec spec = new PlanningSpec(4, 2, 4, 8, 2, 1, 2048, 1024, 2, "replicate", "ballast", 2, 50, 0);
         WorldDocument w = new WorldDocument("olmoe", "team-a", 3, 2, spec, List.of(
                 new WorldWorker(3, "olmoe-worker-3", 3, "gpu-d", "nvl-1", "rack-1"),
