@@ -230,7 +230,7 @@ public final class BalancerCore {
 
     private void rebuild() {
         ctx = null;
-        if (spec == null || world == null || world.nodes().isEmpty()) {
+        if (world == null || world.nodes().isEmpty()) {
             return;
         }
         try {
@@ -324,9 +324,8 @@ public final class BalancerCore {
                     + h.getNamespace() + "/" + h.getJob());
             return;
         }
-        if (world == null || world.nodes().isEmpty() || spec == null) {
-            refuse(id, ErrorNotice.Code.NO_WORLD, world == null || world.nodes().isEmpty()
-                    ? "no world committed yet; retry later" : "job spec not loaded yet; retry later");
+        if (world == null || world.nodes().isEmpty()) { // a committed world always carries its spec
+            refuse(id, ErrorNotice.Code.NO_WORLD, "no world committed yet; retry later");
             return;
         }
         WorldWorker n = world.byPodIndex(h.getPodIndex());
