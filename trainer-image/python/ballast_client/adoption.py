@@ -1,4 +1,5 @@
-"""The plan-adoption rule (DESIGN §4), the same as the Java client's AdoptionRule/PlanAdopter.
+"""The plan-adoption rule (docs/protocol.md), the same as the Java client's AdoptionRule/PlanAdopter (both pass
+contracts/vectors/adoption.json).
 
 At an optimizer-step boundary (never between micro-batches) every rank contributes ``(newest, -oldest)``; one
 element-wise MIN all-reduce gives ``v = min newest`` and ``o = max oldest``; every rank adopts ``v`` when ``v >= o``

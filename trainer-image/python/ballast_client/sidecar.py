@@ -13,7 +13,7 @@ import urllib.error
 import urllib.request
 from typing import Optional, Sequence, Tuple
 
-from . import versions
+from . import env, versions
 from .versions import PlanVersion
 
 QUEUE_CAPACITY = 256
@@ -29,7 +29,7 @@ class SidecarError(RuntimeError):
 
 class SidecarClient:
     def __init__(self, base_url: Optional[str] = None, timeout: float = 2.0):
-        self.base_url = (base_url or os.environ.get("BALLAST_SIDECAR_URL", "http://127.0.0.1:8470")).rstrip("/")
+        self.base_url = (base_url or os.environ.get(env.SIDECAR_URL, env.DEFAULT_SIDECAR_URL)).rstrip("/")
         self.timeout = timeout
         self._queue: collections.deque = collections.deque()
         self._cv = threading.Condition()
@@ -100,9 +100,7 @@ class SidecarClient:
 
     def heads(self, generation: int, step: int) -> Tuple[Optional[PlanVersion], Optional[PlanVersion]]:
         """(newest eligible plan of the generation, oldest held plan); either may be None."""
-        r = self._request("GET", f"/v1/plans/heads?generation={generation}&step={step}")
-        newest, oldest = r.get("newest"), r.get("oldest")
-        return (versions.parse(newest) if newest else None, versions.parse(oldest) if oldest else None)
+        return versions.parse_heads(self._request("GET", f"/v1/plans/heads?generation={generation}&step={step}"))
 
     def plan(self, version: PlanVersion) -> Optional[dict]:
         """The plan as the ballast-plan/v1 JSON object, or None when the sidecar does not hold it."""

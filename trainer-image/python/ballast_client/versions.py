@@ -5,12 +5,13 @@ order; ``NONE`` (-1) stands for "no plan" and is lower than every version.
 """
 from __future__ import annotations
 
-from typing import NamedTuple, Optional
+from typing import NamedTuple, Optional, Tuple
 
 SEQUENCE_BITS = 40
 NONE = -1
 _MAX_SEQUENCE = (1 << SEQUENCE_BITS) - 1
 _MAX_GENERATION = (1 << (63 - SEQUENCE_BITS)) - 1
+_INT64_MAX = (1 << 63) - 1
 
 
 class PlanVersion(NamedTuple):
@@ -22,10 +23,24 @@ class PlanVersion(NamedTuple):
 
 
 def parse(text: str) -> PlanVersion:
+    """"generation.sequence", e.g. "3.17": two runs of ASCII digits, each below 2^63, joined by one dot."""
     parts = text.split(".") if isinstance(text, str) else []
-    if len(parts) != 2 or not all(p.isdigit() for p in parts):
+    if len(parts) != 2 or not all(p.isascii() and p.isdigit() for p in parts):
         raise ValueError(f"plan version must look like '<generation>.<sequence>', got {text!r}")
-    return PlanVersion(int(parts[0]), int(parts[1]))
+    generation, sequence = int(parts[0]), int(parts[1])
+    if max(generation, sequence) > _INT64_MAX:
+        raise ValueError(f"plan version {text!r} has a part of 2^63 or more")
+    return PlanVersion(generation, sequence)
+
+
+def parse_heads(body: dict) -> Tuple[Optional[PlanVersion], Optional[PlanVersion]]:
+    """(newest, oldest) from the sidecar's GET /v1/plans/heads body; null stands for "none"."""
+    def version(key):
+        v = body.get(key)
+        if v is not None and not isinstance(v, str):
+            raise ValueError(f'plan heads: field "{key}" must be a plan version string or null, got {v!r}')
+        return None if v is None else parse(v)
+    return version("newest"), version("oldest")
 
 
 def static_of(generation: int) -> PlanVersion:

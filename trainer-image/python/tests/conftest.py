@@ -15,12 +15,22 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 REPO = Path(__file__).resolve().parents[3]
 JAR = Path(os.environ.get("BALLAST_AGENT_JAR", REPO / "balancer-sidecar/app/target/quarkus-app/quarkus-run.jar"))
-VECTORS = REPO / "balancer-sidecar/planner/src/test/resources/quota-rule-vectors.json"
+VECTORS_DIR = REPO / "contracts/vectors"
+
+
+def vectors(name):
+    """A golden vector file of contracts/vectors (docs/contracts.md), parsed; a missing file fails the test."""
+    path = VECTORS_DIR / name
+    if not path.is_file():
+        pytest.fail(f"golden vector file {path} is missing")
+    return json.loads(path.read_text(encoding="utf-8"))
 
 JOB, NS, TOKEN = "pyjob", "default", "py-token"
-SPEC = {"model": {"moeLayers": 2, "experts": 8, "topK": 2}, "parallelism": {"expert": 4, "pipeline": 1},
-        "gpusPerWorker": 2, "balancer": {"mode": "replicate", "planner": "ballast", "redundantSlotsPerGpu": 1,
-                                         "replanEverySteps": 3}}
+SPEC = {"parallelism": {"expert": 4, "pipeline": 1},
+        "model": {"moeLayers": 2, "experts": 8, "topK": 2, "sharedExperts": 0, "hiddenSize": 2048, "ffnHiddenSize": 1024,
+                  "bytesPerParam": 2},
+        "balancer": {"mode": "replicate", "planner": "ballast", "redundantSlotsPerGpu": 1, "replanEverySteps": 3,
+                     "memoryBudgetBytes": 0}}
 
 
 def free_port():
@@ -41,18 +51,19 @@ def wait_http(url, deadline):
     return False
 
 
-@pytest.fixture(scope="session")
+# One set of processes per test module: modules that restart processes or change the world do not affect others,
+# whatever order they run in.
+@pytest.fixture(scope="module")
 def agents(tmp_path_factory):
     if not JAR.exists():
         pytest.skip(f"agent jar not built ({JAR}); build it with: ./mvnw -B -pl balancer-sidecar/app -am package -DskipTests")
     if shutil.which("java") is None:
         pytest.skip("java not on PATH")
     work = tmp_path_factory.mktemp("agents")
-    world = {"job": JOB, "namespace": NS, "generation": 1, "gpusPerWorker": 2, "nodes": [
+    world = {"job": JOB, "namespace": NS, "generation": 1, "gpusPerWorker": 2, "spec": SPEC, "nodes": [
         {"index": 0, "pod": f"{JOB}-worker-0", "nodeRank": 0, "node": "n0", "domain": "d0", "rack": "r0"},
         {"index": 1, "pod": f"{JOB}-worker-1", "nodeRank": 1, "node": "n1", "domain": "d0", "rack": "r0"}]}
     (work / "world.json").write_text(json.dumps(world))
-    (work / "spec.json").write_text(json.dumps(SPEC))
     grpc, bal_http = free_port(), free_port()
     base_env = dict(os.environ, BALLAST_JOB=JOB, BALLAST_NAMESPACE=NS, BALLAST_TOKEN=TOKEN,
                     BALLAST_BIND_ADDRESS="127.0.0.1")
@@ -65,7 +76,7 @@ def agents(tmp_path_factory):
         return p
 
     balancer_env = dict(base_env, BALLAST_GRPC_PORT=str(grpc), BALLAST_HTTP_PORT=str(bal_http),
-                        BALLAST_WORLD_FILE=str(work / "world.json"), BALLAST_SPEC_FILE=str(work / "spec.json"),
+                        BALLAST_WORLD_FILE=str(work / "world.json"),
                         BALLAST_STATUS_FILE=str(work / "status.json"))
     ports = [free_port(), free_port()]
     sidecar_envs = [dict(base_env, BALLAST_POD_INDEX=str(i), BALLAST_SIDECAR_PORT=str(port),

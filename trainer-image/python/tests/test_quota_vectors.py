@@ -1,17 +1,13 @@
 """The Python quota rule against the shared vectors the Java QuotaRule also passes (docs/quota-rule.md)."""
-import json
-
 import pytest
 
 from ballast_client import quota
 
-from conftest import VECTORS
+from conftest import vectors
 
 
 def load():
-    if not VECTORS.exists():
-        pytest.skip(f"shared vectors not found at {VECTORS}")
-    return json.loads(VECTORS.read_text())["vectors"]
+    return vectors("quota-rule.json")["vectors"]
 
 
 def test_every_shared_vector():

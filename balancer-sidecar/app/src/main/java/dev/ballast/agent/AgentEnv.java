@@ -1,5 +1,7 @@
 package dev.ballast.agent;
 
+import dev.ballast.contracts.env.ProcessEnv;
+
 /** Environment lookups with defaults and clear errors (the operator sets these; docs/protocol.md lists them). */
 public final class AgentEnv {
     private AgentEnv() {
@@ -36,11 +38,11 @@ public final class AgentEnv {
      * reaches its sidecar on 127.0.0.1 in a real pod.
      */
     public static String bindAddress() {
-        String explicit = get("BALLAST_BIND_ADDRESS", null);
+        String explicit = get(ProcessEnv.BIND_ADDRESS, null);
         if (explicit != null) {
             return explicit;
         }
-        String podIp = get("BALLAST_POD_IP", "");
+        String podIp = get(ProcessEnv.POD_IP, "");
         return podIp.startsWith("127.") ? podIp : "0.0.0.0";
     }
 }

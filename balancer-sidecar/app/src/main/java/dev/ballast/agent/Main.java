@@ -1,5 +1,6 @@
 package dev.ballast.agent;
 
+import dev.ballast.contracts.env.ProcessEnv;
 import io.quarkus.runtime.Quarkus;
 import io.quarkus.runtime.annotations.QuarkusMain;
 
@@ -15,7 +16,7 @@ public final class Main {
     public static void main(String... args) {
         Role role;
         try {
-            role = Role.resolve(args.length > 0 ? args[0] : null, System.getenv("BALLAST_ROLE"));
+            role = Role.resolve(args.length > 0 ? args[0] : null, System.getenv(ProcessEnv.ROLE));
         } catch (IllegalArgumentException e) {
             System.err.println("ballast agent: " + e.getMessage());
             System.exit(2);

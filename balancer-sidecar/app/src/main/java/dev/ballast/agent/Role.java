@@ -1,5 +1,7 @@
 package dev.ballast.agent;
 
+import dev.ballast.contracts.env.ProcessEnv;
+
 import java.util.Locale;
 
 /** The two roles of the agent and their default ports (operator contract: docs/protocol.md, "Ports"). */
@@ -11,7 +13,7 @@ public enum Role {
     public static Role resolve(String arg, String env) {
         String v = arg != null && !arg.isBlank() ? arg : env;
         if (v == null || v.isBlank()) {
-            throw new IllegalArgumentException("no role: pass 'balancer' or 'sidecar' as the first argument or set BALLAST_ROLE");
+            throw new IllegalArgumentException("no role: pass 'balancer' or 'sidecar' as the first argument or set " + ProcessEnv.ROLE);
         }
         return switch (v.trim().toLowerCase(Locale.ROOT)) {
             case "balancer" -> BALANCER;
@@ -27,6 +29,7 @@ public enum Role {
     }
 
     public int httpPort() {
-        return this == BALANCER ? AgentEnv.intValue("BALLAST_HTTP_PORT", 8472) : AgentEnv.intValue("BALLAST_SIDECAR_PORT", 8470);
+        return this == BALANCER ? AgentEnv.intValue(ProcessEnv.HTTP_PORT_VAR, ProcessEnv.BALANCER_HTTP_PORT)
+                : AgentEnv.intValue(ProcessEnv.SIDECAR_PORT_VAR, ProcessEnv.SIDECAR_PORT);
     }
 }

@@ -1,6 +1,8 @@
 package dev.ballast.client;
 
-import dev.ballast.planner.model.PlanVersion;
+import dev.ballast.contracts.plan.PlanHeads;
+import dev.ballast.contracts.plan.PlanVersion;
+import dev.ballast.contracts.plan.PlanVersions;
 
 /**
  * The plan-adoption rule (DESIGN §4), as pure functions. At an optimizer-step boundary every rank contributes

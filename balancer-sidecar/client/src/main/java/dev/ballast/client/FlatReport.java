@@ -1,6 +1,6 @@
 package dev.ballast.client;
 
-import dev.ballast.planner.model.PlanVersion;
+import dev.ballast.contracts.plan.PlanVersion;
 
 /**
  * A load report in one reusable, mutable buffer: {@code counts[(layer - firstLayer) * experts + expert]}. The slots

@@ -1,10 +1,10 @@
 package dev.ballast.client;
 
+import dev.ballast.contracts.plan.PlanHeads;
+import dev.ballast.contracts.plan.PlanHeadsJson;
+import dev.ballast.contracts.plan.PlanVersion;
 import dev.ballast.planner.codec.PlanJson;
-import dev.ballast.planner.json.Json;
-import dev.ballast.planner.json.JsonFields;
 import dev.ballast.planner.model.Plan;
-import dev.ballast.planner.model.PlanVersion;
 
 import java.io.IOException;
 import java.net.URI;
@@ -12,7 +12,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -123,9 +122,7 @@ public final class HttpSidecarClient implements SidecarApi, AutoCloseable {
 
     @Override
     public PlanHeads heads(long generation, long step) {
-        Map<String, Object> m = JsonFields.object(Json.parse(get("/v1/plans/heads?generation=" + generation + "&step=" + step)
-                .body()), "heads");
-        return new PlanHeads(version(m.get("newest")), version(m.get("oldest")));
+        return PlanHeadsJson.decode(get("/v1/plans/heads?generation=" + generation + "&step=" + step).body());
     }
 
     @Override
@@ -140,10 +137,6 @@ public final class HttpSidecarClient implements SidecarApi, AutoCloseable {
     /** The live world (the operator's world.json as the sidecar last received it). */
     public String world() {
         return get("/v1/world").body();
-    }
-
-    private static PlanVersion version(Object o) {
-        return o instanceof String s ? PlanVersions.parse(s) : null;
     }
 
     private HttpResponse<String> get(String path) {

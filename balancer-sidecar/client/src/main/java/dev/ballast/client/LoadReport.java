@@ -1,6 +1,6 @@
 package dev.ballast.client;
 
-import dev.ballast.planner.model.PlanVersion;
+import dev.ballast.contracts.plan.PlanVersion;
 
 /**
  * One GPU's token counts for one optimizer step: {@code counts[i][e]} for layer {@code firstLayer + i} and expert e.

@@ -1,7 +1,9 @@
 package dev.ballast.client;
 
+import dev.ballast.contracts.plan.PlanHeads;
+import dev.ballast.contracts.plan.PlanVersion;
+import dev.ballast.contracts.plan.PlanVersions;
 import dev.ballast.planner.model.Plan;
-import dev.ballast.planner.model.PlanVersion;
 
 /**
  * One rank's side of the adoption rule for one world generation. Call {@link #atStepBoundary} at every

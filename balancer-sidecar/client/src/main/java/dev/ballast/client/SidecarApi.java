@@ -1,7 +1,8 @@
 package dev.ballast.client;
 
+import dev.ballast.contracts.plan.PlanHeads;
+import dev.ballast.contracts.plan.PlanVersion;
 import dev.ballast.planner.model.Plan;
-import dev.ballast.planner.model.PlanVersion;
 
 import java.util.Optional;
 

@@ -1,6 +1,8 @@
 package dev.ballast.client;
 
-import dev.ballast.planner.model.PlanVersion;
+import dev.ballast.contracts.plan.PlanHeads;
+import dev.ballast.contracts.plan.PlanVersion;
+import dev.ballast.contracts.plan.PlanVersions;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;

@@ -1,7 +1,7 @@
 package dev.ballast.client;
 
 import com.sun.net.httpserver.HttpServer;
-import dev.ballast.planner.model.PlanVersion;
+import dev.ballast.contracts.plan.PlanVersion;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

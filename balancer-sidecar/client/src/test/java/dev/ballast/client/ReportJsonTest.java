@@ -1,6 +1,6 @@
 package dev.ballast.client;
 
-import dev.ballast.planner.json.Json;
+import dev.ballast.contracts.json.Json;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -12,7 +12,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class ReportJsonTest {
     @Test
     void encodesTheTrainerApiBody() {
-        LoadReport r = new LoadReport(3, 120, 5, 0, new long[][] {{1, 2}, {3, 0}}, new dev.ballast.planner.model.PlanVersion(3, 7));
+        LoadReport r = new LoadReport(3, 120, 5, 0, new long[][] {{1, 2}, {3, 0}}, new dev.ballast.contracts.plan.PlanVersion(3, 7));
         @SuppressWarnings("unchecked")
         Map<String, Object> m = (Map<String, Object>) Json.parse(ReportJson.encode(r));
         assertThat(m).containsEntry("worldGeneration", 3L).containsEntry("step", 120L).containsEntry("gpuRank", 5L)
@@ -32,8 +32,8 @@ class ReportJsonTest {
                     row[e] = rnd.nextBoolean() ? edge[rnd.nextInt(edge.length)] : rnd.nextLong() >>> (1 + rnd.nextInt(63));
                 }
             }
-            dev.ballast.planner.model.PlanVersion adopted = rnd.nextBoolean() ? null
-                    : new dev.ballast.planner.model.PlanVersion(rnd.nextInt(1000), rnd.nextLong() >>> 1);
+            dev.ballast.contracts.plan.PlanVersion adopted = rnd.nextBoolean() ? null
+                    : new dev.ballast.contracts.plan.PlanVersion(rnd.nextInt(1000), rnd.nextLong() >>> 1);
             LoadReport r = new LoadReport(rnd.nextLong() >>> 1, rnd.nextInt(1 << 30), rnd.nextInt(4096), rnd.nextInt(100), c, adopted);
             assertThat(ReportJson.encode(r)).isEqualTo(reference(r));
         }

@@ -1,6 +1,6 @@
 package dev.ballast.client;
 
-import dev.ballast.planner.model.PlanVersion;
+import dev.ballast.contracts.plan.PlanVersion;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;

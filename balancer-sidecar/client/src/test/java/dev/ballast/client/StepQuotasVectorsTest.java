@@ -1,13 +1,11 @@
 package dev.ballast.client;
 
-import dev.ballast.planner.json.Json;
-import dev.ballast.planner.json.JsonFields;
+import dev.ballast.contracts.json.JsonFields;
+import dev.ballast.contracts.vectors.VectorFiles;
 import dev.ballast.planner.model.LayerPlacement;
 import dev.ballast.planner.quota.QuotaResult;
 import org.junit.jupiter.api.Test;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 
@@ -15,7 +13,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** The Java client's quota entry point against the shared vectors the Python client also passes. */
 class StepQuotasVectorsTest {
-    static final Path VECTORS = Path.of("../planner/src/test/resources/quota-rule-vectors.json");
 
     static int[] ints(Object o) {
         return ((List<?>) o).stream().mapToInt(x -> ((Long) x).intValue()).toArray();
@@ -27,7 +24,7 @@ class StepQuotasVectorsTest {
 
     @Test
     void passesEverySharedVector() throws Exception {
-        Map<String, Object> file = JsonFields.object(Json.parse(Files.readString(VECTORS)), "vectors");
+        Map<String, Object> file = VectorFiles.load("quota-rule.json");
         List<Object> vectors = JsonFields.requireArray(file, "vectors");
         assertThat(vectors).hasSizeGreaterThan(10);
         for (Object o : vectors) {

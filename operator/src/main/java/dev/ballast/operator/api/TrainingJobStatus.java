@@ -44,5 +44,5 @@ public class TrainingJobStatus {
   public List<Condition> conditions = new ArrayList<>();
 
   @JsonPropertyDescription("Written by the job's balancer only: the adopted plan and its effect.")
-  public BalancerStatus balancer;
+  public BalancerStatusSchema balancer;
 }

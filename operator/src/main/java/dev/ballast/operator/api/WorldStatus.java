@@ -14,14 +14,22 @@ public class WorldStatus {
   @JsonPropertyDescription("GPUs in the world: workers × gpusPerWorker.")
   public Integer gpus;
 
+  @JsonPropertyDescription("nvidia.com/gpu per worker pod in this world (spec.gpusPerWorker when it was committed).")
+  public Integer gpusPerWorker;
+
   @JsonPropertyDescription("Workers in node-rank order.")
   public List<WorldNode> nodes = new ArrayList<>();
 
+  @JsonPropertyDescription("The spec fields that shape the balancer's plans, as they were when this world was committed.")
+  public CommittedSpec spec;
+
   public WorldStatus() {}
 
-  public WorldStatus(long generation, int gpus, List<WorldNode> nodes) {
+  public WorldStatus(long generation, int gpusPerWorker, List<WorldNode> nodes, CommittedSpec spec) {
     this.generation = generation;
-    this.gpus = gpus;
+    this.gpus = nodes.size() * gpusPerWorker;
+    this.gpusPerWorker = gpusPerWorker;
     this.nodes = new ArrayList<>(nodes);
+    this.spec = spec;
   }
 }

@@ -1,5 +1,6 @@
 package dev.ballast.operator.config;
 
+import dev.ballast.contracts.env.ProcessEnv;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 
@@ -14,16 +15,16 @@ public interface OperatorConfig {
   @WithDefault("ballast/agent:0.1.0")
   String balancerImage();
 
-  @WithDefault("8470")
+  @WithDefault("" + ProcessEnv.SIDECAR_PORT)
   int sidecarPort();
 
-  @WithDefault("8471")
+  @WithDefault("" + ProcessEnv.BALANCER_GRPC_PORT)
   int balancerGrpcPort();
 
-  @WithDefault("8472")
+  @WithDefault("" + ProcessEnv.BALANCER_HTTP_PORT)
   int balancerHttpPort();
 
-  @WithDefault("29500")
+  @WithDefault("" + ProcessEnv.MASTER_PORT)
   int masterPort();
 
   /** Seconds between re-checks of a job that waits for GPUs. */

@@ -1,5 +1,7 @@
 package dev.ballast.operator.config;
 
+import dev.ballast.contracts.env.ProcessEnv;
+
 /** Settings the desired-state builders need; a plain record so builders are tested without Quarkus. */
 public record OperatorSettings(
     String sidecarImage,
@@ -10,6 +12,7 @@ public record OperatorSettings(
     int masterPort) {
 
   public static OperatorSettings defaults() {
-    return new OperatorSettings("ballast/agent:0.1.0", "ballast/agent:0.1.0", 8470, 8471, 8472, 29500);
+    return new OperatorSettings("ballast/agent:0.1.0", "ballast/agent:0.1.0", ProcessEnv.SIDECAR_PORT,
+        ProcessEnv.BALANCER_GRPC_PORT, ProcessEnv.BALANCER_HTTP_PORT, ProcessEnv.MASTER_PORT);
   }
 }

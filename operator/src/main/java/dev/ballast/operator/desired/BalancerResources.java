@@ -1,5 +1,6 @@
 package dev.ballast.operator.desired;
 
+import dev.ballast.contracts.env.ProcessEnv;
 import dev.ballast.operator.api.TrainingJob;
 import dev.ballast.operator.config.OperatorSettings;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -80,13 +81,15 @@ public final class BalancerResources {
         .withArgs("balancer")
         .addNewPort().withName("grpc").withContainerPort(settings.balancerGrpcPort()).endPort()
         .addNewPort().withName("http").withContainerPort(settings.balancerHttpPort()).endPort()
-        .addNewEnv().withName("BALLAST_ROLE").withValue("balancer").endEnv()
-        .addNewEnv().withName("BALLAST_JOB").withValue(name).endEnv()
-        .addNewEnv().withName("BALLAST_NAMESPACE").withValue(namespace).endEnv()
-        .addNewEnv().withName("BALLAST_WORLD_CONFIGMAP").withValue(Names.worldConfigMap(name)).endEnv()
-        .addNewEnv().withName("BALLAST_POD_IP").withNewValueFrom().withNewFieldRef().withFieldPath("status.podIP")
+        .addNewEnv().withName(ProcessEnv.ROLE).withValue("balancer").endEnv()
+        .addNewEnv().withName(ProcessEnv.JOB).withValue(name).endEnv()
+        .addNewEnv().withName(ProcessEnv.NAMESPACE).withValue(namespace).endEnv()
+        .addNewEnv().withName(ProcessEnv.WORLD_CONFIGMAP).withValue(Names.worldConfigMap(name)).endEnv()
+        .addNewEnv().withName(ProcessEnv.GRPC_PORT_VAR).withValue(Integer.toString(settings.balancerGrpcPort())).endEnv()
+        .addNewEnv().withName(ProcessEnv.HTTP_PORT_VAR).withValue(Integer.toString(settings.balancerHttpPort())).endEnv()
+        .addNewEnv().withName(ProcessEnv.POD_IP).withNewValueFrom().withNewFieldRef().withFieldPath("status.podIP")
         .endFieldRef().endValueFrom().endEnv()
-        .addNewEnv().withName("BALLAST_TOKEN").withNewValueFrom().withNewSecretKeyRef()
+        .addNewEnv().withName(ProcessEnv.TOKEN).withNewValueFrom().withNewSecretKeyRef()
         .withName(Names.sidecarSecret(name)).withKey(SidecarSecret.TOKEN_KEY).endSecretKeyRef().endValueFrom()
         .endEnv()
         .withNewReadinessProbe()

@@ -1,5 +1,6 @@
 package dev.ballast.operator.desired;
 
+import dev.ballast.contracts.env.ProcessEnv;
 import dev.ballast.operator.api.TrainingJob;
 import dev.ballast.operator.api.TrainingJobSpec;
 import dev.ballast.operator.config.OperatorSettings;
@@ -113,19 +114,19 @@ public final class WorkerPods {
     Map<String, EnvVar> env = new LinkedHashMap<>();
     for (EnvVar e : fromTemplate.getEnv()) env.put(e.getName(), e);
     // Ballast's values win: a stale user-set NODE_RANK would silently break the rendezvous.
-    put(env, "MASTER_ADDR", Names.podDns(name, world.master().index(), namespace));
-    put(env, "MASTER_PORT", Integer.toString(settings.masterPort()));
-    put(env, "NNODES", Integer.toString(world.size()));
-    put(env, "NODE_RANK", Integer.toString(seat.nodeRank()));
-    put(env, "NPROC_PER_NODE", Integer.toString(gpus));
-    put(env, "WORLD_SIZE", Integer.toString(world.size() * gpus)); // initial value; the sidecar serves the live world
-    put(env, "BALLAST_JOB", name);
-    put(env, "BALLAST_NAMESPACE", namespace);
-    put(env, "BALLAST_POD_INDEX", Integer.toString(seat.index()));
-    put(env, "BALLAST_WORLD_GENERATION", Long.toString(world.generation()));
-    put(env, "BALLAST_GPUS_PER_WORKER", Integer.toString(gpus));
-    put(env, "BALLAST_SIDECAR_URL", "http://127.0.0.1:" + settings.sidecarPort());
-    if (spec.checkpoint != null) put(env, "BALLAST_CHECKPOINT_DIR", spec.checkpoint.path);
+    put(env, ProcessEnv.MASTER_ADDR, Names.podDns(name, world.master().index(), namespace));
+    put(env, ProcessEnv.MASTER_PORT_VAR, Integer.toString(settings.masterPort()));
+    put(env, ProcessEnv.NNODES, Integer.toString(world.size()));
+    put(env, ProcessEnv.NODE_RANK, Integer.toString(seat.nodeRank()));
+    put(env, ProcessEnv.NPROC_PER_NODE, Integer.toString(gpus));
+    put(env, ProcessEnv.WORLD_SIZE, Integer.toString(world.size() * gpus)); // initial value; the sidecar serves the live world
+    put(env, ProcessEnv.JOB, name);
+    put(env, ProcessEnv.NAMESPACE, namespace);
+    put(env, ProcessEnv.POD_INDEX, Integer.toString(seat.index()));
+    put(env, ProcessEnv.WORLD_GENERATION, Long.toString(world.generation()));
+    put(env, ProcessEnv.GPUS_PER_WORKER, Integer.toString(gpus));
+    put(env, ProcessEnv.SIDECAR_URL, ProcessEnv.sidecarUrl(settings.sidecarPort()));
+    if (spec.checkpoint != null) put(env, ProcessEnv.CHECKPOINT_DIR, spec.checkpoint.path);
 
     ResourceRequirements resources = fromTemplate.getResources() == null
         ? new ResourceRequirements() : Serialization.clone(fromTemplate.getResources());
@@ -157,21 +158,21 @@ public final class WorkerPods {
         .withRestartPolicy("Always") // a native sidecar: starts before the trainer, stops after it
         .addNewPort().withName("trainer-api").withContainerPort(settings.sidecarPort()).endPort()
         .withEnv(
-            env("BALLAST_ROLE", "sidecar"),
-            env("BALLAST_JOB", name),
-            env("BALLAST_NAMESPACE", namespace),
-            env("BALLAST_POD_INDEX", Integer.toString(seat.index())),
-            env("BALLAST_GPUS_PER_WORKER", Integer.toString(job.getSpec().gpusPerWorker)),
-            env("BALLAST_SIDECAR_PORT", Integer.toString(settings.sidecarPort())),
-            env("BALLAST_BALANCER_ADDRESS",
+            env(ProcessEnv.ROLE, "sidecar"),
+            env(ProcessEnv.JOB, name),
+            env(ProcessEnv.NAMESPACE, namespace),
+            env(ProcessEnv.POD_INDEX, Integer.toString(seat.index())),
+            env(ProcessEnv.GPUS_PER_WORKER, Integer.toString(job.getSpec().gpusPerWorker)),
+            env(ProcessEnv.SIDECAR_PORT_VAR, Integer.toString(settings.sidecarPort())),
+            env(ProcessEnv.BALANCER_ADDRESS,
                 Names.balancer(name) + "." + namespace + ".svc:" + settings.balancerGrpcPort()),
-            new EnvVarBuilder().withName("BALLAST_POD_NAME")
+            new EnvVarBuilder().withName(ProcessEnv.POD_NAME)
                 .withNewValueFrom().withNewFieldRef().withFieldPath("metadata.name").endFieldRef().endValueFrom()
                 .build(),
-            new EnvVarBuilder().withName("BALLAST_POD_IP")
+            new EnvVarBuilder().withName(ProcessEnv.POD_IP)
                 .withNewValueFrom().withNewFieldRef().withFieldPath("status.podIP").endFieldRef().endValueFrom()
                 .build(),
-            new EnvVarBuilder().withName("BALLAST_TOKEN")
+            new EnvVarBuilder().withName(ProcessEnv.TOKEN)
                 .withNewValueFrom().withNewSecretKeyRef()
                 .withName(Names.sidecarSecret(name)).withKey(SidecarSecret.TOKEN_KEY)
                 .endSecretKeyRef().endValueFrom()

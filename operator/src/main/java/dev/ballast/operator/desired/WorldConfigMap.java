@@ -1,53 +1,53 @@
 package dev.ballast.operator.desired;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.ballast.contracts.world.PlanningSpec;
+import dev.ballast.contracts.world.WorldDocument;
+import dev.ballast.contracts.world.WorldDocumentJson;
+import dev.ballast.contracts.world.WorldWorker;
+import dev.ballast.operator.api.CommittedSpec;
 import dev.ballast.operator.api.TrainingJob;
-import dev.ballast.operator.world.Seat;
-import dev.ballast.operator.world.World;
+import dev.ballast.operator.api.WorldStatus;
 import io.fabric8.kubernetes.api.model.ConfigMap;
-import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 
 /**
- * The world as the balancer reads it: generation, GPUs per worker and the seats in node-rank order.
- * Before the first world is committed it holds generation 0 and no nodes.
+ * The world document the balancer reads (docs/contracts.md), rendered from {@code status.world}: the committed
+ * workers and the spec frozen at commit. Before the first commit it holds generation 0, no workers and no spec.
  */
 public final class WorldConfigMap {
-  public static final String KEY = "world.json";
-  private static final ObjectMapper JSON = new ObjectMapper();
-
   private WorldConfigMap() {}
 
-  public static ConfigMap build(TrainingJob job, World committed) {
+  /** @param committed status.world of the job (null before the first commit) */
+  public static ConfigMap build(TrainingJob job, WorldStatus committed) {
     String name = job.getMetadata().getName();
     ConfigMap cm = new ConfigMap();
     cm.setMetadata(Owners.childMeta(job, Names.worldConfigMap(name), Labels.forJob(name)));
-    Map<String, String> data = new LinkedHashMap<>();
-    data.put(KEY, toJson(job, committed));
-    cm.setData(data);
+    cm.setData(Map.of(WorldDocument.CONFIG_MAP_KEY, WorldDocumentJson.encode(document(job, committed))));
     return TemplateHash.stamp(cm);
   }
 
-  static String toJson(TrainingJob job, World world) {
-    ObjectNode root = JSON.createObjectNode();
-    root.put("job", job.getMetadata().getName());
-    root.put("namespace", job.getMetadata().getNamespace());
-    root.put("generation", world == null ? 0 : world.generation());
-    root.put("gpusPerWorker", job.getSpec().gpusPerWorker);
-    ArrayNode nodes = root.putArray("nodes");
-    if (world != null) {
-      for (Seat seat : world.seats()) {
-        ObjectNode n = nodes.addObject();
-        n.put("index", seat.index());
-        n.put("pod", Names.workerPod(job.getMetadata().getName(), seat.index()));
-        n.put("nodeRank", seat.nodeRank());
-        n.put("node", seat.node());
-        if (seat.domain() != null) n.put("domain", seat.domain());
-        if (seat.rack() != null) n.put("rack", seat.rack());
-      }
+  static WorldDocument document(TrainingJob job, WorldStatus committed) {
+    String name = job.getMetadata().getName();
+    String namespace = job.getMetadata().getNamespace();
+    if (committed == null || committed.generation == null) {
+      return WorldDocument.uncommitted(name, namespace, job.getSpec().gpusPerWorker);
     }
-    return root.toString();
+    // A status.world written before the snapshot existed carries neither field: the live spec stands in.
+    CommittedSpec frozen = committed.spec != null ? committed.spec : CommittedSpec.of(job.getSpec());
+    int gpusPerWorker = committed.gpusPerWorker != null ? committed.gpusPerWorker : job.getSpec().gpusPerWorker;
+    return new WorldDocument(name, namespace, committed.generation, gpusPerWorker, planningSpec(frozen),
+        committed.nodes.stream()
+            .map(n -> new WorldWorker(n.index, n.pod, n.nodeRank, n.node, n.domain, n.rack))
+            .toList());
+  }
+
+  static PlanningSpec planningSpec(CommittedSpec s) {
+    return new PlanningSpec(s.parallelism.expert, s.parallelism.pipeline,
+        s.model.moeLayers, s.model.experts, s.model.topK, s.model.sharedExperts, s.model.hiddenSize,
+        s.model.ffnHiddenSize, s.model.bytesPerParam,
+        s.balancer.mode.name().toLowerCase(Locale.ROOT), s.balancer.planner.name().toLowerCase(Locale.ROOT),
+        s.balancer.redundantSlotsPerGpu, s.balancer.replanEverySteps,
+        s.balancer.memoryBudgetBytes == null ? 0 : s.balancer.memoryBudgetBytes);
   }
 }

@@ -4,6 +4,7 @@ import dev.ballast.operator.admission.GangAdmission;
 import dev.ballast.operator.api.BalancerSpec;
 import dev.ballast.operator.api.TrainingJob;
 import dev.ballast.operator.api.TrainingJobStatus;
+import dev.ballast.operator.api.WorldStatus;
 import dev.ballast.operator.config.OperatorConfig;
 import dev.ballast.operator.config.OperatorSettings;
 import dev.ballast.operator.desired.BalancerResources;
@@ -125,10 +126,8 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
     WorldStep step = WorldLifecycle.decide(job, workers, now);
     GangAdmission.Result admitted = act(job, step, now);
 
-    World committed = step instanceof WorldStep.Commit c ? c.world() : null;
-    applyChildren(job, ctx, step, committed);
-
     TrainingJobStatus next = StatusAggregator.aggregate(job, step, admitted, List.of(), now);
+    applyChildren(job, ctx, step, next.world);
     return writeStatus(job, next, requeueAfter(job, step, next, now));
   }
 
@@ -188,12 +187,11 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
     return null;
   }
 
-  private void applyChildren(TrainingJob job, Context<TrainingJob> ctx, WorldStep step, World justCommitted) {
+  /** @param committed status.world as this reconcile writes it (the world document is rendered from it) */
+  private void applyChildren(TrainingJob job, Context<TrainingJob> ctx, WorldStep step, WorldStatus committed) {
     boolean ended = step instanceof WorldStep.Ended || step instanceof WorldStep.Finish;
     children.apply(job, ctx, HeadlessService.build(job, settings.masterPort()));
-    World world = justCommitted != null ? justCommitted
-        : job.getStatus() != null && job.getStatus().world != null ? WorldLifecycle.committedWorld(job) : null;
-    children.apply(job, ctx, WorldConfigMap.build(job, world));
+    children.apply(job, ctx, WorldConfigMap.build(job, committed));
     boolean wantBalancer = !ended && job.getSpec().balancer.mode != BalancerSpec.Mode.OFF;
     if (wantBalancer) {
       // created once, never updated: a new token would lock out connected sidecars

@@ -1,9 +1,10 @@
 package dev.ballast.operator.status;
 
 import dev.ballast.operator.admission.GangAdmission;
+import dev.ballast.operator.api.CommittedSpec;
 import dev.ballast.operator.api.TrainingJob;
-import dev.ballast.operator.api.TrainingJobStatus;
 import dev.ballast.operator.api.TrainingJobStatus.Phase;
+import dev.ballast.operator.api.TrainingJobStatus;
 import dev.ballast.operator.api.WorldNode;
 import dev.ballast.operator.api.WorldStatus;
 import dev.ballast.operator.desired.Names;
@@ -137,7 +138,7 @@ public final class StatusAggregator {
         .map(seat -> new WorldNode(seat.index(), Names.workerPod(name, seat.index()), seat.node(), seat.nodeRank(),
             seat.domain(), seat.rack()))
         .toList();
-    return new WorldStatus(world.generation(), world.size() * job.getSpec().gpusPerWorker, nodes);
+    return new WorldStatus(world.generation(), job.getSpec().gpusPerWorker, nodes, CommittedSpec.of(job.getSpec()));
   }
 
   private record ConditionSetter(TrainingJobStatus status, long generation, String now) {

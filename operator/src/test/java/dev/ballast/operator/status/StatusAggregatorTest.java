@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ballast.operator.TestJobs;
 import dev.ballast.operator.admission.GangAdmission;
-import dev.ballast.operator.api.BalancerStatus;
+import dev.ballast.operator.api.BalancerStatusSchema;
 import dev.ballast.operator.api.TrainingJob;
 import dev.ballast.operator.api.TrainingJobStatus.Phase;
 
@@ -72,7 +72,7 @@ class StatusAggregatorTest {
   @Test
   void theBalancersPartIsNeitherProducedNorComparedAgainst() {
     job.setStatus(StatusAggregator.aggregate(job, new WorldStep.Run(world, 2), null, List.of(), T0));
-    job.getStatus().balancer = new BalancerStatus();
+    job.getStatus().balancer = new BalancerStatusSchema();
     job.getStatus().balancer.planVersion = "1.7";
     var next = StatusAggregator.aggregate(job, new WorldStep.Run(world, 2), null, List.of(), T0);
     assertThat(next.balancer).isNull();

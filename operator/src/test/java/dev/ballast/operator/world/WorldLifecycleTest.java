@@ -43,8 +43,8 @@ class WorldLifecycleTest {
 
   void commit() {
     job.setStatus(new TrainingJobStatus());
-    job.getStatus().world = new WorldStatus(1, 16, List.of(new WorldNode(0, "olmoe-worker-0", "n0", 0, "d0", "r0"),
-        new WorldNode(1, "olmoe-worker-1", "n1", 1, "d0", "r0")));
+    job.getStatus().world = new WorldStatus(1, 8, List.of(new WorldNode(0, "olmoe-worker-0", "n0", 0, "d0", "r0"),
+        new WorldNode(1, "olmoe-worker-1", "n1", 1, "d0", "r0")), null);
   }
 
   @Test

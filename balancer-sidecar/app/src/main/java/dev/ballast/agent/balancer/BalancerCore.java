@@ -14,10 +14,15 @@ import dev.ballast.agent.proto.WorldChange;
 import dev.ballast.agent.wire.BadReportException;
 import dev.ballast.agent.wire.Protocol;
 import dev.ballast.agent.wire.ReportParser;
-import dev.ballast.agent.wire.World;
+import dev.ballast.contracts.json.JsonWriter;
+import dev.ballast.contracts.plan.PlanVersion;
+import dev.ballast.contracts.status.BalancerStatus;
+import dev.ballast.contracts.world.PlanningSpec;
+import dev.ballast.contracts.world.WorldDocument;
+import dev.ballast.contracts.world.WorldDocumentJson;
+import dev.ballast.contracts.world.WorldWorker;
 import dev.ballast.planner.codec.PlanBinary;
 import dev.ballast.planner.codec.PlanJson;
-import dev.ballast.planner.json.JsonWriter;
 import dev.ballast.planner.load.EmaPredictor;
 import dev.ballast.planner.load.ModelLoads;
 import dev.ballast.planner.model.GpuPlace;
@@ -27,7 +32,6 @@ import dev.ballast.planner.model.Mode;
 import dev.ballast.planner.model.MoeShape;
 import dev.ballast.planner.model.Parallelism;
 import dev.ballast.planner.model.Plan;
-import dev.ballast.planner.model.PlanVersion;
 import dev.ballast.planner.model.Topology;
 import dev.ballast.planner.planners.PlanRequest;
 import dev.ballast.planner.planners.Planner;
@@ -119,8 +123,8 @@ public final class BalancerCore {
     private final PlanRunner runner;
     private final LongSupplier clock;
 
-    private JobSpec spec;
-    private World world;
+    private PlanningSpec spec;
+    private WorldDocument world;
     private PlanningContext ctx;
     private Planner planner;
     private Routing routing;
@@ -186,23 +190,14 @@ public final class BalancerCore {
 
     // ---------------------------------------------------------------- configuration
 
-    public void onSpec(JobSpec s) {
-        if (s.equals(spec)) {
-            return;
-        }
-        spec = s;
-        ready = world != null;
-        rebuild();
-        planWanted = true;
-        maybeStartPlanning();
-    }
-
-    public void onWorld(World w) {
+    /** A new world document (its spec frozen at commit, docs/contracts.md); older or equal generations are ignored. */
+    public void onWorld(WorldDocument w) {
         if (world != null && w.generation() <= world.generation()) {
             return;
         }
         world = w;
-        ready = spec != null;
+        spec = w.spec();
+        ready = true;
         adopted.clear();
         adoptedStep.clear();
         currentPlan = null;
@@ -218,7 +213,7 @@ public final class BalancerCore {
             if (!st.authenticated) {
                 continue;
             }
-            World.Node n = w.byPodIndex(st.podIndex);
+            WorldWorker n = w.byPodIndex(st.podIndex);
             if (n == null) {
                 refuse(e.getKey(), ErrorNotice.Code.NOT_IN_WORLD, "pod index " + st.podIndex
                         + " is not part of world generation " + w.generation());
@@ -235,14 +230,14 @@ public final class BalancerCore {
 
     private void rebuild() {
         ctx = null;
-        if (spec == null || world == null || world.nodes().isEmpty()) {
+        if (world == null || world.nodes().isEmpty()) {
             return;
         }
         try {
             Map<String, Integer> domains = new HashMap<>();
             Map<String, Integer> racks = new HashMap<>();
             List<GpuPlace> gpus = new ArrayList<>();
-            for (World.Node n : world.nodes()) {
+            for (WorldWorker n : world.nodes()) {
                 String domain = n.domain().isEmpty() ? (n.node().isEmpty() ? n.pod() : n.node()) : n.domain();
                 int d = domains.computeIfAbsent(domain, k -> domains.size());
                 int r = racks.computeIfAbsent(n.rack(), k -> racks.size());
@@ -270,7 +265,7 @@ public final class BalancerCore {
     }
 
     /** The model as the planner sees it: gradients in the parameters' precision, 12 bytes of optimizer state (Adam). */
-    static MoeShape shape(String job, JobSpec spec) {
+    static MoeShape shape(String job, PlanningSpec spec) {
         return new MoeShape(job, spec.moeLayers(), spec.experts(), spec.topK(), spec.sharedExperts(),
                 spec.hiddenSize(), spec.ffnHiddenSize(), spec.bytesPerParam(), spec.bytesPerParam(), 12, 3);
     }
@@ -329,12 +324,11 @@ public final class BalancerCore {
                     + h.getNamespace() + "/" + h.getJob());
             return;
         }
-        if (world == null || world.nodes().isEmpty() || spec == null) {
-            refuse(id, ErrorNotice.Code.NO_WORLD, world == null || world.nodes().isEmpty()
-                    ? "no world committed yet; retry later" : "job spec not loaded yet; retry later");
+        if (world == null || world.nodes().isEmpty()) { // a committed world always carries its spec
+            refuse(id, ErrorNotice.Code.NO_WORLD, "no world committed yet; retry later");
             return;
         }
-        World.Node n = world.byPodIndex(h.getPodIndex());
+        WorldWorker n = world.byPodIndex(h.getPodIndex());
         if (n == null) {
             boolean stale = h.getWorldGeneration() > 0 && h.getWorldGeneration() < world.generation();
             refuse(id, stale ? ErrorNotice.Code.STALE_GENERATION : ErrorNotice.Code.NOT_IN_WORLD,
@@ -626,7 +620,7 @@ public final class BalancerCore {
 
     private BalancerMessage worldMessage() {
         return BalancerMessage.newBuilder().setWorld(WorldChange.newBuilder().setGeneration(world.generation())
-                .setWorldJson(world.json())).build();
+                .setWorldJson(WorldDocumentJson.encode(world))).build();
     }
 
     private BalancerMessage retentionMessage() {

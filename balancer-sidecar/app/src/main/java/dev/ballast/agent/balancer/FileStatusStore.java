@@ -1,15 +1,15 @@
 package dev.ballast.agent.balancer;
 
-import dev.ballast.planner.json.Json;
-import dev.ballast.planner.json.JsonFields;
-import dev.ballast.planner.json.JsonWriter;
+import dev.ballast.contracts.json.Json;
+import dev.ballast.contracts.json.JsonFields;
+import dev.ballast.contracts.status.BalancerStatus;
+import dev.ballast.contracts.status.BalancerStatusJson;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.util.Map;
 
 /** status.balancer in a JSON file (BALLAST_STATUS_FILE): for running a balancer outside a cluster (bench, tests). */
 public final class FileStatusStore implements StatusStore {
@@ -25,8 +25,7 @@ public final class FileStatusStore implements StatusStore {
             return 0;
         }
         try {
-            Map<String, Object> m = JsonFields.object(Json.parse(Files.readString(file)), file.toString());
-            return m.containsKey("planSequence") ? JsonFields.requireLong(m, "planSequence") : 0;
+            return BalancerStatusJson.planSequence(JsonFields.object(Json.parse(Files.readString(file)), file.toString()));
         } catch (IOException e) {
             throw new UncheckedIOException("reading " + file, e);
         }
@@ -34,10 +33,7 @@ public final class FileStatusStore implements StatusStore {
 
     @Override
     public void write(BalancerStatus s) {
-        String json = new JsonWriter().beginObject().field("planVersion", s.planVersion())
-                .field("planSequence", s.planSequence()).field("adoptedAtStep", s.adoptedAtStep())
-                .field("imbalanceBefore", s.imbalanceBefore()).field("imbalanceAfter", s.imbalanceAfter())
-                .field("predictedSpeedup", s.predictedSpeedup()).endObject().toString();
+        String json = BalancerStatusJson.encode(s);
         try {
             Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
             Files.writeString(tmp, json + "\n");

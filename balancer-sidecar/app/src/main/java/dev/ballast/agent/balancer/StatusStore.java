@@ -1,5 +1,7 @@
 package dev.ballast.agent.balancer;
 
+import dev.ballast.contracts.status.BalancerStatus;
+
 /** Where status.balancer lives: the TrainingJob (in a cluster) or a file (local runs, tests). */
 public interface StatusStore {
     /** The persisted plan-sequence high-water mark, 0 when none was ever written. */

@@ -1,14 +1,15 @@
 package dev.ballast.agent.kube;
 
-import dev.ballast.agent.balancer.BalancerStatus;
 import dev.ballast.agent.balancer.StatusStore;
+import dev.ballast.contracts.status.BalancerStatus;
+import dev.ballast.contracts.status.BalancerStatusJson;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 
-import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -17,6 +18,9 @@ import java.util.Map;
  */
 public final class KubeStatusStore implements StatusStore {
     public static final String FIELD_MANAGER = "ballast-balancer";
+    public static final ResourceDefinitionContext TRAINING_JOBS = new ResourceDefinitionContext.Builder()
+            .withGroup("ballast.dev").withVersion("v1alpha1").withKind("TrainingJob").withPlural("trainingjobs")
+            .withNamespaced(true).build();
 
     private final KubernetesClient client;
     private final String namespace;
@@ -30,39 +34,24 @@ public final class KubeStatusStore implements StatusStore {
 
     @Override
     public long loadPlanSequence() {
-        GenericKubernetesResource tj = client.genericKubernetesResources(KubeSources.TRAINING_JOBS)
+        GenericKubernetesResource tj = client.genericKubernetesResources(TRAINING_JOBS)
                 .inNamespace(namespace).withName(job).get();
         if (tj == null) {
             throw new IllegalStateException("TrainingJob " + namespace + "/" + job + " not found");
         }
         Object status = tj.getAdditionalProperties().get("status");
-        if (status instanceof Map<?, ?> s && s.get("balancer") instanceof Map<?, ?> b && b.get("planSequence") instanceof Number n) {
-            return n.longValue();
-        }
-        return 0;
+        return status instanceof Map<?, ?> s && s.get("balancer") instanceof Map<?, ?> b ? BalancerStatusJson.planSequence(b) : 0;
     }
 
     @Override
     public void write(BalancerStatus s) {
-        Map<String, Object> balancer = new LinkedHashMap<>();
-        balancer.put("planVersion", s.planVersion());
-        balancer.put("planSequence", s.planSequence());
-        balancer.put("adoptedAtStep", s.adoptedAtStep());
-        balancer.put("imbalanceBefore", round4(s.imbalanceBefore()));
-        balancer.put("imbalanceAfter", round4(s.imbalanceAfter()));
-        balancer.put("predictedSpeedup", round4(s.predictedSpeedup()));
         GenericKubernetesResource patch = new GenericKubernetesResource();
-        patch.setApiVersion(KubeSources.TRAINING_JOBS.getGroup() + "/" + KubeSources.TRAINING_JOBS.getVersion());
-        patch.setKind(KubeSources.TRAINING_JOBS.getKind());
+        patch.setApiVersion(TRAINING_JOBS.getGroup() + "/" + TRAINING_JOBS.getVersion());
+        patch.setKind(TRAINING_JOBS.getKind());
         patch.setMetadata(new ObjectMetaBuilder().withName(job).withNamespace(namespace).build());
-        patch.setAdditionalProperty("status", Map.of("balancer", balancer));
-        client.genericKubernetesResources(KubeSources.TRAINING_JOBS).inNamespace(namespace).withName(job)
+        patch.setAdditionalProperty("status", Map.of("balancer", BalancerStatusJson.fields(s)));
+        client.genericKubernetesResources(TRAINING_JOBS).inNamespace(namespace).withName(job)
                 .subresource("status").patch(new PatchContext.Builder().withPatchType(PatchType.SERVER_SIDE_APPLY)
                         .withFieldManager(FIELD_MANAGER).withForce(true).build(), patch);
-    }
-
-    /** Four decimals are plenty for a ratio and keep the applied object stable between writes. */
-    private static double round4(double x) {
-        return Math.round(x * 10_000) / 10_000.0;
     }
 }

@@ -9,6 +9,7 @@ import dev.ballast.agent.balancer.StatusStore;
 import dev.ballast.agent.kube.KubeSources;
 import dev.ballast.agent.kube.KubeStatusStore;
 import dev.ballast.agent.wire.Protocol;
+import dev.ballast.contracts.env.ProcessEnv;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.grpc.Server;
 import io.grpc.netty.NettyServerBuilder;
@@ -28,7 +29,7 @@ import java.util.logging.Logger;
 
 /**
  * Wires the balancer role: one loop thread owns {@link BalancerCore}; a planner thread runs planning; the gRPC
- * server (port 8471) feeds sessions; the world and spec come from the cluster (or files), status goes back to the
+ * server (port 8471) feeds sessions; the world document comes from the cluster (or a file), status goes back to the
  * TrainingJob (or a file).
  */
 public final class BalancerRuntime implements AutoCloseable {
@@ -51,11 +52,11 @@ public final class BalancerRuntime implements AutoCloseable {
     }
 
     public void start(Supplier<KubernetesClient> kube) {
-        String job = AgentEnv.require("BALLAST_JOB");
-        String ns = AgentEnv.require("BALLAST_NAMESPACE");
-        String token = AgentEnv.require("BALLAST_TOKEN");
-        String worldFile = AgentEnv.get("BALLAST_WORLD_FILE", null);
-        String statusFile = AgentEnv.get("BALLAST_STATUS_FILE", null);
+        String job = AgentEnv.require(ProcessEnv.JOB);
+        String ns = AgentEnv.require(ProcessEnv.NAMESPACE);
+        String token = AgentEnv.require(ProcessEnv.TOKEN);
+        String worldFile = AgentEnv.get(ProcessEnv.WORLD_FILE, null);
+        String statusFile = AgentEnv.get(ProcessEnv.STATUS_FILE, null);
         StatusStore status = statusFile != null ? new FileStatusStore(Path.of(statusFile))
                 : new KubeStatusStore(kube.get(), ns, job);
         BalancerCore.PlanRunner runner = (jobFn, done, failed) -> plannerThread.execute(() -> {
@@ -70,12 +71,12 @@ public final class BalancerRuntime implements AutoCloseable {
         // construction reads the persisted plan sequence from the API server: slow on a loaded node
         core = call(() -> new BalancerCore(job, ns, token, status, runner, System::nanoTime, id), 60);
         if (worldFile != null) {
-            FileSources files = new FileSources(Path.of(worldFile), Path.of(AgentEnv.require("BALLAST_SPEC_FILE")));
-            timer.scheduleWithFixedDelay(() -> loop.execute(() -> files.poll(core::onWorld, core::onSpec)), 0, 1, TimeUnit.SECONDS);
+            FileSources files = new FileSources(Path.of(worldFile));
+            timer.scheduleWithFixedDelay(() -> loop.execute(() -> files.poll(core::onWorld)), 0, 1, TimeUnit.SECONDS);
         } else {
             kubeSources = new KubeSources();
-            kubeSources.start(kube.get(), ns, job, AgentEnv.get("BALLAST_WORLD_CONFIGMAP", job + "-world"),
-                    w -> loop.execute(() -> core.onWorld(w)), s -> loop.execute(() -> core.onSpec(s)));
+            kubeSources.start(kube.get(), ns, AgentEnv.get(ProcessEnv.WORLD_CONFIGMAP, job + "-world"),
+                    w -> loop.execute(() -> core.onWorld(w)));
         }
         timer.scheduleWithFixedDelay(() -> loop.execute(() -> {
             try {
@@ -84,7 +85,7 @@ public final class BalancerRuntime implements AutoCloseable {
                 LOG.warning("balancer tick failed: " + e);
             }
         }), 1, 1, TimeUnit.SECONDS);
-        int port = AgentEnv.intValue("BALLAST_GRPC_PORT", 8471);
+        int port = AgentEnv.intValue(ProcessEnv.GRPC_PORT_VAR, ProcessEnv.BALANCER_GRPC_PORT);
         String bind = AgentEnv.bindAddress();
         try {
             server = NettyServerBuilder.forAddress(new InetSocketAddress(bind, port))

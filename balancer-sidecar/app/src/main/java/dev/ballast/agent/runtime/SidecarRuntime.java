@@ -5,6 +5,7 @@ import dev.ballast.agent.sidecar.PlanStore;
 import dev.ballast.agent.sidecar.SidecarCore;
 import dev.ballast.agent.sidecar.SidecarIdentity;
 import dev.ballast.agent.sidecar.SidecarLink;
+import dev.ballast.contracts.env.ProcessEnv;
 
 import java.util.logging.Logger;
 
@@ -16,16 +17,17 @@ public final class SidecarRuntime implements AutoCloseable {
     private SidecarLink link;
 
     public void start() {
-        String job = AgentEnv.require("BALLAST_JOB");
-        String podName = AgentEnv.get("BALLAST_POD_NAME", job + "-worker-" + AgentEnv.require("BALLAST_POD_INDEX"));
-        SidecarIdentity id = new SidecarIdentity(job, AgentEnv.require("BALLAST_NAMESPACE"),
-                AgentEnv.intValue("BALLAST_POD_INDEX", -1), podName, AgentEnv.get("BALLAST_TOKEN", ""));
+        String job = AgentEnv.require(ProcessEnv.JOB);
+        String podName = AgentEnv.get(ProcessEnv.POD_NAME, job + "-worker-" + AgentEnv.require(ProcessEnv.POD_INDEX));
+        SidecarIdentity id = new SidecarIdentity(job, AgentEnv.require(ProcessEnv.NAMESPACE),
+                AgentEnv.intValue(ProcessEnv.POD_INDEX, -1), podName, AgentEnv.get(ProcessEnv.TOKEN, ""));
         if (id.podIndex() < 0) {
             throw new IllegalStateException("environment variable BALLAST_POD_INDEX is required");
         }
-        core = new SidecarCore(id, AgentEnv.intValue("BALLAST_PLAN_CAPACITY", PlanStore.DEFAULT_CAPACITY),
+        core = new SidecarCore(id, AgentEnv.intValue(ProcessEnv.PLAN_CAPACITY, PlanStore.DEFAULT_CAPACITY),
                 SidecarCore.DEFAULT_OUTBOX_CAPACITY, System::nanoTime);
-        String address = AgentEnv.get("BALLAST_BALANCER_ADDRESS", job + "-balancer." + id.namespace() + ".svc:8471");
+        String address = AgentEnv.get(ProcessEnv.BALANCER_ADDRESS,
+                job + "-balancer." + id.namespace() + ".svc:" + ProcessEnv.BALANCER_GRPC_PORT);
         link = new SidecarLink(core, address);
         link.start();
         LOG.info("sidecar of " + id.namespace() + "/" + podName + " (pod index " + id.podIndex() + ") streaming to " + address);

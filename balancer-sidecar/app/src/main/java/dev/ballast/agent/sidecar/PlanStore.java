@@ -1,7 +1,7 @@
 package dev.ballast.agent.sidecar;
 
+import dev.ballast.contracts.plan.PlanVersion;
 import dev.ballast.planner.model.Plan;
-import dev.ballast.planner.model.PlanVersion;
 
 import java.util.ArrayList;
 import java.util.HashSet;

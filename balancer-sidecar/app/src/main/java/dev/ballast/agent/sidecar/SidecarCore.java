@@ -11,11 +11,13 @@ import dev.ballast.agent.proto.Welcome;
 import dev.ballast.agent.wire.BadReportException;
 import dev.ballast.agent.wire.Protocol;
 import dev.ballast.agent.wire.ReportParser;
-import dev.ballast.agent.wire.World;
-import dev.ballast.client.PlanHeads;
+import dev.ballast.contracts.plan.PlanHeads;
+import dev.ballast.contracts.plan.PlanVersion;
+import dev.ballast.contracts.world.WorldDocument;
+import dev.ballast.contracts.world.WorldDocumentJson;
+import dev.ballast.contracts.world.WorldWorker;
 import dev.ballast.planner.codec.PlanBinary;
 import dev.ballast.planner.model.Plan;
-import dev.ballast.planner.model.PlanVersion;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -41,7 +43,9 @@ public final class SidecarCore {
 
     private boolean connected;
     private Welcome welcome;
-    private World world;
+    private WorldDocument world;
+    /** The world as the balancer sent it, served verbatim on GET /v1/world. */
+    private String worldJson;
     private long generationSeen;
     private PlanVersion balancerNewest;
     private long lastResyncNanos = Long.MIN_VALUE / 2;
@@ -64,7 +68,7 @@ public final class SidecarCore {
 
     /** The first message of every (re)connection. */
     public synchronized SidecarMessage hello() {
-        World.Node me = world == null ? null : world.byPodIndex(identity.podIndex());
+        WorldWorker me = world == null ? null : world.byPodIndex(identity.podIndex());
         return SidecarMessage.newBuilder().setHello(Hello.newBuilder()
                 .setProtocolVersion(Protocol.VERSION).setJob(identity.job()).setNamespace(identity.namespace())
                 .setWorldGeneration(generationSeen).setPodIndex(identity.podIndex())
@@ -92,9 +96,10 @@ public final class SidecarCore {
             case WELCOME -> welcome = m.getWelcome();
             case WORLD -> {
                 try {
-                    World w = World.parse(m.getWorld().getWorldJson());
+                    WorldDocument w = WorldDocumentJson.decode(m.getWorld().getWorldJson());
                     if (world == null || w.generation() >= world.generation()) {
                         world = w;
+                        worldJson = m.getWorld().getWorldJson();
                         generationSeen = Math.max(generationSeen, w.generation());
                     }
                 } catch (RuntimeException e) {
@@ -195,7 +200,7 @@ public final class SidecarCore {
             throw new BadReportException(409, "report of world generation " + r.getWorldGeneration()
                     + " is stale: the current generation is " + world.generation());
         }
-        World.Node me = world == null || r.getWorldGeneration() != world.generation() ? null : world.byPodIndex(identity.podIndex());
+        WorldWorker me = world == null || r.getWorldGeneration() != world.generation() ? null : world.byPodIndex(identity.podIndex());
         if (me != null) {
             int g = world.gpusPerWorker();
             long lo = (long) me.nodeRank() * g;
@@ -230,7 +235,7 @@ public final class SidecarCore {
     }
 
     public synchronized String worldJson() {
-        return world == null ? null : world.json();
+        return worldJson;
     }
 
     public synchronized boolean connected() {

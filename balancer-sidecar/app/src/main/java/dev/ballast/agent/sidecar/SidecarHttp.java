@@ -3,11 +3,11 @@ package dev.ballast.agent.sidecar;
 import dev.ballast.agent.wire.BadReportException;
 import dev.ballast.agent.wire.Protocol;
 import dev.ballast.agent.wire.ReportParser;
-import dev.ballast.client.PlanHeads;
+import dev.ballast.contracts.json.JsonWriter;
+import dev.ballast.contracts.plan.PlanHeadsJson;
+import dev.ballast.contracts.plan.PlanVersion;
 import dev.ballast.planner.codec.PlanJson;
-import dev.ballast.planner.json.JsonWriter;
 import dev.ballast.planner.model.Plan;
-import dev.ballast.planner.model.PlanVersion;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
@@ -57,13 +57,7 @@ public final class SidecarHttp {
             json(rc, 400, error("query parameters 'generation' and 'step' are required integers"));
             return;
         }
-        PlanHeads h = core.heads(generation, step);
-        json(rc, 200, "{\"generation\":" + generation + ",\"step\":" + step + ",\"newest\":" + quoted(h.newest())
-                + ",\"oldest\":" + quoted(h.oldest()) + "}");
-    }
-
-    private static String quoted(PlanVersion v) {
-        return v == null ? "null" : "\"" + v + "\"";
+        json(rc, 200, PlanHeadsJson.encode(generation, step, core.heads(generation, step)));
     }
 
     private void plan(RoutingContext rc) {

@@ -1,6 +1,6 @@
 package dev.ballast.agent.wire;
 
-import dev.ballast.planner.model.PlanVersion;
+import dev.ballast.contracts.plan.PlanVersion;
 
 /** Wire-protocol constants and conversions shared by both roles (docs/protocol.md). */
 public final class Protocol {

@@ -1,9 +1,10 @@
 package dev.ballast.agent.wire;
 
 import dev.ballast.agent.proto.LoadReport;
-import dev.ballast.planner.json.Json;
-import dev.ballast.planner.json.JsonException;
-import dev.ballast.planner.model.PlanVersion;
+import dev.ballast.contracts.json.Json;
+import dev.ballast.contracts.json.JsonException;
+import dev.ballast.contracts.plan.PlanVersion;
+import dev.ballast.contracts.plan.PlanVersions;
 
 import java.util.List;
 import java.util.Map;
@@ -127,15 +128,12 @@ public final class ReportParser {
         }
     }
 
+    /** {@link PlanVersions#parse}, refused as a bad request. */
     public static PlanVersion parseVersion(String s) throws BadReportException {
-        int dot = s.indexOf('.');
         try {
-            if (dot <= 0) {
-                throw new NumberFormatException();
-            }
-            return new PlanVersion(Long.parseLong(s.substring(0, dot)), Long.parseLong(s.substring(dot + 1)));
-        } catch (RuntimeException e) {
-            throw new BadReportException(400, "plan version must look like \"<generation>.<sequence>\", got \"" + s + "\"");
+            return PlanVersions.parse(s);
+        } catch (IllegalArgumentException e) {
+            throw new BadReportException(400, e.getMessage());
         }
     }
 

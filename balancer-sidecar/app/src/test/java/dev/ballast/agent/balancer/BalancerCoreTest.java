@@ -6,8 +6,10 @@ import dev.ballast.agent.proto.Hello;
 import dev.ballast.agent.proto.LoadReport;
 import dev.ballast.agent.proto.SidecarMessage;
 import dev.ballast.agent.sim.MemoryStatusStore;
+import dev.ballast.agent.sim.TestWorlds;
 import dev.ballast.agent.wire.Protocol;
-import dev.ballast.agent.wire.World;
+import dev.ballast.contracts.world.PlanningSpec;
+import dev.ballast.contracts.world.WorldDocument;
 import dev.ballast.planner.model.MemoryBudget;
 import dev.ballast.planner.model.Mode;
 import dev.ballast.planner.model.Parallelism;
@@ -22,13 +24,13 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 
 class BalancerCoreTest {
-    static final JobSpec SPEC = JobSpec.fromSpec(Map.of(
-            "model", Map.of("moeLayers", 2, "experts", 4, "topK", 1),
-            "parallelism", Map.of("expert", 4), "gpusPerWorker", 2,
-            "balancer", Map.of("replanEverySteps", 2, "redundantSlotsPerGpu", 1)));
-    static final World WORLD = World.parse("{\"job\":\"j\",\"namespace\":\"ns\",\"generation\":3,\"gpusPerWorker\":2,\"nodes\":["
-            + "{\"index\":0,\"pod\":\"j-worker-0\",\"nodeRank\":1,\"node\":\"a\",\"domain\":\"d\",\"rack\":\"r\"},"
-            + "{\"index\":5,\"pod\":\"j-worker-5\",\"nodeRank\":0,\"node\":\"b\",\"domain\":\"d\",\"rack\":\"r\"}]}");
+    static final PlanningSpec SPEC = TestWorlds.spec(2, 4, 1, 4, 1, 2);
+    static final WorldDocument WORLD = world(SPEC);
+
+    static WorldDocument world(PlanningSpec spec) {
+        return TestWorlds.world("j", 3, 2, spec, TestWorlds.worker("j", 0, 1, "a", "d", "r"),
+                TestWorlds.worker("j", 5, 0, "b", "d", "r"));
+    }
 
     static final class Recorder implements BalancerCore.Session {
         final List<BalancerMessage> got = new ArrayList<>();
@@ -61,7 +63,6 @@ class BalancerCoreTest {
 
     BalancerCore newCore() {
         BalancerCore c = new BalancerCore("j", "ns", "tok", status, BalancerCore.PlanRunner.SYNC, () -> now, "b");
-        c.onSpec(SPEC);
         c.onWorld(WORLD);
         return c;
     }
@@ -128,11 +129,8 @@ class BalancerCoreTest {
         assertThat(core.reportsAccepted()).isEqualTo(1);
     }
 
-    static JobSpec withBudget(long bytes) {
-        return JobSpec.fromSpec(Map.of(
-                "model", Map.of("moeLayers", 2, "experts", 4, "topK", 1),
-                "parallelism", Map.of("expert", 4), "gpusPerWorker", 2,
-                "balancer", Map.of("replanEverySteps", 2, "redundantSlotsPerGpu", 1, "memoryBudgetBytes", bytes)));
+    static WorldDocument withBudget(long bytes) {
+        return world(TestWorlds.withBudget(2, 4, 1, 4, 1, 2, bytes));
     }
 
     /** Skewed reports from both pods for steps [from, to); returns the recorders. */
@@ -160,15 +158,13 @@ class BalancerCoreTest {
         skewedSteps(0, 6);
         assertThat(replicas(core.currentPlan())).isPositive();
         core = new BalancerCore("j", "ns", "tok", status, BalancerCore.PlanRunner.SYNC, () -> now, "b");
-        core.onSpec(withBudget(homesOnly));
-        core.onWorld(WORLD);
+        core.onWorld(withBudget(homesOnly));
         skewedSteps(0, 6);
         assertThat(core.plansPublished()).isPositive();
         assertThat(replicas(core.currentPlan())).isZero();
 
         core = new BalancerCore("j", "ns", "tok", status, BalancerCore.PlanRunner.SYNC, () -> now, "b");
-        core.onSpec(withBudget(homesOnly - 1));
-        core.onWorld(WORLD);
+        core.onWorld(withBudget(homesOnly - 1));
         List<Recorder> r = skewedSteps(0, 2);
         assertThat(core.reportsAccepted()).isZero();
         assertThat(r.get(0).errors().get(0).getMessage()).contains("memoryBudgetBytes " + (homesOnly - 1) + " is below the "

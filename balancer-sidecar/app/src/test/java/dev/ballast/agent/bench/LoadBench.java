@@ -9,9 +9,9 @@ import dev.ballast.agent.proto.PlanVersion;
 import dev.ballast.agent.proto.SidecarMessage;
 import dev.ballast.agent.wire.Protocol;
 import dev.ballast.client.HttpSidecarClient;
-import dev.ballast.planner.json.Json;
-import dev.ballast.planner.json.JsonFields;
-import dev.ballast.planner.json.JsonWriter;
+import dev.ballast.contracts.json.Json;
+import dev.ballast.contracts.json.JsonFields;
+import dev.ballast.contracts.json.JsonWriter;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.ClientCallStreamObserver;
@@ -382,7 +382,7 @@ public final class LoadBench {
         final HttpServer sink;
         final HttpSidecarClient client;
         final long[][] counts;
-        final dev.ballast.planner.model.PlanVersion adopted = new dev.ballast.planner.model.PlanVersion(1, 1);
+        final dev.ballast.contracts.plan.PlanVersion adopted = new dev.ballast.contracts.plan.PlanVersion(1, 1);
         final long[] samples = new long[1 << 20];
         int n;
 

@@ -1,9 +1,9 @@
 package dev.ballast.agent.sidecar;
 
+import dev.ballast.contracts.plan.PlanVersion;
 import dev.ballast.planner.model.Mode;
 import dev.ballast.planner.model.Parallelism;
 import dev.ballast.planner.model.Plan;
-import dev.ballast.planner.model.PlanVersion;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

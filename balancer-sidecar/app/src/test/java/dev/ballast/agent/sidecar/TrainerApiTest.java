@@ -5,17 +5,19 @@ import dev.ballast.agent.proto.BalancerMessage;
 import dev.ballast.agent.proto.PlanMessage;
 import dev.ballast.agent.proto.Welcome;
 import dev.ballast.agent.proto.WorldChange;
+import dev.ballast.agent.sim.TestWorlds;
 import dev.ballast.agent.wire.Protocol;
 import dev.ballast.client.HttpSidecarClient;
 import dev.ballast.client.InProcessAllReduce;
 import dev.ballast.client.LoadReport;
 import dev.ballast.client.PlanAdopter;
-import dev.ballast.client.PlanHeads;
+import dev.ballast.contracts.plan.PlanHeads;
+import dev.ballast.contracts.plan.PlanVersion;
+import dev.ballast.contracts.world.WorldDocumentJson;
 import dev.ballast.planner.codec.PlanBinary;
 import dev.ballast.planner.model.Mode;
 import dev.ballast.planner.model.Parallelism;
 import dev.ballast.planner.model.Plan;
-import dev.ballast.planner.model.PlanVersion;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import io.vertx.ext.web.Router;
@@ -43,8 +45,8 @@ class TrainerApiTest {
         core.onBalancerMessage(BalancerMessage.newBuilder().setWelcome(Welcome.newBuilder().setLayers(2).setExperts(4)
                 .setGpusPerWorker(2)).build());
         core.onBalancerMessage(BalancerMessage.newBuilder().setWorld(WorldChange.newBuilder().setGeneration(1)
-                .setWorldJson("{\"job\":\"j\",\"namespace\":\"ns\",\"generation\":1,\"gpusPerWorker\":2,\"nodes\":"
-                        + "[{\"index\":0,\"pod\":\"j-worker-0\",\"nodeRank\":0}]}")).build());
+                .setWorldJson(WorldDocumentJson.encode(TestWorlds.world("j", 1, 2, TestWorlds.spec(2, 4, 1, 2, 1, 50),
+                        TestWorlds.worker("j", 0, 0, "n0", "", ""))))).build());
         Router router = Router.router(vertx);
         new SidecarHttp(core, () -> { }).register(router);
         server = vertx.createHttpServer().requestHandler(router).listen(0, "127.0.0.1").toCompletionStage()

@@ -1,7 +1,6 @@
 package dev.ballast.agent.sim;
 
 import dev.ballast.agent.balancer.BalancerCore;
-import dev.ballast.agent.balancer.JobSpec;
 import dev.ballast.agent.proto.BalancerMessage;
 import dev.ballast.agent.proto.ErrorNotice;
 import dev.ballast.agent.proto.SidecarMessage;
@@ -9,15 +8,17 @@ import dev.ballast.agent.sidecar.PlanStore;
 import dev.ballast.agent.sidecar.SidecarCore;
 import dev.ballast.agent.sidecar.SidecarIdentity;
 import dev.ballast.agent.wire.BadReportException;
-import dev.ballast.agent.wire.World;
 import dev.ballast.client.InProcessAllReduce;
 import dev.ballast.client.LoadReport;
 import dev.ballast.client.PlanAdopter;
-import dev.ballast.client.PlanHeads;
 import dev.ballast.client.ReportJson;
 import dev.ballast.client.SidecarApi;
+import dev.ballast.contracts.plan.PlanHeads;
+import dev.ballast.contracts.plan.PlanVersion;
+import dev.ballast.contracts.world.PlanningSpec;
+import dev.ballast.contracts.world.WorldDocument;
+import dev.ballast.contracts.world.WorldWorker;
 import dev.ballast.planner.model.Plan;
-import dev.ballast.planner.model.PlanVersion;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -58,18 +59,14 @@ class FaultInjectionTest {
     final Random rnd = new Random(20240611);
     final ExecutorService pool = Executors.newFixedThreadPool(RANKS);
     final MemoryStatusStore status = new MemoryStatusStore();
-    final JobSpec spec = JobSpec.fromSpec(Map.of(
-            "model", Map.of("moeLayers", LAYERS, "experts", EXPERTS, "topK", 2),
-            "parallelism", Map.of("expert", 4, "pipeline", 1),
-            "gpusPerWorker", GPUS_PER_POD,
-            "balancer", Map.of("mode", "replicate", "planner", "ballast", "redundantSlotsPerGpu", 1, "replanEverySteps", 5)));
+    final PlanningSpec spec = TestWorlds.spec(LAYERS, EXPERTS, 2, 4, 1, 5);
 
     long now;
     final Map<String, Long> fingerprints = new java.util.HashMap<>();
     BalancerCore balancer;
     int balancerIncarnation;
     long balancerConfigAt = -1;
-    World world;
+    WorldDocument world;
     final Pod[] pods = new Pod[PODS];
     PlanAdopter[] adopters = new PlanAdopter[RANKS];
     final RankSidecar[] rankSidecars = new RankSidecar[RANKS];
@@ -166,21 +163,18 @@ class FaultInjectionTest {
         }
     }
 
-    World makeWorld(long generation, int[] nodeRankOfPod) {
-        StringBuilder sb = new StringBuilder("{\"job\":\"" + JOB + "\",\"namespace\":\"" + NS + "\",\"generation\":" + generation
-                + ",\"gpusPerWorker\":" + GPUS_PER_POD + ",\"nodes\":[");
+    WorldDocument makeWorld(long generation, int[] nodeRankOfPod) {
+        WorldWorker[] workers = new WorldWorker[PODS];
         for (int p = 0; p < PODS; p++) {
-            sb.append(p == 0 ? "" : ",").append("{\"index\":").append(p).append(",\"pod\":\"").append(JOB).append("-worker-")
-                    .append(p).append("\",\"nodeRank\":").append(nodeRankOfPod[p]).append(",\"node\":\"n").append(p)
-                    .append("\",\"domain\":\"d").append(p / 2).append("\",\"rack\":\"r0\"}");
+            workers[p] = TestWorlds.worker(JOB, p, nodeRankOfPod[p], "n" + p, "d" + (p / 2), "r0");
         }
-        return World.parse(sb.append("]}").toString());
+        return new WorldDocument(JOB, NS, generation, GPUS_PER_POD, spec, List.of(workers));
     }
 
     void startBalancer() {
         balancer = new BalancerCore(JOB, NS, TOKEN, status, BalancerCore.PlanRunner.SYNC, () -> now * NANOS_PER_STEP,
                 "incarnation-" + (++balancerIncarnation));
-        balancerConfigAt = now + rnd.nextInt(4); // it reads the spec and the world ConfigMap a little later
+        balancerConfigAt = now + rnd.nextInt(4); // it reads the world ConfigMap a little later
     }
 
     void restartBalancer() {
@@ -206,7 +200,7 @@ class FaultInjectionTest {
         InProcessAllReduce ar = new InProcessAllReduce(RANKS);
         for (int r = 0; r < RANKS; r++) {
             Pod pod = null;
-            for (World.Node n : world.nodes()) {
+            for (WorldWorker n : world.nodes()) {
                 if (n.nodeRank() == r / GPUS_PER_POD) {
                     pod = pods[n.index()];
                 }
@@ -264,7 +258,6 @@ class FaultInjectionTest {
                 sidecarRestarts++;
             }
             if (balancerConfigAt >= 0 && now >= balancerConfigAt) {
-                balancer.onSpec(spec);
                 balancer.onWorld(world);
                 balancerConfigAt = -1;
             }

@@ -1,7 +1,7 @@
 package dev.ballast.agent.sim;
 
-import dev.ballast.agent.balancer.BalancerStatus;
 import dev.ballast.agent.balancer.StatusStore;
+import dev.ballast.contracts.status.BalancerStatus;
 
 import java.util.ArrayList;
 import java.util.List;

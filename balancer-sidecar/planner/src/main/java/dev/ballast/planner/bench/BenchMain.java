@@ -1,8 +1,9 @@
 package dev.ballast.planner.bench;
 
+import dev.ballast.contracts.json.JsonWriter;
+import dev.ballast.contracts.plan.PlanVersion;
 import dev.ballast.planner.codec.PlanBinary;
 import dev.ballast.planner.codec.PlanJson;
-import dev.ballast.planner.json.JsonWriter;
 import dev.ballast.planner.load.EmaPredictor;
 import dev.ballast.planner.load.ModelLoads;
 import dev.ballast.planner.load.SourceMapping;
@@ -10,7 +11,6 @@ import dev.ballast.planner.model.Mode;
 import dev.ballast.planner.model.MoeShape;
 import dev.ballast.planner.model.Parallelism;
 import dev.ballast.planner.model.Plan;
-import dev.ballast.planner.model.PlanVersion;
 import dev.ballast.planner.model.Topology;
 import dev.ballast.planner.planners.PlanRequest;
 import dev.ballast.planner.planners.Planner;

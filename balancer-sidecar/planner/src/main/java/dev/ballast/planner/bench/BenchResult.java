@@ -1,6 +1,6 @@
 package dev.ballast.planner.bench;
 
-import dev.ballast.planner.json.JsonWriter;
+import dev.ballast.contracts.json.JsonWriter;
 
 /**
  * One (trace, topology, planner) evaluation. Byte figures are per training step for the whole model (all layers and

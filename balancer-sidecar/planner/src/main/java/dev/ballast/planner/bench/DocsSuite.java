@@ -1,7 +1,7 @@
 package dev.ballast.planner.bench;
 
-import dev.ballast.planner.json.Json;
-import dev.ballast.planner.json.JsonFields;
+import dev.ballast.contracts.json.Json;
+import dev.ballast.contracts.json.JsonFields;
 import dev.ballast.planner.model.Mode;
 import dev.ballast.planner.model.Topology;
 import dev.ballast.planner.planners.Planner;
@@ -202,7 +202,7 @@ final class DocsSuite {
                     Mode.REPLICATE, 2, 50);
             dev.ballast.planner.load.ModelLoads loads = dev.ballast.planner.load.SourceMapping.toGpus(t.counts(0), par, 256, 8192L * 8);
             dev.ballast.planner.model.LayerPlacement p = Planners.byName("ballast-scratch").plan(new dev.ballast.planner.planners.PlanRequest(
-                    ctx, loads, null, new dev.ballast.planner.model.PlanVersion(0, 1), 0)).placement(0, 0);
+                    ctx, loads, null, new dev.ballast.contracts.plan.PlanVersion(0, 1), 0)).placement(0, 0);
             dev.ballast.planner.model.GroupTopology gt = ctx.group(0, 0);
             long[] counts = loads.counts(0, 0);
             long sink = 0;

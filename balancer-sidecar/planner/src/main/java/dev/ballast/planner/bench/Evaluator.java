@@ -1,5 +1,6 @@
 package dev.ballast.planner.bench;
 
+import dev.ballast.contracts.plan.PlanVersion;
 import dev.ballast.planner.cost.CostModel;
 import dev.ballast.planner.cost.LayerCost;
 import dev.ballast.planner.load.EmaPredictor;
@@ -10,7 +11,6 @@ import dev.ballast.planner.model.LayerPlacement;
 import dev.ballast.planner.model.MoeShape;
 import dev.ballast.planner.model.Parallelism;
 import dev.ballast.planner.model.Plan;
-import dev.ballast.planner.model.PlanVersion;
 import dev.ballast.planner.model.Topology;
 import dev.ballast.planner.planners.PlanRequest;
 import dev.ballast.planner.planners.Planner;

@@ -1,10 +1,10 @@
 package dev.ballast.planner.codec;
 
+import dev.ballast.contracts.plan.PlanVersion;
 import dev.ballast.planner.model.LayerPlacement;
 import dev.ballast.planner.model.Mode;
 import dev.ballast.planner.model.Parallelism;
 import dev.ballast.planner.model.Plan;
-import dev.ballast.planner.model.PlanVersion;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;

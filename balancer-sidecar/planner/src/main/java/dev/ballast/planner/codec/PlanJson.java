@@ -1,14 +1,14 @@
 package dev.ballast.planner.codec;
 
-import dev.ballast.planner.json.Json;
-import dev.ballast.planner.json.JsonException;
-import dev.ballast.planner.json.JsonFields;
-import dev.ballast.planner.json.JsonWriter;
+import dev.ballast.contracts.json.Json;
+import dev.ballast.contracts.json.JsonException;
+import dev.ballast.contracts.json.JsonFields;
+import dev.ballast.contracts.json.JsonWriter;
+import dev.ballast.contracts.plan.PlanVersion;
 import dev.ballast.planner.model.LayerPlacement;
 import dev.ballast.planner.model.Mode;
 import dev.ballast.planner.model.Parallelism;
 import dev.ballast.planner.model.Plan;
-import dev.ballast.planner.model.PlanVersion;
 
 import java.util.List;
 import java.util.Map;

@@ -1,5 +1,6 @@
 package dev.ballast.planner.model;
 
+import dev.ballast.contracts.plan.PlanVersion;
 import java.util.Arrays;
 
 /**

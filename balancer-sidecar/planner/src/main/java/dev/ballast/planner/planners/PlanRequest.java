@@ -1,8 +1,8 @@
 package dev.ballast.planner.planners;
 
+import dev.ballast.contracts.plan.PlanVersion;
 import dev.ballast.planner.load.ModelLoads;
 import dev.ballast.planner.model.Plan;
-import dev.ballast.planner.model.PlanVersion;
 
 /**
  * Inputs of one planning call: predicted loads, the plan in use (null: the static layout is in use),

@@ -1,7 +1,7 @@
 package dev.ballast.planner.trace;
 
-import dev.ballast.planner.json.Json;
-import dev.ballast.planner.json.JsonException;
+import dev.ballast.contracts.json.Json;
+import dev.ballast.contracts.json.JsonException;
 
 import java.io.BufferedReader;
 import java.io.IOException;

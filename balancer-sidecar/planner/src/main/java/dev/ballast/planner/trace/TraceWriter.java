@@ -1,6 +1,6 @@
 package dev.ballast.planner.trace;
 
-import dev.ballast.planner.json.JsonWriter;
+import dev.ballast.contracts.json.JsonWriter;
 
 import java.io.IOException;
 import java.io.Writer;

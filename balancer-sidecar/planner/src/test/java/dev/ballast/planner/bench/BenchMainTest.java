@@ -1,8 +1,8 @@
 package dev.ballast.planner.bench;
 
+import dev.ballast.contracts.json.Json;
+import dev.ballast.contracts.json.JsonFields;
 import dev.ballast.planner.codec.PlanJson;
-import dev.ballast.planner.json.Json;
-import dev.ballast.planner.json.JsonFields;
 import dev.ballast.planner.model.MemoryBudget;
 import dev.ballast.planner.model.Mode;
 import dev.ballast.planner.model.MoeShape;

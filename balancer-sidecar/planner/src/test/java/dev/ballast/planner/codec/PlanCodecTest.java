@@ -1,11 +1,11 @@
 package dev.ballast.planner.codec;
 
-import dev.ballast.planner.json.JsonException;
+import dev.ballast.contracts.json.JsonException;
+import dev.ballast.contracts.plan.PlanVersion;
 import dev.ballast.planner.model.LayerPlacement;
 import dev.ballast.planner.model.Mode;
 import dev.ballast.planner.model.Parallelism;
 import dev.ballast.planner.model.Plan;
-import dev.ballast.planner.model.PlanVersion;
 import org.junit.jupiter.api.Test;
 
 import java.util.Arrays;

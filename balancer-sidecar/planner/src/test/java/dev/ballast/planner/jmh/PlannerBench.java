@@ -1,12 +1,12 @@
 package dev.ballast.planner.jmh;
 
+import dev.ballast.contracts.plan.PlanVersion;
 import dev.ballast.planner.load.ModelLoads;
 import dev.ballast.planner.load.SourceMapping;
 import dev.ballast.planner.model.Mode;
 import dev.ballast.planner.model.MoeShape;
 import dev.ballast.planner.model.Parallelism;
 import dev.ballast.planner.model.Plan;
-import dev.ballast.planner.model.PlanVersion;
 import dev.ballast.planner.model.Topology;
 import dev.ballast.planner.planners.PlanRequest;
 import dev.ballast.planner.planners.Planners;

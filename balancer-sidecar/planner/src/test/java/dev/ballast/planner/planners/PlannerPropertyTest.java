@@ -1,5 +1,6 @@
 package dev.ballast.planner.planners;
 
+import dev.ballast.contracts.plan.PlanVersion;
 import dev.ballast.planner.ballast.BallastPlanner;
 import dev.ballast.planner.codec.PlanBinary;
 import dev.ballast.planner.codec.PlanJson;
@@ -12,7 +13,6 @@ import dev.ballast.planner.model.MoeShape;
 import dev.ballast.planner.model.Parallelism;
 import dev.ballast.planner.model.Plan;
 import dev.ballast.planner.model.PlanValidator;
-import dev.ballast.planner.model.PlanVersion;
 import dev.ballast.planner.model.ShardLayout;
 import dev.ballast.planner.model.Topology;
 import org.junit.jupiter.api.Test;

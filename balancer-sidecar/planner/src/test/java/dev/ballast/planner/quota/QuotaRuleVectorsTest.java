@@ -1,9 +1,10 @@
 package dev.ballast.planner.quota;
 
+import dev.ballast.contracts.json.Json;
+import dev.ballast.contracts.json.JsonFields;
+import dev.ballast.contracts.json.JsonWriter;
+import dev.ballast.contracts.vectors.VectorFiles;
 import dev.ballast.planner.Fixtures;
-import dev.ballast.planner.json.Json;
-import dev.ballast.planner.json.JsonFields;
-import dev.ballast.planner.json.JsonWriter;
 import dev.ballast.planner.model.GroupTopology;
 import dev.ballast.planner.model.Hardware;
 import dev.ballast.planner.model.LayerPlacement;
@@ -21,13 +22,13 @@ import java.util.SplittableRandom;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The shared quota-rule test vectors (src/test/resources/quota-rule-vectors.json) that the Java and Python clients must
+ * The shared quota-rule test vectors (contracts/vectors/quota-rule.json) that the Java and Python clients must
  * both pass. This test recomputes every vector from its inputs and checks the file is exactly what the generator
  * below produces. Regenerate after a deliberate rule change with:
- * {@code ./mvnw -q -B -pl balancer-sidecar/planner test -Dtest=QuotaRuleVectorsTest -Dballast.vectors.update=true}
+ * {@code ./mvnw -q -B -pl balancer-sidecar/planner -am test -Dtest=QuotaRuleVectorsTest -Dsurefire.failIfNoSpecifiedTests=false -Dballast.vectors.update=true}
  */
 class QuotaRuleVectorsTest {
-    static final Path FILE = Path.of("src/test/resources/quota-rule-vectors.json");
+    static final Path FILE = VectorFiles.path("quota-rule.json");
 
     record Case(String name, int[] node, int[] rack, int[][] placement, long[][] counts, long[] capacity) {
     }
@@ -160,7 +161,7 @@ class QuotaRuleVectorsTest {
             Files.writeString(FILE, expected, StandardCharsets.UTF_8);
         }
         assertThat(Files.readString(FILE, StandardCharsets.UTF_8))
-                .as("quota-rule-vectors.json is stale: regenerate it (see class comment)")
+                .as("quota-rule.json is stale: regenerate it (see class comment)")
                 .isEqualTo(expected);
     }
 

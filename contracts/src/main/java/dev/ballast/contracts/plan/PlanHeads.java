@@ -1,6 +1,4 @@
-package dev.ballast.client;
-
-import dev.ballast.planner.model.PlanVersion;
+package dev.ballast.contracts.plan;
 
 /**
  * What a sidecar says at a step boundary: the newest plan it holds that belongs to the asked generation and whose

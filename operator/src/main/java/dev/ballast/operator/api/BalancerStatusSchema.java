@@ -3,9 +3,12 @@ package dev.ballast.operator.api;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 
-/** Written by the job's balancer (its own field manager); the operator never touches it. */
+/**
+ * The CRD schema of status.balancer. Written by the job's balancer (its own field manager); the operator never
+ * touches it. The fields are the contract's (dev.ballast.contracts.status.BalancerStatus), checked by a test.
+ */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public class BalancerStatus {
+public class BalancerStatusSchema {
   @JsonPropertyDescription("Newest adopted plan as <worldGeneration>.<sequence>.")
   public String planVersion;
 

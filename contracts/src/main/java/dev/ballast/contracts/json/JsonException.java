@@ -1,4 +1,4 @@
-package dev.ballast.planner.json;
+package dev.ballast.contracts.json;
 
 /** Malformed JSON text; the message names the column (1-based) of the problem. */
 public final class JsonException extends RuntimeException {

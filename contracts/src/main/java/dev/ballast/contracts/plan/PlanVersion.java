@@ -1,4 +1,4 @@
-package dev.ballast.planner.model;
+package dev.ballast.contracts.plan;
 
 /** Plan version (worldGeneration, sequence), ordered lexicographically (DESIGN §4). */
 public record PlanVersion(long worldGeneration, long sequence) implements Comparable<PlanVersion> {

@@ -1,6 +1,4 @@
-package dev.ballast.client;
-
-import dev.ballast.planner.model.PlanVersion;
+package dev.ballast.contracts.plan;
 
 /**
  * Plan versions as the adoption rule's all-reduce sees them: one signed 64-bit integer per version,
@@ -44,16 +42,28 @@ public final class PlanVersions {
         return new PlanVersion(generation, 0);
     }
 
-    /** Parses "generation.sequence", e.g. "3.17". */
+    /**
+     * Parses "generation.sequence", e.g. "3.17": two runs of ASCII digits, each below 2^63, joined by one dot (no sign,
+     * no spaces), the same in every language (contracts/vectors/plan-versions.json).
+     */
     public static PlanVersion parse(String s) {
         int dot = s == null ? -1 : s.indexOf('.');
-        if (dot <= 0 || dot == s.length() - 1) {
+        if (dot <= 0 || !digits(s, 0, dot) || !digits(s, dot + 1, s.length())) {
             throw new IllegalArgumentException("plan version must look like '<generation>.<sequence>', got '" + s + "'");
         }
         try {
             return new PlanVersion(Long.parseLong(s.substring(0, dot)), Long.parseLong(s.substring(dot + 1)));
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("plan version must look like '<generation>.<sequence>', got '" + s + "'");
+            throw new IllegalArgumentException("plan version '" + s + "' has a part of 2^63 or more");
         }
+    }
+
+    private static boolean digits(String s, int from, int to) {
+        for (int i = from; i < to; i++) {
+            if (s.charAt(i) < '0' || s.charAt(i) > '9') {
+                return false;
+            }
+        }
+        return to > from;
     }
 }

@@ -1,4 +1,4 @@
-package dev.ballast.planner.json;
+package dev.ballast.contracts.json;
 
 /**
  * Writes compact JSON in the order the caller emits it, so output is byte-stable.

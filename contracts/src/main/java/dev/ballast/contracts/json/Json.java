@@ -1,4 +1,4 @@
-package dev.ballast.planner.json;
+package dev.ballast.contracts.json;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A small strict JSON parser (RFC 8259) so the planner needs no library.
+ * A small strict JSON parser (RFC 8259) so the contracts (and the planner) need no library.
  * Objects become {@link LinkedHashMap} (key order kept), arrays {@link List}, integers {@link Long},
  * other numbers {@link Double}, plus String, Boolean and {@link #NULL}.
  */

@@ -1,4 +1,4 @@
-"""Killing and restarting real agent processes (runs last: it restarts the shared processes).
+"""Killing and restarting real agent processes (this module has its own processes, see conftest.agents).
 
 A restarted balancer continues above the persisted plan sequence (never reusing a version) and its first plan
 starts a new chain; a restarted sidecar comes back empty, reconnects and is resynced; ranks keep the plan they

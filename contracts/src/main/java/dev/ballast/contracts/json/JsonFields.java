@@ -1,4 +1,4 @@
-package dev.ballast.planner.json;
+package dev.ballast.contracts.json;
 
 import java.util.List;
 import java.util.Map;

@@ -1,0 +1,61 @@
+package dev.ballast.contracts.env;
+
+/**
+ * The environment variables the operator sets in worker and balancer pods and the agent and trainers read, and the
+ * default ports (docs/protocol.md, "Environment"; vectors: contracts/vectors/environment.json, which the Python
+ * client is checked against).
+ */
+public final class ProcessEnv {
+    private ProcessEnv() {
+    }
+
+    // ---- default ports (the operator's settings may change the first four; the pods are told through env)
+    /** Trainer API of the sidecar, on localhost in every worker pod. */
+    public static final int SIDECAR_PORT = 8470;
+    /** The balancer's gRPC port for sidecars. */
+    public static final int BALANCER_GRPC_PORT = 8471;
+    /** The balancer's HTTP port: dashboard and probes. */
+    public static final int BALANCER_HTTP_PORT = 8472;
+    /** torchrun's rendezvous port on the node-rank-0 pod. */
+    public static final int MASTER_PORT = 29500;
+
+    // ---- agent (both roles)
+    public static final String ROLE = "BALLAST_ROLE";
+    public static final String JOB = "BALLAST_JOB";
+    public static final String NAMESPACE = "BALLAST_NAMESPACE";
+    public static final String TOKEN = "BALLAST_TOKEN";
+    public static final String POD_IP = "BALLAST_POD_IP";
+    public static final String BIND_ADDRESS = "BALLAST_BIND_ADDRESS";
+
+    // ---- sidecar role
+    public static final String POD_INDEX = "BALLAST_POD_INDEX";
+    public static final String POD_NAME = "BALLAST_POD_NAME";
+    public static final String BALANCER_ADDRESS = "BALLAST_BALANCER_ADDRESS";
+    public static final String SIDECAR_PORT_VAR = "BALLAST_SIDECAR_PORT";
+    public static final String PLAN_CAPACITY = "BALLAST_PLAN_CAPACITY";
+
+    // ---- balancer role
+    public static final String WORLD_CONFIGMAP = "BALLAST_WORLD_CONFIGMAP";
+    public static final String GRPC_PORT_VAR = "BALLAST_GRPC_PORT";
+    public static final String HTTP_PORT_VAR = "BALLAST_HTTP_PORT";
+    /** File mode (no cluster): the world document from a file, status to a file. */
+    public static final String WORLD_FILE = "BALLAST_WORLD_FILE";
+    public static final String STATUS_FILE = "BALLAST_STATUS_FILE";
+
+    // ---- trainer container (besides POD_INDEX, JOB and NAMESPACE)
+    public static final String SIDECAR_URL = "BALLAST_SIDECAR_URL";
+    public static final String WORLD_GENERATION = "BALLAST_WORLD_GENERATION";
+    public static final String GPUS_PER_WORKER = "BALLAST_GPUS_PER_WORKER";
+    public static final String CHECKPOINT_DIR = "BALLAST_CHECKPOINT_DIR";
+    public static final String MASTER_ADDR = "MASTER_ADDR";
+    public static final String MASTER_PORT_VAR = "MASTER_PORT";
+    public static final String NNODES = "NNODES";
+    public static final String NODE_RANK = "NODE_RANK";
+    public static final String NPROC_PER_NODE = "NPROC_PER_NODE";
+    public static final String WORLD_SIZE = "WORLD_SIZE";
+
+    /** The sidecar's trainer API as the trainer reaches it (the value of {@link #SIDECAR_URL}). */
+    public static String sidecarUrl(int sidecarPort) {
+        return "http://127.0.0.1:" + sidecarPort;
+    }
+}

@@ -1,0 +1,27 @@
+package dev.ballast.operator.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ballast.contracts.json.Json;
+import dev.ballast.contracts.status.BalancerStatus;
+import dev.ballast.contracts.status.BalancerStatusJson;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.lang.reflect.Field;
+import java.util.Arrays;
+import org.junit.jupiter.api.Test;
+
+/** The CRD's status.balancer schema and the contract the balancer writes must not drift apart. */
+class BalancerStatusSchemaTest {
+  @Test
+  void declaresExactlyTheContractsFields() {
+    assertThat(Arrays.stream(BalancerStatusSchema.class.getFields()).map(Field::getName))
+        .containsExactlyInAnyOrderElementsOf(BalancerStatus.FIELDS);
+  }
+
+  @Test
+  void whatTheBalancerWritesReadsBackUnchanged() {
+    String written = BalancerStatusJson.encode(new BalancerStatus("4.9", 192, 880, 1.42, 1.03, 1.2));
+    BalancerStatusSchema read = Serialization.unmarshal(written, BalancerStatusSchema.class);
+    assertThat(Json.parse(Serialization.asJson(read))).isEqualTo(Json.parse(written));
+  }
+}
