@@ -4,7 +4,9 @@ import dev.ballast.operator.api.TrainingJob;
 import dev.ballast.operator.api.TrainingJobSpec;
 import dev.ballast.operator.config.OperatorSettings;
 import dev.ballast.operator.desired.WorkerPods;
+import dev.ballast.operator.observe.ClusterCache;
 import dev.ballast.operator.observe.ClusterCapacity;
+import dev.ballast.operator.observe.ClusterView;
 import dev.ballast.operator.placement.GangPlacer;
 import dev.ballast.operator.placement.GangRequest;
 import dev.ballast.operator.placement.Placement;
@@ -12,8 +14,10 @@ import dev.ballast.operator.placement.Toleration;
 import dev.ballast.operator.placement.WorkerSlot;
 import dev.ballast.operator.world.Seat;
 import dev.ballast.operator.world.World;
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -21,8 +25,10 @@ import org.jboss.logging.Logger;
 
 /**
  * Gang admission: chooses nodes for a whole new world and creates its pods, gated, pinned to those
- * nodes. Serialized across jobs and reading the cluster live (not from a cache), so that a GPU is never
- * promised to two jobs: a job placed a moment ago has its gated pods, with their promised nodes, in the list.
+ * nodes. Serialized across jobs, so that a GPU is never promised to two jobs: capacity comes from the
+ * informer caches ({@link ClusterCache}) plus the pods admission created that the cache does not show yet
+ * ({@link Reservations}); a job placed a moment ago has its gated pods, with their promised nodes, in one
+ * or the other.
  */
 public class GangAdmission {
   private static final Logger LOG = Logger.getLogger(GangAdmission.class);
@@ -36,16 +42,29 @@ public class GangAdmission {
 
   private final KubernetesClient client;
   private final OperatorSettings settings;
+  private final Reservations reservations = new Reservations();
+  private final ClusterView view;
 
   public GangAdmission(KubernetesClient client, OperatorSettings settings) {
     this.client = client;
     this.settings = settings;
+    this.view = new ClusterCache(client, pod -> reservations.release(pod.getMetadata().getUid()));
+  }
+
+  /** Reading the cluster from {@code view} (tests: a cache that lags as long as they like). */
+  GangAdmission(KubernetesClient client, OperatorSettings settings, ClusterView view) {
+    this.client = client;
+    this.settings = settings;
+    this.view = view;
   }
 
   public synchronized Result admit(TrainingJob job, long generation) {
     TrainingJobSpec spec = job.getSpec();
-    var capacity = ClusterCapacity.of(client.nodes().list().getItems(),
-        client.pods().inAnyNamespace().list().getItems(), spec.topology, nodeSelector(spec));
+    List<Node> nodes = view.nodes();
+    List<Pod> pods = new ArrayList<>(view.podsOn(nodes.stream().map(n -> n.getMetadata().getName()).toList()));
+    pods.addAll(reservations.unseen(
+        p -> view.cachedUid(p.getMetadata().getNamespace(), p.getMetadata().getName()), Instant.now()));
+    var capacity = ClusterCapacity.of(nodes, pods, spec.topology, nodeSelector(spec));
     List<Toleration> tolerations = tolerations(spec);
     Placement placement = GangPlacer.place(capacity.nodes(), capacity.usedGpus(),
         new GangRequest(spec.workers.min, spec.workers.max, spec.gpusPerWorker, tolerations));
@@ -74,13 +93,18 @@ public class GangAdmission {
     List<Pod> created = new ArrayList<>();
     try {
       for (Seat seat : world.seats()) {
-        created.add(client.resource(WorkerPods.build(job, world, seat, true, settings)).create());
+        Pod pod = client.resource(WorkerPods.build(job, world, seat, true, settings)).create();
+        reservations.add(pod, Instant.now());
+        created.add(pod);
       }
     } catch (RuntimeException e) {
       LOG.warnf("Creating the pods of world %d of %s/%s failed after %d of %d; deleting them",
           world.generation(), job.getMetadata().getNamespace(), job.getMetadata().getName(), created.size(),
           world.size());
-      created.forEach(p -> client.resource(p).delete());
+      for (Pod p : created) {
+        client.resource(p).delete();
+        reservations.release(p.getMetadata().getUid());
+      }
       throw e;
     }
   }

@@ -125,6 +125,7 @@ class TrainingJobReconcilerTest {
     schedule("olmoe");
     await().atMost(WAIT).untilAsserted(() -> {
       var status = job("olmoe").getStatus();
+      assertThat(status.world).as("the committed world").isNotNull(); // (an NPE would end the wait at once)
       assertThat(status.world.generation).isEqualTo(1L);
       assertThat(status.world.nodes).hasSize(4);
       assertThat(status.conditions).anySatisfy(c -> {
