@@ -88,6 +88,12 @@ public final class GpuNodes {
     env.kubectl("taint", "node", node, OUT_OF_SERVICE + "=nodeshutdown:NoExecute", "--overwrite").ok();
   }
 
+  /** The pool's nodes that exist now. */
+  public List<String> nodes() {
+    return env.admin().nodes().withLabel(POOL_LABEL, pool).list().getItems().stream()
+        .map(n -> n.getMetadata().getName()).sorted().toList();
+  }
+
   /** Deletes every node of the pool. */
   public void deleteAll() {
     env.kubectl("delete", "node", "-l", POOL_LABEL + "=" + pool, "--ignore-not-found", "--wait=false").ok();

@@ -52,6 +52,7 @@ public final class WorldInvariants implements AutoCloseable {
   private SharedIndexInformer<GenericKubernetesResource> jobs;
   private SharedIndexInformer<Node> nodes;
   private int checks;
+  private volatile Instant lastPodChange = Instant.now();
 
   public WorldInvariants(BallastEnvironment env, String namespace) {
     this.env = env;
@@ -62,6 +63,22 @@ public final class WorldInvariants implements AutoCloseable {
     var client = env.admin();
     nodes = client.nodes().inform();
     pods = client.pods().inNamespace(namespace).withLabel("ballast.dev/role", "worker").inform(onChange("pod"));
+    pods.addEventHandler(new ResourceEventHandler<>() {
+      @Override
+      public void onAdd(Pod pod) {
+        lastPodChange = Instant.now();
+      }
+
+      @Override
+      public void onUpdate(Pod old, Pod pod) {
+        lastPodChange = Instant.now();
+      }
+
+      @Override
+      public void onDelete(Pod pod, boolean unknown) {
+        lastPodChange = Instant.now();
+      }
+    });
     jobs = client.genericKubernetesResources("ballast.dev/v1alpha1", "TrainingJob").inNamespace(namespace)
         .inform(onChange("job"));
     processCheck.scheduleWithFixedDelay(() -> check("processes"), 250, 250, TimeUnit.MILLISECONDS);
@@ -90,6 +107,11 @@ public final class WorldInvariants implements AutoCloseable {
   /** Every violation seen so far, each with when and on what change it was seen. */
   public synchronized List<String> violations() {
     return List.copyOf(violations);
+  }
+
+  /** When a worker pod of the namespace last changed (added, updated, deleted). */
+  public Instant lastPodChange() {
+    return lastPodChange;
   }
 
   /** How many times the invariants were checked. */
