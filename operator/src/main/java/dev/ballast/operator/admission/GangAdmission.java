@@ -61,10 +61,47 @@ public class GangAdmission {
   public synchronized Result admit(TrainingJob job, long generation) {
     TrainingJobSpec spec = job.getSpec();
     List<Node> nodes = view.nodes();
+    return admit(job, generation, ClusterCapacity.of(nodes, podsHoldingResources(nodes), spec.topology,
+        nodeSelector(spec)));
+  }
+
+  /** Unfinished pods on these nodes, from the cache, and those admission created that the cache does not show yet. */
+  private List<Pod> podsHoldingResources(List<Node> nodes) {
     List<Pod> pods = new ArrayList<>(view.podsOn(nodes.stream().map(n -> n.getMetadata().getName()).toList()));
     pods.addAll(reservations.unseen(
         p -> view.cachedUid(p.getMetadata().getNamespace(), p.getMetadata().getName()), Instant.now()));
-    var capacity = ClusterCapacity.of(nodes, pods, spec.topology, nodeSelector(spec));
+    return pods;
+  }
+
+  /**
+   * How many workers of this job would fit if its own pods were gone (the room a resize would have): the
+   * same placement admission runs, with the job's pods left out of the GPUs in use.
+   */
+  public synchronized int placeableWorkers(TrainingJob job) {
+    TrainingJobSpec spec = job.getSpec();
+    String uid = job.getMetadata().getUid();
+    List<Node> nodes = view.nodes();
+    List<Pod> others = podsHoldingResources(nodes).stream()
+        .filter(p -> p.getMetadata().getOwnerReferences().stream().noneMatch(o -> o.getUid().equals(uid)))
+        .toList();
+    return room(spec, ClusterCapacity.of(nodes, others, spec.topology, nodeSelector(spec)));
+  }
+
+  /** How many workers of this spec fit in {@code capacity} (at most workers.max). Pure. */
+  public static int room(TrainingJobSpec spec, ClusterCapacity capacity) {
+    Placement placement = GangPlacer.place(capacity.nodes(), capacity.usedGpus(),
+        new GangRequest(1, spec.workers.max, spec.gpusPerWorker, tolerations(spec)));
+    return placement instanceof Placement.Placed p ? p.workers().size() : 0;
+  }
+
+  private Result admit(TrainingJob job, long generation, ClusterCapacity capacity) {
+    Result result = choose(job.getSpec(), capacity, generation);
+    if (result instanceof Result.Admitted a) createGated(job, a.world());
+    return result;
+  }
+
+  /** Chooses the nodes of a new world: as many workers as fit, in whole groups, never fewer than workers.min. Pure. */
+  public static Result choose(TrainingJobSpec spec, ClusterCapacity capacity, long generation) {
     List<Toleration> tolerations = tolerations(spec);
     Placement placement = GangPlacer.place(capacity.nodes(), capacity.usedGpus(),
         new GangRequest(spec.workers.min, spec.workers.max, spec.gpusPerWorker, tolerations));
@@ -78,14 +115,11 @@ public class GangAdmission {
       placement = GangPlacer.place(capacity.nodes(), capacity.usedGpus(),
           new GangRequest(size, size, spec.gpusPerWorker, tolerations));
     }
-    List<WorkerSlot> slots = ((Placement.Placed) placement).workers();
     List<Seat> seats = new ArrayList<>();
-    for (WorkerSlot slot : slots) {
+    for (WorkerSlot slot : ((Placement.Placed) placement).workers()) {
       seats.add(new Seat(slot.nodeRank(), slot.nodeRank(), slot.node(), slot.domain(), slot.rack()));
     }
-    World world = new World(generation, seats);
-    createGated(job, world);
-    return new Result.Admitted(world);
+    return new Result.Admitted(new World(generation, seats));
   }
 
   /** Creates every pod of the world, or none: a failure part-way deletes what was created. */

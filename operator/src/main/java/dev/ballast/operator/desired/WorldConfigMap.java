@@ -41,7 +41,7 @@ public final class WorldConfigMap {
       for (Seat seat : world.seats()) {
         ObjectNode n = nodes.addObject();
         n.put("index", seat.index());
-        n.put("pod", Names.workerPod(job.getMetadata().getName(), seat.index()));
+        n.put("pod", Names.workerPod(job.getMetadata().getName(), world.generation(), seat.index()));
         n.put("nodeRank", seat.nodeRank());
         n.put("node", seat.node());
         if (seat.domain() != null) n.put("domain", seat.domain());
