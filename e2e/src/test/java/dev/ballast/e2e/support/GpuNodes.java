@@ -33,17 +33,33 @@ public final class GpuNodes {
     deleteAll();
   }
 
+  private GpuNodes(BallastEnvironment env, int rack) {
+    this.env = env;
+    this.pool = null;
+    this.rack = rack;
+  }
+
+  /** Nodes of a new rack open to every job, like the suite's own (no pool label, no taint). */
+  public static GpuNodes shared(BallastEnvironment env, int rack) {
+    return new GpuNodes(env, rack);
+  }
+
   /** Pod-template fields (YAML lines) that keep a job on this pool: its nodeSelector and the pool taint's toleration. */
   public String podPlacement() {
+    if (pool == null) throw new IllegalStateException("shared nodes have no pool to select");
     return "nodeSelector: {" + POOL_LABEL + ": " + pool + "}\n"
         + "tolerations: [{key: " + POOL_LABEL + ", operator: Equal, value: " + pool + ", effect: NoSchedule}]\n";
   }
 
   /** Adds {@code count} Ready nodes to the pool's rack; their names. */
   public List<String> add(int count) {
-    Map<String, String> layout = Map.of("BALLAST_FIRST_RACK", Integer.toString(rack), "BALLAST_RACKS", "1",
-        "BALLAST_FIRST_NODE", Integer.toString(next), "BALLAST_NODES_PER_RACK", Integer.toString(count),
-        "BALLAST_NODE_LABELS", POOL_LABEL + "=" + pool, "BALLAST_NODE_TAINT", POOL_LABEL + "=" + pool + ":NoSchedule");
+    Map<String, String> layout = new java.util.HashMap<>(Map.of("BALLAST_FIRST_RACK", Integer.toString(rack),
+        "BALLAST_RACKS", "1", "BALLAST_FIRST_NODE", Integer.toString(next),
+        "BALLAST_NODES_PER_RACK", Integer.toString(count)));
+    if (pool != null) {
+      layout.put("BALLAST_NODE_LABELS", POOL_LABEL + "=" + pool);
+      layout.put("BALLAST_NODE_TAINT", POOL_LABEL + "=" + pool + ":NoSchedule");
+    }
     String manifests = Cmd.run(env.root(), layout, Duration.ofSeconds(30),
         List.of(env.root().resolve("e2e/cluster/nodes.sh").toString()), null).ok().stdout();
     env.kubectlStdin(manifests, "apply", "-f", "-").ok();
@@ -90,12 +106,14 @@ public final class GpuNodes {
 
   /** The pool's nodes that exist now. */
   public List<String> nodes() {
+    if (pool == null) throw new IllegalStateException("shared nodes have no pool to list");
     return env.admin().nodes().withLabel(POOL_LABEL, pool).list().getItems().stream()
         .map(n -> n.getMetadata().getName()).sorted().toList();
   }
 
   /** Deletes every node of the pool. */
   public void deleteAll() {
+    if (pool == null) throw new IllegalStateException("shared nodes have no pool to delete");
     env.kubectl("delete", "node", "-l", POOL_LABEL + "=" + pool, "--ignore-not-found", "--wait=false").ok();
   }
 }
