@@ -30,7 +30,8 @@ import java.util.stream.Collectors;
  *   <li>one world at a time: a job's running pods all belong to one world generation (the old world has
  *       stopped before the new one starts);
  *   <li>no forgotten or repeated generation: status.world.generation never decreases, and a generation's
- *       membership (pod index → node), once seen in the status or on pods, never changes;
+ *       membership (pod index → node), once committed in the status or run by the kubelet, never changes (a
+ *       gang rolled back before it ran may be placed again under its number);
  *   <li>no GPU promised twice: on every node, the unfinished pods bound or promised there request at most
  *       its allocatable GPUs;
  *   <li>no world below min: a committed world has at least workers.min workers.
@@ -125,7 +126,7 @@ public final class WorldInvariants implements AutoCloseable {
       List<Pod> all = pods.getStore().list();
       checkRanks(all);
       checkRunningProcesses();
-      checkGenerations(all);
+      checkGenerations();
       checkGpus(all);
     } catch (RuntimeException e) {
       violation("the check itself failed (" + cause + "): " + e);
@@ -158,11 +159,12 @@ public final class WorldInvariants implements AutoCloseable {
     running.stream().collect(Collectors.groupingBy(WorldInvariants::job)).forEach((job, list) -> {
       Set<Long> generations = list.stream().map(WorldInvariants::generation).collect(Collectors.toCollection(TreeSet::new));
       if (generations.size() > 1) violation("job " + job + " runs pods of worlds " + generations + " at once: " + names(list));
+      for (Pod p : list) remember(job, generation(p), Map.of(index(p), node(p)), "running pods");
     });
   }
 
   @SuppressWarnings("unchecked")
-  private void checkGenerations(List<Pod> all) {
+  private void checkGenerations() {
     for (GenericKubernetesResource job : jobs.getStore().list()) {
       String name = job.getMetadata().getName();
       Map<String, Object> status = (Map<String, Object>) job.getAdditionalProperties().get("status");
@@ -186,12 +188,6 @@ public final class WorldInvariants implements AutoCloseable {
             + min);
       }
     }
-    all.stream().collect(Collectors.groupingBy(p -> job(p) + "/" + generation(p))).forEach((key, list) -> {
-      Map<Integer, String> members = new TreeMap<>();
-      for (Pod p : list) members.put(index(p), node(p));
-      String job = key.substring(0, key.lastIndexOf('/'));
-      remember(job, Long.parseLong(key.substring(key.lastIndexOf('/') + 1)), members, "pods");
-    });
   }
 
   /** A generation's membership may grow as its pods appear, but a seat never moves to another node. */
