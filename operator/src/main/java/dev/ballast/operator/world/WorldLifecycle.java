@@ -208,6 +208,10 @@ public final class WorldLifecycle {
         return rollBack(newer, "IncompleteGang", "only " + live.size() + " of " + size + " worker pods of world "
             + generation + " exist");
       }
+      if (size < spec.workers.min || size > spec.workers.max) {
+        return rollBack(newer, "WorkersChanged", "spec.workers is now " + spec.workers.min + ".." + spec.workers.max
+            + " but world " + generation + " was being admitted with " + size + " workers; admitting it again");
+      }
       if (live.stream().anyMatch(p -> !specHash.equals(p.specHash()))) {
         return rollBack(newer, "SpecChanged", "the spec changed while world " + generation
             + " was being admitted; admitting it again from the new spec");

@@ -12,7 +12,6 @@ import dev.ballast.operator.status.StatusAggregator;
 import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodStatusBuilder;
-import io.fabric8.kubernetes.client.utils.Serialization;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -49,7 +48,9 @@ final class WorldSim {
     nodes.put(name, new NodeState(withReady(n.node(), false, n.node().unschedulable()), now, n.outOfService()));
   }
 
+  /** The node's kubelet reconnects: it first finishes the deletions it missed, then reports Ready. */
   void recover(String name) {
+    pods.values().removeIf(p -> new WorkerPodView(p).terminating() && name.equals(p.getSpec().getNodeName()));
     NodeState n = nodes.get(name);
     nodes.put(name, new NodeState(withReady(n.node(), true, n.node().unschedulable()), null, false));
   }
@@ -80,7 +81,7 @@ final class WorldSim {
   List<Pod> podsOf(TrainingJob job) {
     return pods.values().stream()
         .filter(p -> job.getMetadata().getName().equals(p.getMetadata().getLabels().get(Labels.JOB)))
-        .map(Serialization::clone).toList();
+        .toList();
   }
 
   /** One reconcile of {@code job}, as the reconciler does it; {@code crash} drops the status write. */
@@ -104,6 +105,13 @@ final class WorldSim {
     if (d.step() instanceof WorldStep.Place place) {
       admitted = GangAdmission.choose(job.getSpec(), capacity(null), place.generation());
       if (admitted instanceof GangAdmission.Result.Admitted a) {
+        for (Pod p : podsOf(job)) {
+          var v = new WorkerPodView(p);
+          if (!v.finished() && v.bound() && healthy(v.node())) {
+            throw new AssertionError("world " + place.generation() + " admitted while " + v.name() + " runs on "
+                + v.node());
+          }
+        }
         for (Seat seat : a.world().seats()) {
           Pod pod = WorkerPods.build(job, a.world(), seat, true, OperatorSettings.defaults());
           pods.put(pod.getMetadata().getName(), pod);
