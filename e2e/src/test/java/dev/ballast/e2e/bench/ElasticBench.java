@@ -3,9 +3,9 @@ package dev.ballast.e2e.bench;
 import dev.ballast.e2e.support.BallastEnvironment;
 import dev.ballast.e2e.support.GpuNodes;
 import dev.ballast.e2e.support.Jobs;
+import dev.ballast.e2e.support.OnChange;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -108,38 +108,37 @@ public final class ElasticBench {
 
   /** A 2-worker job on 3 nodes; one of its nodes is deleted or made NotReady; the world moves to the third. */
   Sample nodeLost(String scenario, boolean notReady, String job) throws InterruptedException {
-    GpuNodes pool = new GpuNodes(env, job, rack++);
-    try {
-      pool.add(3);
-      jobs.apply(Jobs.elasticManifest(job, 2, 2, pool, "", SPEC));
-      awaitWorldRunning(job, 1);
-      awaitPlan(job, 1);
+    return transition(scenario, job, 3, pool -> {
       String node = jobs.worldNodes(job).get(1);
-      Instant t0;
-      if (notReady) {
-        t0 = pool.notReady(node);
-      } else {
-        t0 = Instant.now();
-        pool.delete(node);
-      }
-      return measure(scenario, job, 2, t0);
-    } finally {
-      jobs.deleteAll();
-      pool.deleteAll();
-    }
+      if (notReady) return pool.notReady(node);
+      Instant t0 = Instant.now();
+      pool.delete(node);
+      return t0;
+    });
   }
 
   /** A job of 2..2 workers on 4 nodes, edited to 2..4. */
   Sample workersEdit(String job) throws InterruptedException {
+    return transition("spec.workers 2→4", job, 4, pool -> {
+      Instant t0 = Instant.now();
+      jobs.patch(job, "{\"spec\":{\"workers\":{\"min\":2,\"max\":4}}}");
+      return t0;
+    });
+  }
+
+  /**
+   * A job of 2..2 workers on a new pool of {@code nodes} nodes, running world 1 with its first plan adopted;
+   * then {@code change} (which returns when it happened) and the time until world 2 runs.
+   */
+  private Sample transition(String scenario, String job, int nodes, java.util.function.Function<GpuNodes, Instant> change)
+      throws InterruptedException {
     GpuNodes pool = new GpuNodes(env, job, rack++);
     try {
-      pool.add(4);
+      pool.add(nodes);
       jobs.apply(Jobs.elasticManifest(job, 2, 2, pool, "", SPEC));
       awaitWorldRunning(job, 1);
       awaitPlan(job, 1);
-      Instant t0 = Instant.now();
-      jobs.patch(job, "{\"spec\":{\"workers\":{\"min\":2,\"max\":4}}}");
-      return measure("spec.workers 2→4", job, 2, t0);
+      return measure(scenario, job, 2, change.apply(pool));
     } finally {
       jobs.deleteAll();
       pool.deleteAll();
@@ -180,7 +179,7 @@ public final class ElasticBench {
   @SuppressWarnings("unchecked")
   private SharedIndexInformer<GenericKubernetesResource> watchJobs() {
     return env.admin().genericKubernetesResources("ballast.dev/v1alpha1", "TrainingJob").inNamespace(jobs.namespace())
-        .inform(new Handler<>(job -> {
+        .inform(new OnChange<>(job -> {
           Map<String, Object> status = (Map<String, Object>) job.getAdditionalProperties().get("status");
           if (status == null) return;
           Map<String, Object> world = (Map<String, Object>) status.get("world");
@@ -203,30 +202,12 @@ public final class ElasticBench {
 
   private SharedIndexInformer<Pod> watchPods() {
     return env.admin().pods().inNamespace(jobs.namespace()).withLabel("ballast.dev/role", "worker")
-        .inform(new Handler<>(pod -> {
+        .inform(new OnChange<>(pod -> {
           var labels = pod.getMetadata().getLabels();
           var annotations = pod.getMetadata().getAnnotations();
           String generation = labels.getOrDefault("ballast.dev/world-generation",
               annotations == null ? null : annotations.get("ballast.dev/world-generation"));
           if (generation != null) firstPodOfGeneration.putIfAbsent(labels.get("ballast.dev/job") + "/" + generation, Instant.now());
         }));
-  }
-
-  /** Calls {@code onChange} for every added or updated object. */
-  private record Handler<T>(java.util.function.Consumer<T> onChange) implements ResourceEventHandler<T> {
-    @Override
-    public void onAdd(T obj) {
-      onChange.accept(obj);
-    }
-
-    @Override
-    public void onUpdate(T old, T obj) {
-      onChange.accept(obj);
-    }
-
-    @Override
-    public void onDelete(T obj, boolean unknown) {
-      // nothing to time
-    }
   }
 }

@@ -2,6 +2,7 @@ package dev.ballast.e2e.demo;
 
 import dev.ballast.e2e.support.BallastEnvironment;
 import dev.ballast.e2e.support.GpuNodes;
+import dev.ballast.e2e.support.Jobs;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -94,7 +95,7 @@ public final class Demo {
    * node joins and it grows back. Each new world is shown with the balancer's plan for it.
    */
   static void resizeScene(BallastEnvironment env) throws InterruptedException {
-    List<String> world = worldNodes(env);
+    List<String> world = Jobs.worldNodes(jobStatus(env));
     List<String> spare = env.admin().nodes().withLabel("type", "kwok").list().getItems().stream()
         .map(n -> n.getMetadata().getName()).filter(n -> !world.contains(n)).sorted().toList();
     System.out.println("""
@@ -130,17 +131,8 @@ public final class Demo {
     System.out.println(env.kubectl("get", "tj", "-n", NAMESPACE).ok().stdout());
   }
 
-  @SuppressWarnings("unchecked")
   static long worldGeneration(BallastEnvironment env) {
-    Map<String, Object> world = (Map<String, Object>) jobStatus(env).get("world");
-    return world == null || world.get("generation") == null ? 0 : ((Number) world.get("generation")).longValue();
-  }
-
-  @SuppressWarnings("unchecked")
-  static List<String> worldNodes(BallastEnvironment env) {
-    Map<String, Object> world = (Map<String, Object>) jobStatus(env).getOrDefault("world", Map.of());
-    return ((List<Map<String, Object>>) world.getOrDefault("nodes", List.of())).stream()
-        .map(n -> (String) n.get("node")).toList();
+    return Jobs.worldGeneration(jobStatus(env));
   }
 
   static void waitForRunning(BallastEnvironment env) throws InterruptedException {

@@ -7,11 +7,7 @@ import dev.ballast.e2e.support.BallastEnvironment;
 import dev.ballast.e2e.support.E2eTest;
 import dev.ballast.e2e.support.GpuNodes;
 import dev.ballast.e2e.support.Jobs;
-import dev.ballast.e2e.support.WorldInvariants;
 import io.fabric8.kubernetes.api.model.Pod;
-import java.time.Duration;
-import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -22,32 +18,9 @@ import org.junit.jupiter.api.Test;
  * invariants are watched throughout.
  */
 @E2eTest
-class RecoveryTest {
-  static final Duration WAIT = Duration.ofMinutes(4);
-  final BallastEnvironment env;
-  final Jobs jobs;
-  final WorldInvariants invariants;
-  GpuNodes pool;
-
+class RecoveryTest extends ElasticScenario {
   RecoveryTest(BallastEnvironment env) {
-    this.env = env;
-    this.jobs = new Jobs(env, RecoveryTest.class);
-    this.invariants = new WorldInvariants(env, jobs.namespace()).start();
-  }
-
-  @AfterEach
-  void cleanUp() {
-    invariants.close();
-    jobs.deleteAll();
-    if (pool != null) pool.deleteAll();
-  }
-
-  void awaitRunning(String job, long generation) {
-    await().atMost(WAIT).untilAsserted(() -> {
-      assertThat(jobs.phase(job)).isEqualTo("Running");
-      assertThat(jobs.worldGeneration(job)).isEqualTo(generation);
-      assertThat(jobs.status(job).get("readyWorkers")).isEqualTo(jobs.worldNodes(job).size());
-    });
+    super(env);
   }
 
   Pod workerOn(String job, String node) {
@@ -59,11 +32,11 @@ class RecoveryTest {
     pool = new GpuNodes(env, "recover-kill", 22);
     pool.add(2);
     jobs.apply(Jobs.elasticManifest("killed", 2, 2, pool, "", "recovery: {backoffSeconds: 1}"));
-    awaitRunning("killed", 1);
+    awaitWorld("killed", 1, 2);
     Pod victim = jobs.workers("killed").get(0);
 
     env.kubelet().kill(jobs.namespace(), victim.getMetadata().getName(), "trainer"); // SIGKILL: exit 137, retryable
-    awaitRunning("killed", 2);
+    awaitWorld("killed", 2, 2);
     assertThat(jobs.restarts("killed")).isEqualTo(1);
     assertThat(jobs.workers("killed")).as("the new world's pods are all of generation 2")
         .allSatisfy(p -> assertThat(p.getMetadata().getName()).doesNotContain("-g1-"));
@@ -76,13 +49,12 @@ class RecoveryTest {
     pool.add(3);
     jobs.apply(Jobs.elasticManifest("partitioned", 2, 2, pool, "",
         "recovery: {backoffSeconds: 1, nodeLostAfterSeconds: 5}"));
-    awaitRunning("partitioned", 1);
+    awaitWorld("partitioned", 1, 2);
     String lost = jobs.worldNodes("partitioned").get(1);
     String stuck = workerOn("partitioned", lost).getMetadata().getName();
 
     pool.notReady(lost);
-    awaitRunning("partitioned", 2);
-    assertThat(jobs.worldNodes("partitioned")).doesNotContain(lost).hasSize(2);
+    assertThat(awaitWorld("partitioned", 2, 2)).doesNotContain(lost);
     Pod old = env.admin().pods().inNamespace(jobs.namespace()).withName(stuck).get();
     assertThat(old).as("the pod on the NotReady node is not force-deleted while the node may still run it").isNotNull();
     assertThat(old.getMetadata().getDeletionTimestamp()).as("it is being deleted (stuck Terminating)").isNotNull();

@@ -7,11 +7,8 @@ import dev.ballast.e2e.support.BallastEnvironment;
 import dev.ballast.e2e.support.E2eTest;
 import dev.ballast.e2e.support.GpuNodes;
 import dev.ballast.e2e.support.Jobs;
-import dev.ballast.e2e.support.WorldInvariants;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -21,37 +18,12 @@ import org.junit.jupiter.api.Test;
  * node pool, so it alone decides the capacity its job sees; the world invariants are watched throughout.
  */
 @E2eTest
-class ResizeTest {
-  static final Duration WAIT = Duration.ofMinutes(4);
+class ResizeTest extends ElasticScenario {
   /** No cooldown between resizes and short voluntary stops, so a test sees several worlds quickly. */
   static final String FAST = "elastic: {cooldownSeconds: 0, checkpointTimeoutSeconds: 10}\nrecovery: {backoffSeconds: 1}";
-  final BallastEnvironment env;
-  final Jobs jobs;
-  final WorldInvariants invariants;
-  GpuNodes pool;
 
   ResizeTest(BallastEnvironment env) {
-    this.env = env;
-    this.jobs = new Jobs(env, ResizeTest.class);
-    this.invariants = new WorldInvariants(env, jobs.namespace()).start();
-  }
-
-  @AfterEach
-  void cleanUp() {
-    invariants.close();
-    jobs.deleteAll();
-    if (pool != null) pool.deleteAll();
-  }
-
-  /** Waits until the job runs world {@code generation} with {@code workers} workers, all Running; its nodes. */
-  List<String> awaitWorld(String job, long generation, int workers) {
-    await().atMost(WAIT).untilAsserted(() -> {
-      assertThat(jobs.phase(job)).isEqualTo("Running");
-      assertThat(jobs.worldGeneration(job)).isEqualTo(generation);
-      assertThat(jobs.worldNodes(job)).hasSize(workers);
-      assertThat(jobs.status(job).get("readyWorkers")).isEqualTo(workers);
-    });
-    return jobs.worldNodes(job);
+    super(env);
   }
 
   /** Every rank of the world adopted a plan the balancer made for that world (not the initial ".0" layout). */

@@ -92,16 +92,26 @@ public final class Jobs {
   }
 
   /** status.world.generation, or 0 before the first world. */
-  @SuppressWarnings("unchecked")
   public long worldGeneration(String name) {
-    Map<String, Object> world = (Map<String, Object>) status(name).get("world");
+    return worldGeneration(status(name));
+  }
+
+  /** The same, from a job's status read elsewhere. */
+  @SuppressWarnings("unchecked")
+  public static long worldGeneration(Map<String, Object> status) {
+    Map<String, Object> world = (Map<String, Object>) status.get("world");
     return world == null || world.get("generation") == null ? 0 : ((Number) world.get("generation")).longValue();
   }
 
   /** The nodes of status.world in rank order. */
-  @SuppressWarnings("unchecked")
   public List<String> worldNodes(String name) {
-    Map<String, Object> world = (Map<String, Object>) status(name).get("world");
+    return worldNodes(status(name));
+  }
+
+  /** The same, from a job's status read elsewhere. */
+  @SuppressWarnings("unchecked")
+  public static List<String> worldNodes(Map<String, Object> status) {
+    Map<String, Object> world = (Map<String, Object>) status.get("world");
     if (world == null) return List.of();
     return ((List<Map<String, Object>>) world.getOrDefault("nodes", List.of())).stream()
         .map(n -> (String) n.get("node")).toList();

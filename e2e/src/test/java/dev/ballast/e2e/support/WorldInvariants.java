@@ -4,7 +4,6 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -63,46 +62,14 @@ public final class WorldInvariants implements AutoCloseable {
   public WorldInvariants start() {
     var client = env.admin();
     nodes = client.nodes().inform();
-    pods = client.pods().inNamespace(namespace).withLabel("ballast.dev/role", "worker").inform(onChange("pod"));
-    pods.addEventHandler(new ResourceEventHandler<>() {
-      @Override
-      public void onAdd(Pod pod) {
-        lastPodChange = Instant.now();
-      }
-
-      @Override
-      public void onUpdate(Pod old, Pod pod) {
-        lastPodChange = Instant.now();
-      }
-
-      @Override
-      public void onDelete(Pod pod, boolean unknown) {
-        lastPodChange = Instant.now();
-      }
-    });
+    pods = client.pods().inNamespace(namespace).withLabel("ballast.dev/role", "worker").inform(new OnChange<>(pod -> {
+      lastPodChange = Instant.now();
+      check("pod " + pod.getMetadata().getName());
+    }));
     jobs = client.genericKubernetesResources("ballast.dev/v1alpha1", "TrainingJob").inNamespace(namespace)
-        .inform(onChange("job"));
+        .inform(new OnChange<>(job -> check("job " + job.getMetadata().getName())));
     processCheck.scheduleWithFixedDelay(() -> check("processes"), 250, 250, TimeUnit.MILLISECONDS);
     return this;
-  }
-
-  private <T> ResourceEventHandler<T> onChange(String what) {
-    return new ResourceEventHandler<>() {
-      @Override
-      public void onAdd(T obj) {
-        check(what + " added");
-      }
-
-      @Override
-      public void onUpdate(T old, T obj) {
-        check(what + " updated");
-      }
-
-      @Override
-      public void onDelete(T obj, boolean unknown) {
-        check(what + " deleted");
-      }
-    };
   }
 
   /** Every violation seen so far, each with when and on what change it was seen. */
