@@ -182,7 +182,8 @@ public final class BallastEnvironment implements AutoCloseable {
       operator = pb.start();
       Instant deadline = Instant.now().plusSeconds(120);
       while (Instant.now().isBefore(deadline)) {
-        String output = Files.readString(log).substring((int) offset);
+        byte[] bytes = Files.readAllBytes(log);
+        String output = new String(bytes, (int) offset, bytes.length - (int) offset, java.nio.charset.StandardCharsets.UTF_8);
         if (!operator.isAlive()) {
           if (operator.exitValue() == CHAOS_EXIT) return; // its chaos hook ended it early: awaitOperatorExit says so
           throw new IllegalStateException("the operator exited with " + operator.exitValue() + ":\n" + output);
