@@ -47,9 +47,9 @@ public class RecoverySpec {
       + " it (Ballast's own grace period; Kubernetes' pod eviction after 300 s is not waited for).")
   public Integer nodeLostAfterSeconds = 60;
 
-  @Min(10)
-  @JsonPropertyDescription("Seconds a running world may go without a step reported by its balancer before the job is"
-      + " marked as not progressing. Unset: not checked.")
+  @Min(60)
+  @JsonPropertyDescription("Seconds a running world may go without a new step in status.balancer (the balancer's"
+      + " heartbeat, refreshed every 30 s while steps advance) before the job counts as not progressing. Unset: not checked.")
   public Integer progressDeadlineSeconds;
 
   @Default("Restart")

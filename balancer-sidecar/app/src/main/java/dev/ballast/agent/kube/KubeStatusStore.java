@@ -51,6 +51,11 @@ public final class KubeStatusStore implements StatusStore {
         balancer.put("imbalanceBefore", round4(s.imbalanceBefore()));
         balancer.put("imbalanceAfter", round4(s.imbalanceAfter()));
         balancer.put("predictedSpeedup", round4(s.predictedSpeedup()));
+        if (s.heartbeat() != null) {
+            balancer.put("lastStepGeneration", s.heartbeat().generation());
+            balancer.put("lastStep", s.heartbeat().step());
+            balancer.put("lastStepTime", s.heartbeat().at());
+        }
         GenericKubernetesResource patch = new GenericKubernetesResource();
         patch.setApiVersion(KubeSources.TRAINING_JOBS.getGroup() + "/" + KubeSources.TRAINING_JOBS.getVersion());
         patch.setKind(KubeSources.TRAINING_JOBS.getKind());
