@@ -20,11 +20,12 @@ import org.junit.jupiter.api.Test;
 /**
  * The operator process killed at 20 or more points while it admits and resizes two competing jobs, and
  * restarted each time as a new leader (a 4 s Lease; shorter ones are lost to CPU starvation on a shared
- * machine): the points are counted mutating API requests, drawn from a printed seed (rerun one with -Dballast.chaos.seed=N), where the operator's test hook halts the
- * process as a SIGKILL would. Between kills the test changes the cluster (nodes added and deleted,
- * spec.workers edited). The world invariants ({@link WorldInvariants}: no duplicate rank, no repeated or
- * forgotten generation, no GPU promised twice, no world below min) are checked at every change throughout,
- * and after the last kill a plain operator brings both jobs back to Running worlds.
+ * machine). The points are counted mutating API requests, drawn from a printed seed (rerun one with
+ * -Dballast.chaos.seed=N), where the operator's test hook halts the process as a SIGKILL would. Between
+ * kills the test changes the cluster (nodes added and deleted, spec.workers edited). The world invariants
+ * ({@link WorldInvariants}: no duplicate rank, no repeated or forgotten generation, no GPU promised twice,
+ * no world below min) are checked at every change throughout, and after the last kill a plain operator
+ * brings both jobs back to Running worlds.
  */
 @E2eTest
 class ChaosTest {
