@@ -47,6 +47,8 @@ public final class ProcessEnv {
     public static final String WORLD_GENERATION = "BALLAST_WORLD_GENERATION";
     public static final String GPUS_PER_WORKER = "BALLAST_GPUS_PER_WORKER";
     public static final String CHECKPOINT_DIR = "BALLAST_CHECKPOINT_DIR";
+    /** Seconds a voluntary stop leaves the trainer between SIGTERM and SIGKILL to checkpoint (docs/elastic.md). */
+    public static final String CHECKPOINT_TIMEOUT_SECONDS = "BALLAST_CHECKPOINT_TIMEOUT_SECONDS";
     public static final String MASTER_ADDR = "MASTER_ADDR";
     public static final String MASTER_PORT_VAR = "MASTER_PORT";
     public static final String NNODES = "NNODES";

@@ -11,6 +11,9 @@ import java.util.Map;
 import static dev.ballast.contracts.status.BalancerStatus.ADOPTED_AT_STEP;
 import static dev.ballast.contracts.status.BalancerStatus.IMBALANCE_AFTER;
 import static dev.ballast.contracts.status.BalancerStatus.IMBALANCE_BEFORE;
+import static dev.ballast.contracts.status.BalancerStatus.LAST_STEP;
+import static dev.ballast.contracts.status.BalancerStatus.LAST_STEP_GENERATION;
+import static dev.ballast.contracts.status.BalancerStatus.LAST_STEP_TIME;
 import static dev.ballast.contracts.status.BalancerStatus.PLAN_SEQUENCE;
 import static dev.ballast.contracts.status.BalancerStatus.PLAN_VERSION;
 import static dev.ballast.contracts.status.BalancerStatus.PREDICTED_SPEEDUP;
@@ -32,6 +35,11 @@ public final class BalancerStatusJson {
         m.put(IMBALANCE_BEFORE, round4(s.imbalanceBefore()));
         m.put(IMBALANCE_AFTER, round4(s.imbalanceAfter()));
         m.put(PREDICTED_SPEEDUP, round4(s.predictedSpeedup()));
+        if (s.heartbeat() != null) {
+            m.put(LAST_STEP_GENERATION, s.heartbeat().generation());
+            m.put(LAST_STEP, s.heartbeat().step());
+            m.put(LAST_STEP_TIME, s.heartbeat().at());
+        }
         return m;
     }
 
@@ -52,9 +60,13 @@ public final class BalancerStatusJson {
     /** @throws JsonException naming the field at fault */
     public static BalancerStatus decode(String json) {
         Map<String, Object> m = JsonFields.object(Json.parse(json), "status.balancer");
+        BalancerStatus.StepHeartbeat beat = m.containsKey(LAST_STEP)
+                ? new BalancerStatus.StepHeartbeat(JsonFields.requireLong(m, LAST_STEP_GENERATION),
+                        JsonFields.requireLong(m, LAST_STEP), JsonFields.requireString(m, LAST_STEP_TIME))
+                : null;
         return new BalancerStatus(JsonFields.requireString(m, PLAN_VERSION), JsonFields.requireLong(m, PLAN_SEQUENCE),
                 JsonFields.requireLong(m, ADOPTED_AT_STEP), ratio(m, IMBALANCE_BEFORE), ratio(m, IMBALANCE_AFTER),
-                ratio(m, PREDICTED_SPEEDUP));
+                ratio(m, PREDICTED_SPEEDUP), beat);
     }
 
     /** The persisted plan-sequence high-water mark of a status.balancer as read back (absent: 0). */

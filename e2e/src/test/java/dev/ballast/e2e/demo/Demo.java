@@ -1,6 +1,8 @@
 package dev.ballast.e2e.demo;
 
 import dev.ballast.e2e.support.BallastEnvironment;
+import dev.ballast.e2e.support.GpuNodes;
+import dev.ballast.e2e.support.Jobs;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -14,8 +16,9 @@ import java.util.stream.Collectors;
 
 /**
  * {@code bin/ballast demo}: a local cluster with simulated GPU nodes, the Helm chart, the operator,
- * and a sample MoE job admitted as a gang; prints where its workers run and how to look further,
- * then keeps everything running until Ctrl-C, when it shuts all of it down.
+ * and a sample MoE job admitted as a gang; prints where its workers run, then plays a resize scene (a node
+ * of the job deleted: it shrinks; a node added: it grows back; each new world with the balancer's plan for
+ * it) and says how to look further, then keeps everything running until Ctrl-C, when it shuts all of it down.
  *
  * <p>With {@code --smoke} it stops as soon as every rank has adopted the balancer's first plan and
  * exits 0, or exits 1 with the reason; either way it cleans up. CI runs it on the clean clone before
@@ -62,6 +65,7 @@ public final class Demo {
       System.out.println("Smoke test passed: the job is Running and every rank adopted the balancer's plan.");
       return;
     }
+    resizeScene(env);
     System.out.println("""
         The operator chose these nodes for the whole gang before any pod was scheduled: it filled
         NVLink domains and one rack first, created the pods gated and pinned, then released them
@@ -83,6 +87,52 @@ public final class Demo {
         Press Ctrl-C to stop everything.""".formatted(env.kubeconfig(), env.bin("kubectl").getParent(), JOB, JOB, JOB,
         env.logs()));
     stopped.await();
+  }
+
+  /**
+   * The job lives through change: with the spare nodes cordoned, so that capacity is tight, one of its
+   * nodes is deleted and the job shrinks to the largest world of whole expert groups that fits; then a new
+   * node joins and it grows back. Each new world is shown with the balancer's plan for it.
+   */
+  static void resizeScene(BallastEnvironment env) throws InterruptedException {
+    List<String> world = Jobs.worldNodes(jobStatus(env));
+    List<String> spare = env.admin().nodes().withLabel("type", "kwok").list().getItems().stream()
+        .map(n -> n.getMetadata().getName()).filter(n -> !world.contains(n)).sorted().toList();
+    System.out.println("""
+
+        Resize scene. The job may run 2 to 8 workers in whole expert-parallel groups of 2 workers (16 GPUs).
+        To make capacity tight, the %d nodes it does not use are cordoned.""".formatted(spare.size()));
+    for (String node : spare) env.kubectl("cordon", node).ok();
+
+    String lost = world.get(world.size() - 1);
+    System.out.println("\nDeleting node " + lost + " (a lost machine: its pods' processes die with it) ...");
+    env.kubelet().nodeDown(lost);
+    env.kubectl("delete", "node", lost, "--wait=false").ok();
+    showNewWorld(env, "7 usable nodes: the job shrinks to 6 workers, 3 whole groups");
+
+    GpuNodes added = GpuNodes.shared(env, 4);
+    String node = added.add(1).get(0);
+    System.out.println("\nAdded node " + node + " (a new rack): 8 usable nodes again ...");
+    showNewWorld(env, "the job grows back to 8 workers");
+  }
+
+  /** Waits for the job's next world to run with every rank on the balancer's plan for it; shows both. */
+  static void showNewWorld(BallastEnvironment env, String expected) throws InterruptedException {
+    long before = worldGeneration(env);
+    for (int i = 0; i < 720 && !(worldGeneration(env) > before && "Running".equals(jobStatus(env).get("phase"))
+        && allSidecarsConnected(env)); i++) {
+      Thread.sleep(500);
+    }
+    long generation = worldGeneration(env);
+    if (generation == before) throw new IllegalStateException(JOB + " got no new world in 6 minutes after the change");
+    System.out.println("  world " + generation + " is Running (" + expected + "):");
+    System.out.println(topologyTable(env));
+    waitForAdoptedPlan(env, generation);
+    System.out.println(env.kubectl("get", "tj", "-n", NAMESPACE).ok().stdout());
+  }
+
+  static long worldGeneration(BallastEnvironment env) {
+    return Jobs.worldGeneration(jobStatus(env));
   }
 
   static void waitForRunning(BallastEnvironment env) throws InterruptedException {
@@ -110,14 +160,23 @@ public final class Demo {
 
   /** Waits until every rank has adopted a plan of the balancer (status.balancer.planVersion past "g.0"). */
   static void waitForAdoptedPlan(BallastEnvironment env) throws InterruptedException {
-    System.out.println("Waiting for the trainers' loads to reach the balancer and its first plan to be adopted ...");
+    waitForAdoptedPlan(env, 0);
+  }
+
+  /** The same for world {@code generation} (0: any): a plan "generation.n", made for that world. */
+  static void waitForAdoptedPlan(BallastEnvironment env, long generation) throws InterruptedException {
+    System.out.println("Waiting for the trainers' loads to reach the balancer and its first plan"
+        + (generation == 0 ? "" : " for world " + generation) + " to be adopted ...");
     for (int i = 0; i < 360; i++) {
       Map<String, Object> status = jobStatus(env);
       @SuppressWarnings("unchecked")
       Map<String, Object> balancer = (Map<String, Object>) status.getOrDefault("balancer", Map.of());
       Object version = balancer.get("planVersion");
-      if (version != null && !version.toString().endsWith(".0")) {
-        System.out.println("  every rank adopted plan " + version + " at step " + balancer.get("adoptedAtStep"));
+      if (version != null && !version.toString().endsWith(".0")
+          && (generation == 0 || version.toString().startsWith(generation + "."))) {
+        System.out.println("  every rank adopted plan " + version + " at step " + balancer.get("adoptedAtStep")
+            + ": predicted imbalance " + balancer.get("imbalanceAfter") + " (static layout "
+            + balancer.get("imbalanceBefore") + ")");
         return;
       }
       Thread.sleep(500);
@@ -149,6 +208,7 @@ public final class Demo {
         .collect(Collectors.toMap(n -> n.getMetadata().getName(), Function.identity()));
     List<Pod> pods = env.admin().pods().inNamespace(NAMESPACE).withLabel("ballast.dev/job", JOB)
         .withLabel("ballast.dev/role", "worker").list().getItems().stream()
+        .filter(p -> p.getMetadata().getDeletionTimestamp() == null) // a past world's pods on their way out
         .sorted(Comparator.comparingInt(p -> Integer.parseInt(p.getMetadata().getAnnotations().get("ballast.dev/node-rank"))))
         .toList();
     StringBuilder t = new StringBuilder(String.format("%-6s %-22s %-14s %-18s %-8s %-8s %-12s %s%n",

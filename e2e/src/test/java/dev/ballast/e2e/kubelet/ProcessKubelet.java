@@ -48,6 +48,8 @@ public final class ProcessKubelet implements AutoCloseable {
   private final Programs programs;
   private final Addresses addresses;
   private final Map<String, RunningPod> running = new ConcurrentHashMap<>();
+  /** Nodes whose kubelet is gone (see {@link #nodeDown}): nothing happens for their pods any more. */
+  private final java.util.Set<String> downNodes = ConcurrentHashMap.newKeySet();
   private final ExecutorService events = Executors.newSingleThreadExecutor(r -> daemon(r, "kubelet-events"));
   private final ExecutorService starters = Executors.newCachedThreadPool(r -> daemon(r, "kubelet-start"));
   private SharedIndexInformer<Pod> informer;
@@ -87,6 +89,7 @@ public final class ProcessKubelet implements AutoCloseable {
 
   private void handle(Pod pod) {
     String key = key(pod);
+    if (downNodes.contains(pod.getSpec().getNodeName())) return;
     try {
       if (pod.getMetadata().getDeletionTimestamp() != null) {
         stop(key);
@@ -265,6 +268,39 @@ public final class ProcessKubelet implements AutoCloseable {
     } catch (KubernetesClientException e) {
       LOG.warning("could not update the status of pod " + pod.getMetadata().getName() + ": " + e.getMessage());
     }
+  }
+
+  /**
+   * The node's kubelet dies with its machine: the processes of its pods are killed at once, and from now
+   * on nothing reports their status or completes their deletion, so a deleted pod of that node stays
+   * Terminating until someone force-deletes it (as on a real lost node).
+   */
+  public void nodeDown(String node) {
+    downNodes.add(node);
+    for (var entry : running.entrySet()) {
+      RunningPod rp = entry.getValue();
+      if (!node.equals(rp.pod.getSpec().getNodeName())) continue;
+      running.remove(entry.getKey());
+      rp.finished = true;
+      rp.main.forEach(p -> p.process.destroyForcibly());
+      rp.sidecars.forEach(p -> p.process.destroyForcibly());
+    }
+    LOG.info("node " + node + " is down: its pods' processes are killed and its pods are left as they are");
+  }
+
+  /** Kills one main container's process with SIGKILL (exit code 137), as the OOM killer would; the pod fails. */
+  public void kill(String namespace, String pod, String container) {
+    RunningPod rp = running.values().stream()
+        .filter(r -> r.pod.getMetadata().getNamespace().equals(namespace) && r.pod.getMetadata().getName().equals(pod))
+        .findFirst().orElseThrow(() -> new IllegalStateException("no running pod " + namespace + "/" + pod));
+    Proc proc = rp.main.stream().filter(p -> p.name.equals(container)).findFirst()
+        .orElseThrow(() -> new IllegalStateException("pod " + pod + " runs no container " + container));
+    proc.process.destroyForcibly();
+  }
+
+  /** Pods (namespace/name) whose containers run as processes now. */
+  public java.util.List<Pod> runningPods() {
+    return running.values().stream().filter(rp -> !rp.finished).map(rp -> rp.pod).toList();
   }
 
   private void stop(String key) {

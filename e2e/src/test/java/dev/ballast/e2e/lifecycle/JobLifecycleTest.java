@@ -133,7 +133,7 @@ class JobLifecycleTest {
     await().atMost(WAIT).untilAsserted(() -> assertThat(jobs.phase("collected")).isEqualTo("Running"));
     assertThat(versions("collected")).containsKeys("Service/collected", "ConfigMap/collected-world",
         "Deployment/collected-balancer", "Secret/collected-sidecar-auth", "RoleBinding/collected-balancer",
-        "ServiceAccount/collected-balancer", "Pod/collected-worker-0", "Pod/collected-worker-1");
+        "ServiceAccount/collected-balancer", "Pod/collected-g1-w0", "Pod/collected-g1-w1");
 
     env.kubectl("delete", "tj", "collected", "-n", jobs.namespace(), "--wait=false").ok();
     await().atMost(WAIT).untilAsserted(() -> assertThat(versions("collected")).isEmpty());

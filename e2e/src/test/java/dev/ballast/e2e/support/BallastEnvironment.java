@@ -27,6 +27,8 @@ public final class BallastEnvironment implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(BallastEnvironment.class.getName());
   public static final String NAMESPACE = "ballast-system";
   public static final String RELEASE = "ballast";
+  /** The operator's exit status when its chaos hook (BALLAST_CHAOS_EXIT_AFTER_WRITES) ends it. */
+  public static final int CHAOS_EXIT = 86;
 
   private final Path root;
   private final Path cache;
@@ -34,6 +36,8 @@ public final class BallastEnvironment implements AutoCloseable {
   private final Path logs;
   private KubernetesClient admin;
   private Process operator;
+  private int operatorStarts;
+  private Path operatorKubeconfig;
   private ProcessKubelet kubelet;
 
   public BallastEnvironment(Path root, String cluster, Path logs) {
@@ -70,6 +74,10 @@ public final class BallastEnvironment implements AutoCloseable {
     return admin;
   }
 
+  public ProcessKubelet kubelet() {
+    return kubelet;
+  }
+
   /**
    * Brings everything up; each step says what it does. The chart's operator Deployment is scaled to
    * zero: the operator runs here as a local process (there is no container runtime).
@@ -83,7 +91,7 @@ public final class BallastEnvironment implements AutoCloseable {
         root.resolve("charts/ballast").toString(), "--namespace", NAMESPACE, "--create-namespace", "--set", "replicaCount=0", "--wait",
         "--timeout", "2m"));
     step("starting the process kubelet for Ballast pods", this::startKubelet);
-    step("starting the operator with the chart's ServiceAccount credentials", this::startOperator);
+    step("starting the operator with the chart's ServiceAccount credentials", () -> startOperator(Map.of()));
     return this;
   }
 
@@ -129,7 +137,7 @@ public final class BallastEnvironment implements AutoCloseable {
   }
 
   /** A kubeconfig holding a token of the chart's ServiceAccount: the operator runs with exactly the chart's RBAC. */
-  private Path operatorKubeconfig() throws IOException {
+  private Path writeOperatorKubeconfig() throws IOException {
     String sa = admin.serviceAccounts().inNamespace(NAMESPACE).withLabel("app.kubernetes.io/instance", RELEASE)
         .list().getItems().stream().map(s -> s.getMetadata().getName()).findFirst()
         .orElseThrow(() -> new IllegalStateException("the chart created no ServiceAccount in " + NAMESPACE));
@@ -147,24 +155,40 @@ public final class BallastEnvironment implements AutoCloseable {
     return file;
   }
 
-  private void startOperator() {
+  /**
+   * Starts the operator process (its log appended to operator.log) and waits until it is connected.
+   * {@code extraEnv} adds settings (e.g. BALLAST_CHAOS_EXIT_AFTER_WRITES, BALLAST_LEASE_NAMESPACE); every
+   * start has its own HOSTNAME, so a restarted operator is a new leader-election identity, as a new pod is.
+   */
+  public void startOperator(Map<String, String> extraEnv) {
+    if (operator != null && operator.isAlive()) throw new IllegalStateException("the operator is running already");
     try {
       Path jar = root.resolve("operator/target/quarkus-app/quarkus-run.jar");
       if (!Files.exists(jar)) {
         throw new IllegalStateException(jar + " is missing: build it with ./mvnw -pl operator -am package");
       }
       Path log = logs.resolve("operator.log");
+      operatorStarts++;
+      Files.writeString(log, "==== operator start " + operatorStarts + " " + extraEnv + "\n",
+          java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
+      long offset = Files.size(log);
       ProcessBuilder pb = new ProcessBuilder(javaBinary(), "-Xmx512m", "-Dquarkus.http.port=0", "-jar", jar.toString())
-          .redirectErrorStream(true).redirectOutput(log.toFile());
-      pb.environment().put("KUBECONFIG", operatorKubeconfig().toString());
+          .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+      if (operatorKubeconfig == null) operatorKubeconfig = writeOperatorKubeconfig();
+      pb.environment().put("KUBECONFIG", operatorKubeconfig.toString());
       pb.environment().put("BALLAST_PENDING_RETRY_SECONDS", "3");
+      pb.environment().put("HOSTNAME", "e2e-operator-" + operatorStarts);
+      pb.environment().putAll(extraEnv);
       operator = pb.start();
       Instant deadline = Instant.now().plusSeconds(120);
       while (Instant.now().isBefore(deadline)) {
+        byte[] bytes = Files.readAllBytes(log);
+        String output = new String(bytes, (int) offset, bytes.length - (int) offset, java.nio.charset.StandardCharsets.UTF_8);
         if (!operator.isAlive()) {
-          throw new IllegalStateException("the operator exited with " + operator.exitValue() + ":\n" + Files.readString(log));
+          if (operator.exitValue() == CHAOS_EXIT) return; // its chaos hook ended it early: awaitOperatorExit says so
+          throw new IllegalStateException("the operator exited with " + operator.exitValue() + ":\n" + output);
         }
-        if (Files.readString(log).contains("Connected to Kubernetes")) return;
+        if (output.contains("Connected to Kubernetes")) return;
         Thread.sleep(250);
       }
       throw new IllegalStateException("the operator did not start within 120s:\n" + Files.readString(log));
@@ -174,6 +198,23 @@ public final class BallastEnvironment implements AutoCloseable {
       Thread.currentThread().interrupt();
       throw new IllegalStateException(e);
     }
+  }
+
+  /** Kills the operator process with SIGKILL (nothing of it runs on) and waits until it is gone. */
+  public void killOperator() {
+    if (operator == null) return;
+    operator.destroyForcibly();
+    try {
+      operator.waitFor(30, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** Waits up to {@code timeout} for the operator to exit by itself; its exit status, or empty if it still runs. */
+  public java.util.OptionalInt awaitOperatorExit(Duration timeout) throws InterruptedException {
+    if (operator.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) return java.util.OptionalInt.of(operator.exitValue());
+    return java.util.OptionalInt.empty();
   }
 
   private static String javaBinary() {

@@ -59,6 +59,79 @@ public final class Jobs {
         """.formatted(name, trainerEnv, min, max);
   }
 
+  /**
+   * A job of {@code min..max} 8-GPU workers kept on a test's node pool, with a small model (whole groups
+   * of 2 workers) whose loads the stand-in trainers report every 200 ms. {@code trainerEnv}: more env
+   * entries of the trainer (YAML flow, e.g. {@code {name: BALLAST_TEST_EXIT_CODE, value: "75"}}, or "");
+   * {@code extraSpec}: more spec fields, one YAML line each (e.g. "restartLimit: 2").
+   */
+  public static String elasticManifest(String name, int min, int max, GpuNodes pool, String trainerEnv,
+      String extraSpec) {
+    return """
+        apiVersion: ballast.dev/v1alpha1
+        kind: TrainingJob
+        metadata: {name: %s}
+        spec:
+          template:
+            spec:
+        %s      containers:
+              - name: trainer
+                image: registry.example/ballast-trainer:0.1.0
+                env: [{name: BALLAST_TEST_LOADS, value: "4,16,200"}%s]
+          workers: {min: %d, max: %d}
+          parallelism: {expert: 16}
+          model: {moeLayers: 4, experts: 16, topK: 2}
+          balancer: {replanEverySteps: 10}
+        %s""".formatted(name, pool.podPlacement().indent(6), trainerEnv.isEmpty() ? "" : ", " + trainerEnv, min, max,
+        extraSpec.indent(2));
+  }
+
+  /** {@code kubectl patch --type=merge} of a job. */
+  public void patch(String name, String mergePatch) {
+    env.kubectl("patch", "tj", name, "-n", namespace, "--type=merge", "-p", mergePatch).ok();
+  }
+
+  /** status.world.generation, or 0 before the first world. */
+  public long worldGeneration(String name) {
+    return worldGeneration(status(name));
+  }
+
+  /** The same, from a job's status read elsewhere. */
+  @SuppressWarnings("unchecked")
+  public static long worldGeneration(Map<String, Object> status) {
+    Map<String, Object> world = (Map<String, Object>) status.get("world");
+    return world == null || world.get("generation") == null ? 0 : ((Number) world.get("generation")).longValue();
+  }
+
+  /** The nodes of status.world in rank order. */
+  public List<String> worldNodes(String name) {
+    return worldNodes(status(name));
+  }
+
+  /** The same, from a job's status read elsewhere. */
+  @SuppressWarnings("unchecked")
+  public static List<String> worldNodes(Map<String, Object> status) {
+    Map<String, Object> world = (Map<String, Object>) status.get("world");
+    if (world == null) return List.of();
+    return ((List<Map<String, Object>>) world.getOrDefault("nodes", List.of())).stream()
+        .map(n -> (String) n.get("node")).toList();
+  }
+
+  /** status.restarts (0 when unset). */
+  public int restarts(String name) {
+    Object r = status(name).get("restarts");
+    return r == null ? 0 : ((Number) r).intValue();
+  }
+
+  /**
+   * Deletes the namespace's jobs, then force-deletes what pods remain: a test that lost nodes leaves pods
+   * stuck Terminating, which would keep the next test's namespace from being deleted.
+   */
+  public void deleteAll() {
+    env.kubectl("delete", "tj", "--all", "-n", namespace, "--wait=false").ok();
+    env.kubectl("delete", "pods", "--all", "-n", namespace, "--force", "--grace-period=0").ok();
+  }
+
   /** {@code kubectl apply} of a manifest into this namespace, with extra kubectl flags. */
   public void apply(String yaml, String... flags) {
     List<String> args = new ArrayList<>(List.of("apply", "-n", namespace, "-f", "-"));

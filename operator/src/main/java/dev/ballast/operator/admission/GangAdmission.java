@@ -4,7 +4,9 @@ import dev.ballast.operator.api.TrainingJob;
 import dev.ballast.operator.api.TrainingJobSpec;
 import dev.ballast.operator.config.OperatorSettings;
 import dev.ballast.operator.desired.WorkerPods;
+import dev.ballast.operator.observe.ClusterCache;
 import dev.ballast.operator.observe.ClusterCapacity;
+import dev.ballast.operator.observe.ClusterView;
 import dev.ballast.operator.placement.GangPlacer;
 import dev.ballast.operator.placement.GangRequest;
 import dev.ballast.operator.placement.Placement;
@@ -12,8 +14,10 @@ import dev.ballast.operator.placement.Toleration;
 import dev.ballast.operator.placement.WorkerSlot;
 import dev.ballast.operator.world.Seat;
 import dev.ballast.operator.world.World;
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -21,8 +25,10 @@ import org.jboss.logging.Logger;
 
 /**
  * Gang admission: chooses nodes for a whole new world and creates its pods, gated, pinned to those
- * nodes. Serialized across jobs and reading the cluster live (not from a cache), so that a GPU is never
- * promised to two jobs: a job placed a moment ago has its gated pods, with their promised nodes, in the list.
+ * nodes. Serialized across jobs, so that a GPU is never promised to two jobs: capacity comes from the
+ * informer caches ({@link ClusterCache}) plus the pods admission created that the cache does not show yet
+ * ({@link Reservations}); a job placed a moment ago has its gated pods, with their promised nodes, in one
+ * or the other.
  */
 public class GangAdmission {
   private static final Logger LOG = Logger.getLogger(GangAdmission.class);
@@ -36,16 +42,66 @@ public class GangAdmission {
 
   private final KubernetesClient client;
   private final OperatorSettings settings;
+  private final Reservations reservations = new Reservations();
+  private final ClusterView view;
 
   public GangAdmission(KubernetesClient client, OperatorSettings settings) {
     this.client = client;
     this.settings = settings;
+    this.view = new ClusterCache(client, pod -> reservations.release(pod.getMetadata().getUid()));
+  }
+
+  /** Reading the cluster from {@code view} (tests: a cache that lags as long as they like). */
+  GangAdmission(KubernetesClient client, OperatorSettings settings, ClusterView view) {
+    this.client = client;
+    this.settings = settings;
+    this.view = view;
   }
 
   public synchronized Result admit(TrainingJob job, long generation) {
     TrainingJobSpec spec = job.getSpec();
-    var capacity = ClusterCapacity.of(client.nodes().list().getItems(),
-        client.pods().inAnyNamespace().list().getItems(), spec.topology, nodeSelector(spec));
+    List<Node> nodes = view.nodes();
+    return admit(job, generation, ClusterCapacity.of(nodes, podsHoldingResources(nodes), spec.topology,
+        nodeSelector(spec)));
+  }
+
+  /** Unfinished pods on these nodes, from the cache, and those admission created that the cache does not show yet. */
+  private List<Pod> podsHoldingResources(List<Node> nodes) {
+    List<Pod> pods = new ArrayList<>(view.podsOn(nodes.stream().map(n -> n.getMetadata().getName()).toList()));
+    pods.addAll(reservations.unseen(
+        p -> view.cachedUid(p.getMetadata().getNamespace(), p.getMetadata().getName()), Instant.now()));
+    return pods;
+  }
+
+  /**
+   * How many workers of this job would fit if its own pods were gone (the room a resize would have): the
+   * same placement admission runs, with the job's pods left out of the GPUs in use.
+   */
+  public synchronized int placeableWorkers(TrainingJob job) {
+    TrainingJobSpec spec = job.getSpec();
+    String uid = job.getMetadata().getUid();
+    List<Node> nodes = view.nodes();
+    List<Pod> others = podsHoldingResources(nodes).stream()
+        .filter(p -> p.getMetadata().getOwnerReferences().stream().noneMatch(o -> o.getUid().equals(uid)))
+        .toList();
+    return room(spec, ClusterCapacity.of(nodes, others, spec.topology, nodeSelector(spec)));
+  }
+
+  /** How many workers of this spec fit in {@code capacity} (at most workers.max). Pure. */
+  public static int room(TrainingJobSpec spec, ClusterCapacity capacity) {
+    Placement placement = GangPlacer.place(capacity.nodes(), capacity.usedGpus(),
+        new GangRequest(1, spec.workers.max, spec.gpusPerWorker, tolerations(spec)));
+    return placement instanceof Placement.Placed p ? p.workers().size() : 0;
+  }
+
+  private Result admit(TrainingJob job, long generation, ClusterCapacity capacity) {
+    Result result = choose(job.getSpec(), capacity, generation);
+    if (result instanceof Result.Admitted a) createGated(job, a.world());
+    return result;
+  }
+
+  /** Chooses the nodes of a new world: as many workers as fit, in whole groups, never fewer than workers.min. Pure. */
+  public static Result choose(TrainingJobSpec spec, ClusterCapacity capacity, long generation) {
     List<Toleration> tolerations = tolerations(spec);
     Placement placement = GangPlacer.place(capacity.nodes(), capacity.usedGpus(),
         new GangRequest(spec.workers.min, spec.workers.max, spec.gpusPerWorker, tolerations));
@@ -59,14 +115,11 @@ public class GangAdmission {
       placement = GangPlacer.place(capacity.nodes(), capacity.usedGpus(),
           new GangRequest(size, size, spec.gpusPerWorker, tolerations));
     }
-    List<WorkerSlot> slots = ((Placement.Placed) placement).workers();
     List<Seat> seats = new ArrayList<>();
-    for (WorkerSlot slot : slots) {
+    for (WorkerSlot slot : ((Placement.Placed) placement).workers()) {
       seats.add(new Seat(slot.nodeRank(), slot.nodeRank(), slot.node(), slot.domain(), slot.rack()));
     }
-    World world = new World(generation, seats);
-    createGated(job, world);
-    return new Result.Admitted(world);
+    return new Result.Admitted(new World(generation, seats));
   }
 
   /** Creates every pod of the world, or none: a failure part-way deletes what was created. */
@@ -74,13 +127,18 @@ public class GangAdmission {
     List<Pod> created = new ArrayList<>();
     try {
       for (Seat seat : world.seats()) {
-        created.add(client.resource(WorkerPods.build(job, world, seat, true, settings)).create());
+        Pod pod = client.resource(WorkerPods.build(job, world, seat, true, settings)).create();
+        reservations.add(pod, Instant.now());
+        created.add(pod);
       }
     } catch (RuntimeException e) {
       LOG.warnf("Creating the pods of world %d of %s/%s failed after %d of %d; deleting them",
           world.generation(), job.getMetadata().getNamespace(), job.getMetadata().getName(), created.size(),
           world.size());
-      created.forEach(p -> client.resource(p).delete());
+      for (Pod p : created) {
+        client.resource(p).delete();
+        reservations.release(p.getMetadata().getUid());
+      }
       throw e;
     }
   }

@@ -24,6 +24,15 @@ public class BalancerStatusSchema {
   @JsonPropertyDescription("Max/mean GPU load under the adopted plan over the last interval.")
   public Double imbalanceAfter;
 
+  @JsonPropertyDescription("World generation of lastStep.")
+  public Long lastStepGeneration;
+
+  @JsonPropertyDescription("Newest optimizer step every rank reported (the progress heartbeat).")
+  public Long lastStep;
+
+  @JsonPropertyDescription("When lastStep was first seen (RFC 3339).")
+  public String lastStepTime;
+
   @JsonPropertyDescription("Predicted step-time speedup of the adopted plan over the static layout.")
   public Double predictedSpeedup;
 }

@@ -36,11 +36,15 @@ public class TrainingJobSpec {
   @Default("8")
   @Min(1)
   @Max(16)
-  @JsonPropertyDescription("nvidia.com/gpu per worker pod; also the number of trainer processes (local ranks) per pod.")
+  @ValidationRule(value = "self == oldSelf",
+      message = "gpusPerWorker is immutable: every rank's place in the expert layout depends on it; create a new TrainingJob to change it")
+  @JsonPropertyDescription("nvidia.com/gpu per worker pod; also the number of trainer processes (local ranks) per pod. Immutable.")
   public Integer gpusPerWorker = 8;
 
   @Required
-  @JsonPropertyDescription("How the GPUs of a world are split: expert-parallel group size and pipeline stages; the rest is data-parallel.")
+  @ValidationRule(value = "self == oldSelf",
+      message = "parallelism is immutable: the checkpoint's expert and pipeline sharding depend on it; create a new TrainingJob to change it")
+  @JsonPropertyDescription("Immutable. How the GPUs of a world are split: expert-parallel group size and pipeline stages; the rest is data-parallel.")
   public Parallelism parallelism;
 
   @Required
@@ -60,10 +64,18 @@ public class TrainingJobSpec {
   @JsonPropertyDescription("Where the trainer keeps checkpoints; mounted into every worker.")
   public CheckpointSpec checkpoint;
 
+  @Default("{}")
+  @JsonPropertyDescription("How a running job grows and shrinks within workers.min..max.")
+  public ElasticSpec elastic = new ElasticSpec();
+
+  @Default("{}")
+  @JsonPropertyDescription("How the operator restarts a world after failures: backoff, exit codes, lost nodes, stalls.")
+  public RecoverySpec recovery = new RecoverySpec();
+
   @Default("5")
   @Min(0)
   @Max(1000)
-  @JsonPropertyDescription("How many times the operator may restart the world after retryable failures before the job fails.")
+  @JsonPropertyDescription("How many times the operator may restart the world after failures (retryable exits, evictions, lost workers or nodes, stalls) before the job fails. Voluntary resizes do not count.")
   public Integer restartLimit = 5;
 
   @Default("300")

@@ -19,7 +19,7 @@ public class TrainingJobStatus {
   @JsonPropertyDescription("Where the job is in its lifecycle.")
   public Phase phase;
 
-  @JsonPropertyDescription("The metadata.generation this status was computed from.")
+  @JsonPropertyDescription("The newest metadata.generation that is in effect: the running world (or the admission under way) reflects it.")
   public Long observedGeneration;
 
   @JsonPropertyDescription("Workers of the current world (the admitted gang size); 0 until admitted.")
@@ -28,8 +28,20 @@ public class TrainingJobStatus {
   @JsonPropertyDescription("Workers of the current world that are running.")
   public Integer readyWorkers;
 
-  @JsonPropertyDescription("How many times the world was restarted after failures.")
+  @JsonPropertyDescription("How many times the world was restarted after failures (counted against spec.restartLimit).")
   public Integer restarts;
+
+  @JsonPropertyDescription("When the current world was committed (RFC 3339); growth waits spec.elastic.cooldownSeconds from here.")
+  public String worldCommitTime;
+
+  @JsonPropertyDescription("When every worker of the current world first ran (RFC 3339); the progress deadline counts from here.")
+  public String worldRunningTime;
+
+  @JsonPropertyDescription("Set while the current world is being replaced: why, and when the next one may start.")
+  public WorldTransition transition;
+
+  @JsonPropertyDescription("Set after a gang was not bound in time: its nodes and how often that happened.")
+  public BindingBackoff bindingBackoff;
 
   @JsonPropertyDescription("When the first world started running (RFC 3339).")
   public String startTime;
@@ -40,7 +52,7 @@ public class TrainingJobStatus {
   @JsonPropertyDescription("The current world: its generation and the workers' ranks and topology coordinates.")
   public WorldStatus world;
 
-  @JsonPropertyDescription("Admitted, Ready, Succeeded, Failed and Suspended conditions, each with observedGeneration.")
+  @JsonPropertyDescription("Admitted, Ready, Resizing, Progressing, Succeeded, Failed and Suspended conditions, each with observedGeneration.")
   public List<Condition> conditions = new ArrayList<>();
 
   @JsonPropertyDescription("Written by the job's balancer only: the adopted plan and its effect.")

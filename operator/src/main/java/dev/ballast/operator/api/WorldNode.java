@@ -6,7 +6,7 @@ import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 /** One worker of a world: stable pod index, its rank in this world, and where it runs. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class WorldNode {
-  @JsonPropertyDescription("Stable pod index (in the pod name <job>-worker-<index>).")
+  @JsonPropertyDescription("Pod index within the world (in the pod name <job>-g<generation>-w<index>).")
   public Integer index;
 
   @JsonPropertyDescription("Pod name.")

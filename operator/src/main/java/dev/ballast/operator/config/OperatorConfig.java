@@ -41,6 +41,16 @@ public interface OperatorConfig {
    */
   java.util.Optional<String> leaseNamespace();
 
+  /** Seconds a leader's Lease lasts without renewal (a new leader waits this long after a crash). */
+  @WithDefault("15")
+  int leaseDurationSeconds();
+
+  /**
+   * Test hook for the e2e chaos test: halt the process before its (N+1)th mutating API request. Unset
+   * (always, outside that test): never.
+   */
+  java.util.Optional<Integer> chaosExitAfterWrites();
+
   default OperatorSettings settings() {
     return new OperatorSettings(sidecarImage(), balancerImage(), sidecarPort(), balancerGrpcPort(),
         balancerHttpPort(), masterPort());

@@ -22,7 +22,10 @@ public final class Labels {
   public static final String NODE_RANK = "ballast.dev/node-rank";
   public static final String DOMAIN = "ballast.dev/domain";
   public static final String RACK = "ballast.dev/rack";
+  /** A label on worker pods (selectable); the world the pod belongs to. */
   public static final String WORLD_GENERATION = "ballast.dev/world-generation";
+  /** Hash of the spec fields that apply at the next world (see WorldSpecHash); differing from the spec's means "restart to apply". */
+  public static final String SPEC_HASH = "ballast.dev/spec-hash";
   public static final String WORLD_SIZE = "ballast.dev/world-size";
   /** When the admission gate was removed (RFC 3339); the binding timeout counts from here. */
   public static final String RELEASED_AT = "ballast.dev/released-at";

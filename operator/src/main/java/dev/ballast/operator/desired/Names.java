@@ -4,8 +4,12 @@ package dev.ballast.operator.desired;
 public final class Names {
   private Names() {}
 
-  public static String workerPod(String job, int index) {
-    return job + "-worker-" + index;
+  /**
+   * A worker pod's name carries its world generation, so a pod of an old world still stuck Terminating on a
+   * lost node never holds the name a pod of the new world needs.
+   */
+  public static String workerPod(String job, long generation, int index) {
+    return job + "-g" + generation + "-w" + index;
   }
 
   /** The headless Service; also the pods' subdomain, so peers resolve as {@code <pod>.<job>.<namespace>.svc}. */
@@ -26,8 +30,8 @@ public final class Names {
     return job + "-sidecar-auth";
   }
 
-  public static String podDns(String job, int index, String namespace) {
-    return workerPod(job, index) + "." + headlessService(job) + "." + namespace + ".svc";
+  public static String podDns(String job, long generation, int index, String namespace) {
+    return workerPod(job, generation, index) + "." + headlessService(job) + "." + namespace + ".svc";
   }
 
   /** The ClusterRole (installed by the Helm chart) that every job's balancer is bound to. */

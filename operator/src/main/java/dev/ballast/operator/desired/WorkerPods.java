@@ -60,15 +60,17 @@ public final class WorkerPods {
     }
     labels.putAll(Labels.forRole(name, Labels.ROLE_WORKER));
     labels.put(Labels.INDEX, Integer.toString(seat.index()));
+    labels.put(Labels.WORLD_GENERATION, Long.toString(world.generation()));
+    String podName = Names.workerPod(name, world.generation(), seat.index());
 
-    var meta = Owners.childMeta(job, Names.workerPod(name, seat.index()), labels);
+    var meta = Owners.childMeta(job, podName, labels);
     if (template.getMetadata() != null && template.getMetadata().getAnnotations() != null) {
       meta.getAnnotations().putAll(template.getMetadata().getAnnotations());
     }
     Map<String, String> annotations = meta.getAnnotations();
     annotations.put(Labels.ASSIGNED_NODE, seat.node());
     annotations.put(Labels.NODE_RANK, Integer.toString(seat.nodeRank()));
-    annotations.put(Labels.WORLD_GENERATION, Long.toString(world.generation()));
+    annotations.put(Labels.SPEC_HASH, WorldSpecHash.of(spec));
     annotations.put(Labels.WORLD_SIZE, Integer.toString(world.size()));
     if (seat.domain() != null) annotations.put(Labels.DOMAIN, seat.domain());
     if (seat.rack() != null) annotations.put(Labels.RACK, seat.rack());
@@ -92,7 +94,7 @@ public final class WorkerPods {
     }
 
     podSpec.setRestartPolicy("Never"); // the operator, not the kubelet, decides restarts
-    podSpec.setHostname(Names.workerPod(name, seat.index()));
+    podSpec.setHostname(podName);
     podSpec.setSubdomain(Names.headlessService(name));
     podSpec.setAffinity(pinToNode(podSpec.getAffinity(), seat.node()));
     podSpec.setSchedulingGates(gated ? List.of(new PodSchedulingGate(Labels.ADMISSION_GATE)) : List.of());
@@ -114,7 +116,7 @@ public final class WorkerPods {
     Map<String, EnvVar> env = new LinkedHashMap<>();
     for (EnvVar e : fromTemplate.getEnv()) env.put(e.getName(), e);
     // Ballast's values win: a stale user-set NODE_RANK would silently break the rendezvous.
-    put(env, ProcessEnv.MASTER_ADDR, Names.podDns(name, world.master().index(), namespace));
+    put(env, ProcessEnv.MASTER_ADDR, Names.podDns(name, world.generation(), world.master().index(), namespace));
     put(env, ProcessEnv.MASTER_PORT_VAR, Integer.toString(settings.masterPort()));
     put(env, ProcessEnv.NNODES, Integer.toString(world.size()));
     put(env, ProcessEnv.NODE_RANK, Integer.toString(seat.nodeRank()));
@@ -127,6 +129,8 @@ public final class WorkerPods {
     put(env, ProcessEnv.GPUS_PER_WORKER, Integer.toString(gpus));
     put(env, ProcessEnv.SIDECAR_URL, ProcessEnv.sidecarUrl(settings.sidecarPort()));
     if (spec.checkpoint != null) put(env, ProcessEnv.CHECKPOINT_DIR, spec.checkpoint.path);
+    // the budget a voluntary stop gives the trainer between SIGTERM and SIGKILL (docs/elastic.md)
+    put(env, ProcessEnv.CHECKPOINT_TIMEOUT_SECONDS, Integer.toString(spec.elastic.checkpointTimeoutSeconds));
 
     ResourceRequirements resources = fromTemplate.getResources() == null
         ? new ResourceRequirements() : Serialization.clone(fromTemplate.getResources());

@@ -19,12 +19,18 @@ import dev.ballast.operator.status.Conditions;
 import dev.ballast.operator.status.StatusAggregator;
 import dev.ballast.operator.status.StatusChange;
 import dev.ballast.operator.validate.SpecValidator;
+import dev.ballast.operator.observe.NodeStates;
+import dev.ballast.operator.world.ClusterView;
+import dev.ballast.operator.world.Decision;
+import dev.ballast.operator.world.NodeState;
 import dev.ballast.operator.world.Seat;
+import dev.ballast.operator.world.WorkerPodView;
 import dev.ballast.operator.world.World;
 import dev.ballast.operator.world.WorldLifecycle;
 import dev.ballast.operator.world.WorldStep;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Secret;
@@ -39,6 +45,8 @@ import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import io.javaoperatorsdk.operator.processing.event.source.Cache;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import io.quarkiverse.operatorsdk.annotations.RBACRule;
@@ -47,12 +55,14 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Collectors;
 import org.jboss.logging.Logger;
 
 /**
- * Reconciles one TrainingJob: observe (pods and children from informer caches) → validate →
- * decide the world's next step ({@link WorldLifecycle}, pure) → act (admission, gates, children) →
- * aggregate status ({@link StatusAggregator}, pure) and write it only if it changed.
+ * Reconciles one TrainingJob: observe (pods, nodes, other jobs and children from informer caches) → validate →
+ * decide the world's next step ({@link WorldLifecycle}, pure) → act (stop pods, admission, gates, children) →
+ * aggregate status ({@link StatusAggregator}, pure) and write it only if it changed. A transition to a new
+ * world is written to status before any pod of the old one is stopped, so an operator restart resumes it.
  */
 @ControllerConfiguration(name = TrainingJobReconciler.NAME)
 @RBACRule(apiGroups = "", resources = {"pods", "services", "configmaps", "secrets", "serviceaccounts"},
@@ -69,6 +79,7 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
   public static final String NAME = "ballast-operator";
   private static final Logger LOG = Logger.getLogger(TrainingJobReconciler.class);
   private static final String CHILD_SELECTOR = Labels.JOB;
+  private static final String NODES = "node";
 
   private final KubernetesClient client;
   private final OperatorSettings settings;
@@ -98,6 +109,7 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
         Deployment.class, ServiceAccount.class, RoleBinding.class)) {
       sources.add(informer(type, context));
     }
+    sources.add(nodeInformer(context));
     return sources;
   }
 
@@ -110,12 +122,28 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
     return new InformerEventSource<>(config, context);
   }
 
+  /**
+   * Nodes, cluster-wide: a node lost, added, cordoned or tainted may change any job's world (a lost node
+   * restarts the worlds on it, a new one lets jobs grow or Pending jobs fit), so a change that matters to
+   * placement reconciles every job. Heartbeat-only updates are filtered out.
+   */
+  private static InformerEventSource<Node, TrainingJob> nodeInformer(EventSourceContext<TrainingJob> context) {
+    var config = InformerEventSourceConfiguration.from(Node.class, TrainingJob.class)
+        .withName(NODES)
+        .withWatchAllNamespaces()
+        .withSecondaryToPrimaryMapper(node -> context.getPrimaryCache().list()
+            .map(ResourceID::fromResource).collect(Collectors.toSet()))
+        .withOnUpdateFilter((updated, old) -> NodeChange.matters(old, updated))
+        .build();
+    return new InformerEventSource<>(config, context);
+  }
+
   @Override
   public UpdateControl<TrainingJob> reconcile(TrainingJob job, Context<TrainingJob> ctx) {
     Instant now = Instant.now();
     List<String> problems = SpecValidator.validate(job.getSpec());
     if (!problems.isEmpty()) {
-      TrainingJobStatus next = StatusAggregator.aggregate(job, new WorldStep.Ended(), null, problems, now);
+      TrainingJobStatus next = StatusAggregator.invalid(job, problems, now);
       if (StatusChange.changed(job, next)) events.warning(job, "InvalidSpec", String.join("; ", problems));
       return writeStatus(job, next, null);
     }
@@ -123,12 +151,53 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
     List<Pod> workers = ctx.getSecondaryResourcesAsStream(Pod.class)
         .filter(p -> Labels.ROLE_WORKER.equals(p.getMetadata().getLabels().get(Labels.ROLE)))
         .toList();
-    WorldStep step = WorldLifecycle.decide(job, workers, now);
-    GangAdmission.Result admitted = act(job, step, now);
+    ClusterView cluster = observeCluster(job, ctx, now);
+    Decision decision = WorldLifecycle.decide(job, workers, cluster, now);
+    stop(job, decision);
+    GangAdmission.Result admitted = act(job, decision.step(), now);
 
-    TrainingJobStatus next = StatusAggregator.aggregate(job, step, admitted, List.of(), now);
-    applyChildren(job, ctx, step, next.world);
-    return writeStatus(job, next, requeueAfter(job, step, next, now));
+    TrainingJobStatus next = StatusAggregator.aggregate(job, decision, admitted, now);
+    applyChildren(job, ctx, decision.step(), next.world);
+    return writeStatus(job, next, requeueAfter(job, decision, next, now));
+  }
+
+  /** Nodes from the node informer, other jobs from the primary cache, and the room to resize only when it matters. */
+  private ClusterView observeCluster(TrainingJob job, Context<TrainingJob> ctx, Instant now) {
+    @SuppressWarnings("unchecked")
+    var nodeCache = (Cache<Node>) ctx.eventSourceRetriever().getEventSourceFor(Node.class, NODES);
+    var nodes = NodeStates.of(nodeCache.list().toList(), job.getSpec().topology);
+    List<String> waiting = ctx.getPrimaryCache().list()
+        .filter(other -> !other.getMetadata().getUid().equals(job.getMetadata().getUid()))
+        .filter(WorldLifecycle::waitingForRoom)
+        .map(other -> other.getMetadata().getNamespace() + "/" + other.getMetadata().getName())
+        .sorted().toList();
+    Integer room = WorldLifecycle.wantsRoom(job, waiting, now) ? admission.placeableWorkers(job) : null;
+    return new ClusterView(nodes, room, waiting);
+  }
+
+  /** Deletes what the decision stops: gracefully (the checkpoint grace for voluntary stops), or forced where allowed. */
+  private void stop(TrainingJob job, Decision decision) {
+    List<Pod> running = decision.stop().stream().filter(p -> !new WorkerPodView(p).finished()).toList();
+    if (!running.isEmpty()) {
+      events.normal(job, "StoppingWorkers", "Stopping " + running.size() + " workers ("
+          + running.stream().map(p -> p.getMetadata().getName()).collect(Collectors.joining(", ")) + ")"
+          + (decision.stopGraceSeconds() == null ? "" : " with " + decision.stopGraceSeconds()
+              + "s to checkpoint (SIGTERM, then SIGKILL)"));
+    }
+    for (Pod pod : decision.stop()) {
+      var resource = client.pods().inNamespace(pod.getMetadata().getNamespace()).withName(pod.getMetadata().getName());
+      if (decision.stopGraceSeconds() == null) {
+        resource.delete();
+      } else {
+        resource.withGracePeriod(decision.stopGraceSeconds()).delete();
+      }
+    }
+    for (Pod pod : decision.forceDelete()) {
+      events.warning(job, "ForceDeleted", "Force-deleting " + pod.getMetadata().getName() + ": its node "
+          + new WorkerPodView(pod).node() + " is deleted or tainted " + NodeState.OUT_OF_SERVICE_TAINT);
+      client.pods().inNamespace(pod.getMetadata().getNamespace()).withName(pod.getMetadata().getName())
+          .withGracePeriod(0).delete();
+    }
   }
 
   /** Carries out the decided step. Returns the admission outcome for {@link WorldStep.Place}. */
@@ -145,8 +214,9 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
     }
     if (step instanceof WorldStep.Release r) {
       String releasedAt = now.toString();
-      for (Pod pod : r.gated()) {
-        client.pods().inNamespace(pod.getMetadata().getNamespace()).withName(pod.getMetadata().getName())
+      for (Seat seat : r.world().seats()) {
+        client.pods().inNamespace(job.getMetadata().getNamespace())
+            .withName(Names.workerPod(job.getMetadata().getName(), r.world().generation(), seat.index()))
             .edit(p -> {
               p.getSpec().setSchedulingGates(p.getSpec().getSchedulingGates().stream()
                   .filter(g -> !Labels.ADMISSION_GATE.equals(g.getName())).toList());
@@ -158,16 +228,16 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
           + r.world().generation() + " to the scheduler together");
     } else if (step instanceof WorldStep.RollBack rb) {
       events.warning(job, rb.reason(), "Rolled back world: " + rb.message());
-      delete(rb.pods());
     } else if (step instanceof WorldStep.Commit c) {
       events.normal(job, "WorldCommitted", "World " + c.world().generation() + " is admitted: all "
           + c.world().size() + " workers are bound (" + describe(c.world()) + ")");
-    } else if (step instanceof WorldStep.Recreate rc) {
-      events.warning(job, "WorkersRecreated", "Recreating " + rc.missing().size() + " deleted worker pods on their"
-          + " reserved nodes: " + rc.missing().stream().map(s -> Names.workerPod(job.getMetadata().getName(),
-              s.index())).toList());
-      for (Seat seat : rc.missing()) {
-        children.create(job, WorkerPods.build(job, rc.world(), seat, false, settings));
+    } else if (step instanceof WorldStep.Transition t) {
+      var tr = t.transition();
+      if (t.countsAsRestart()) {
+        events.warning(job, tr.reason, "Restarting the world (restart " + (restartsOf(job) + 1) + " of at most "
+            + job.getSpec().restartLimit + ", next world not before " + tr.notBefore + "): " + tr.message);
+      } else {
+        events.normal(job, tr.reason, "Resizing: " + tr.message);
       }
     } else if (step instanceof WorldStep.Finish f) {
       if (f.succeeded()) {
@@ -175,12 +245,10 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
       } else {
         events.warning(job, f.reason(), "Job failed: " + f.message());
       }
-      delete(f.toDelete());
-    } else if (step instanceof WorldStep.Suspend s) {
+    } else if (step instanceof WorldStep.Suspend) {
       if (job.getStatus() == null || job.getStatus().phase != TrainingJobStatus.Phase.Suspended) {
-        events.normal(job, "Suspended", "Suspended: deleting " + s.toDelete().size() + " workers");
+        events.normal(job, "Suspended", "Suspended: deleting the workers");
       }
-      delete(s.toDelete());
     } else if (step instanceof WorldStep.Ended) {
       expireIfDue(job, now);
     }
@@ -215,12 +283,14 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
     }
   }
 
-  private Duration requeueAfter(TrainingJob job, WorldStep step, TrainingJobStatus next, Instant now) {
-    if (step instanceof WorldStep.Place) return Duration.ofSeconds(pendingRetrySeconds);
-    if (step instanceof WorldStep.RollBack) return Duration.ofSeconds(pendingRetrySeconds);
-    if (step instanceof WorldStep.Draining) return Duration.ofSeconds(2);
-    if (step instanceof WorldStep.AwaitBinding a) {
-      return Duration.between(now, a.deadline()).plusSeconds(1);
+  private Duration requeueAfter(TrainingJob job, Decision decision, TrainingJobStatus next, Instant now) {
+    WorldStep step = decision.step();
+    if (step instanceof WorldStep.Place || step instanceof WorldStep.RollBack) {
+      return Duration.ofSeconds(pendingRetrySeconds);
+    }
+    if (decision.wakeAt() != null) {
+      Duration left = Duration.between(now, decision.wakeAt());
+      return left.isNegative() || left.isZero() ? Duration.ofMillis(100) : left.plusMillis(500);
     }
     Integer ttl = job.getSpec().ttlSecondsAfterFinished;
     if (ttl != null && next.completionTime != null) {
@@ -253,8 +323,8 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
         .anyMatch(c -> Conditions.ADMITTED.equals(c.getType()) && message.equals(c.getMessage()));
   }
 
-  private void delete(List<Pod> pods) {
-    for (Pod pod : pods) client.resource(pod).delete();
+  private static int restartsOf(TrainingJob job) {
+    return job.getStatus() == null || job.getStatus().restarts == null ? 0 : job.getStatus().restarts;
   }
 
   private static String describe(World world) {

@@ -13,6 +13,10 @@ public final class Conditions {
   public static final String SUCCEEDED = "Succeeded";
   public static final String FAILED = "Failed";
   public static final String SUSPENDED = "Suspended";
+  /** True while a voluntary resize (growth, spec change, drain) replaces the world. */
+  public static final String RESIZING = "Resizing";
+  /** Set only when spec.recovery.progressDeadlineSeconds is: whether the running world reports steps. */
+  public static final String PROGRESSING = "Progressing";
 
   private Conditions() {}
 
@@ -33,6 +37,10 @@ public final class Conditions {
     }
     if (!found) result.add(condition(type, value, reason, message, generation, now));
     return result;
+  }
+
+  public static boolean has(List<Condition> conditions, String type) {
+    return conditions.stream().anyMatch(c -> type.equals(c.getType()));
   }
 
   public static boolean isTrue(List<Condition> conditions, String type) {

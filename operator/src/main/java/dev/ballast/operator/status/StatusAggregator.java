@@ -1,103 +1,136 @@
 package dev.ballast.operator.status;
 
 import dev.ballast.operator.admission.GangAdmission;
+import dev.ballast.operator.api.BindingBackoff;
 import dev.ballast.operator.api.CommittedSpec;
 import dev.ballast.operator.api.TrainingJob;
-import dev.ballast.operator.api.TrainingJobStatus.Phase;
+import dev.ballast.operator.api.TrainingJobSpec;
 import dev.ballast.operator.api.TrainingJobStatus;
+import dev.ballast.operator.api.TrainingJobStatus.Phase;
 import dev.ballast.operator.api.WorldNode;
 import dev.ballast.operator.api.WorldStatus;
+import dev.ballast.operator.api.WorldTransition;
 import dev.ballast.operator.desired.Names;
+import dev.ballast.operator.world.Decision;
+import dev.ballast.operator.world.Seat;
 import dev.ballast.operator.world.World;
 import dev.ballast.operator.world.WorldStep;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 
 /**
- * Computes the operator's part of the status from the previous status and the step taken this
+ * Computes the operator's part of the status from the previous status and the decision carried out this
  * reconcile. Pure; {@code status.balancer} is never produced here (the balancer owns it).
  */
 public final class StatusAggregator {
+  /** The Resizing reason while a world below spec.workers.min waits for room to grow. */
+  public static final String WAITING_FOR_ROOM = "WaitingForRoom";
+
   private StatusAggregator() {}
 
-  /**
-   * @param step the world step carried out
-   * @param admission the admission outcome when the step was {@link WorldStep.Place}, else null
-   * @param problems spec problems the API server could not catch; non-empty means nothing was acted on
-   */
-  public static TrainingJobStatus aggregate(TrainingJob job, WorldStep step, GangAdmission.Result admission,
-      List<String> problems, Instant now) {
-    TrainingJobStatus previous = job.getStatus() == null ? new TrainingJobStatus() : job.getStatus();
-    TrainingJobStatus s = new TrainingJobStatus();
-    s.phase = previous.phase == null ? Phase.Pending : previous.phase;
+  /** Status for a spec the operator cannot act on: only the Ready condition says why. */
+  public static TrainingJobStatus invalid(TrainingJob job, List<String> problems, Instant now) {
+    TrainingJobStatus s = carriedOver(job);
     s.observedGeneration = job.getMetadata().getGeneration();
-    s.world = previous.world == null ? null : Serialization.clone(previous.world);
-    s.desiredWorkers = previous.desiredWorkers == null ? 0 : previous.desiredWorkers;
-    s.readyWorkers = previous.readyWorkers == null ? 0 : previous.readyWorkers;
-    s.restarts = previous.restarts == null ? 0 : previous.restarts;
-    s.startTime = previous.startTime;
-    s.completionTime = previous.completionTime;
-    s.conditions = new ArrayList<>(previous.conditions);
-    long gen = s.observedGeneration == null ? 0 : s.observedGeneration;
+    new ConditionSetter(s, generation(job), now.toString())
+        .set(Conditions.READY, false, "InvalidSpec", String.join("; ", problems));
+    return s;
+  }
+
+  /**
+   * @param decision the decision carried out
+   * @param admission the admission outcome when the step was {@link WorldStep.Place}, else null
+   */
+  public static TrainingJobStatus aggregate(TrainingJob job, Decision decision, GangAdmission.Result admission,
+      Instant now) {
+    TrainingJobStatus s = carriedOver(job);
+    Long previousObserved = s.observedGeneration;
+    s.observedGeneration = decision.specInEffect() || previousObserved == null
+        ? job.getMetadata().getGeneration() : previousObserved;
     String ts = now.toString();
-    var c = new ConditionSetter(s, gen, ts);
+    var c = new ConditionSetter(s, generation(job), ts);
+    WorldStep step = decision.step();
 
-    if (!problems.isEmpty()) {
-      c.set(Conditions.READY, false, "InvalidSpec", String.join("; ", problems));
-      return s;
-    }
-
-    // WorldStep.Ended and WorldStep.Draining leave the status as it was.
-    if (step instanceof WorldStep.Suspend) {
+    // WorldStep.Ended and WorldStep.Stopping leave the rest as it was, but for Ready while stopping.
+    if (step instanceof WorldStep.Suspend su) {
       s.phase = Phase.Suspended;
       s.readyWorkers = 0;
+      s.transition = su.transition();
       c.set(Conditions.SUSPENDED, true, "Suspended", "spec.suspend is true; workers are deleted and hold no GPUs");
       c.set(Conditions.ADMITTED, false, "Suspended", "the job is suspended");
       c.set(Conditions.READY, false, "Suspended", "the job is suspended");
+      clearResizing(c, s, "Suspended", "the job is suspended");
+    } else if (step instanceof WorldStep.Transition t) {
+      s.transition = t.transition();
+      if (t.countsAsRestart()) s.restarts = s.restarts + 1;
+      s.phase = betweenWorlds(s, s.phase);
+      s.readyWorkers = 0;
+      if (Boolean.TRUE.equals(t.transition().voluntary)) {
+        c.set(Conditions.RESIZING, true, t.transition().reason, t.transition().message);
+      }
+      c.set(Conditions.READY, false, t.transition().reason, t.transition().message);
+    } else if (step instanceof WorldStep.Stopping st) {
+      s.phase = betweenWorlds(s, s.phase);
+      s.readyWorkers = 0;
+      c.set(Conditions.READY, false, "Stopping", st.remaining() + " workers of world " + st.generation()
+          + " have not stopped yet; the next world starts when all have");
+    } else if (step instanceof WorldStep.Wait w) {
+      resumed(s, c);
+      s.phase = betweenWorlds(s, Phase.Pending);
+      s.desiredWorkers = 0;
+      s.readyWorkers = 0;
+      c.set(Conditions.ADMITTED, false, w.reason(), w.message());
     } else if (step instanceof WorldStep.Place) {
       resumed(s, c);
       s.readyWorkers = 0;
       if (admission instanceof GangAdmission.Result.Admitted a) {
-        s.phase = Phase.Admitted;
+        s.phase = betweenWorlds(s, Phase.Admitted);
         s.desiredWorkers = a.world().size();
         c.set(Conditions.ADMITTED, false, "Placed", "placed " + a.world().size() + " workers on "
             + distinctNodes(a.world()) + " nodes for world " + a.world().generation() + "; releasing them together");
       } else if (admission instanceof GangAdmission.Result.Unschedulable u) {
-        s.phase = Phase.Pending;
+        s.phase = betweenWorlds(s, Phase.Pending);
         s.desiredWorkers = 0;
         c.set(Conditions.ADMITTED, false, "InsufficientGPUs", u.message());
       }
       c.set(Conditions.READY, false, "NotAdmitted", "no world is admitted yet");
     } else if (step instanceof WorldStep.Release r) {
-      s.phase = Phase.Admitted;
+      s.phase = betweenWorlds(s, Phase.Admitted);
       s.desiredWorkers = r.world().size();
       c.set(Conditions.ADMITTED, false, "Binding", "released all " + r.world().size()
           + " workers of world " + r.world().generation() + " to the scheduler");
     } else if (step instanceof WorldStep.AwaitBinding a) {
-      s.phase = Phase.Admitted;
+      s.phase = betweenWorlds(s, Phase.Admitted);
       s.desiredWorkers = a.world().size();
       c.set(Conditions.ADMITTED, false, "Binding", a.bound() + " of " + a.world().size()
           + " workers of world " + a.world().generation() + " are bound; waiting until " + a.deadline());
     } else if (step instanceof WorldStep.RollBack rb) {
-      s.phase = Phase.Pending;
+      s.phase = betweenWorlds(s, Phase.Pending);
       s.desiredWorkers = 0;
       s.readyWorkers = 0;
+      if ("BindingTimeout".equals(rb.reason())) s.bindingBackoff = bindingBackoff(job.getSpec(), s.bindingBackoff, rb, now);
       c.set(Conditions.ADMITTED, false, rb.reason(), rb.message());
       c.set(Conditions.READY, false, "NotAdmitted", "the gang was rolled back");
     } else if (step instanceof WorldStep.Commit cm) {
+      WorldTransition finished = s.transition;
       s.phase = Phase.Admitted;
       s.world = worldStatus(job, cm.world());
       s.desiredWorkers = cm.world().size();
       s.readyWorkers = 0;
+      s.transition = null;
+      s.bindingBackoff = null;
+      s.worldCommitTime = ts;
+      s.worldRunningTime = null;
       c.set(Conditions.ADMITTED, true, "WorldCommitted", "all " + cm.world().size() + " workers of world "
           + cm.world().generation() + " are bound to their nodes");
       c.set(Conditions.READY, false, "Starting", "workers are starting");
-    } else if (step instanceof WorldStep.Recreate rc) {
-      s.phase = Phase.Restarting;
-      c.set(Conditions.READY, false, "WorkersMissing", rc.missing().size() + " worker pods of world "
-          + rc.world().generation() + " disappeared and are being recreated on their nodes");
+      if (finished != null && Boolean.TRUE.equals(finished.voluntary)) {
+        clearResizing(c, s, "Resized", "world " + cm.world().generation() + " has " + cm.world().size()
+            + " workers (" + finished.reason + ")");
+      }
     } else if (step instanceof WorldStep.Run run) {
       int size = run.world().size();
       s.desiredWorkers = size;
@@ -107,19 +140,78 @@ public final class StatusAggregator {
       if (run.ready() == size) {
         s.phase = Phase.Running;
         if (s.startTime == null) s.startTime = ts;
+        if (s.worldRunningTime == null) s.worldRunningTime = ts;
         c.set(Conditions.READY, true, "AllWorkersRunning", "all " + size + " workers are running");
       } else {
         s.phase = Phase.Admitted;
         c.set(Conditions.READY, false, "Starting", run.ready() + " of " + size + " workers are running");
       }
+      for (WorldStep.Note note : run.notes()) c.set(note.type(), note.status(), note.reason(), note.message());
+      boolean waitingForRoom = s.conditions.stream().anyMatch(x -> Conditions.RESIZING.equals(x.getType())
+          && WAITING_FOR_ROOM.equals(x.getReason()));
+      if (waitingForRoom && run.notes().stream().noneMatch(n -> Conditions.RESIZING.equals(n.type()))) {
+        c.set(Conditions.RESIZING, false, "InRange", "world " + run.world().generation() + " has " + size
+            + " workers, within spec.workers");
+      }
     } else if (step instanceof WorldStep.Finish f) {
       s.phase = f.succeeded() ? Phase.Succeeded : Phase.Failed;
       s.completionTime = ts;
       s.readyWorkers = 0;
+      s.transition = null;
       c.set(f.succeeded() ? Conditions.SUCCEEDED : Conditions.FAILED, true, f.reason(), f.message());
       c.set(Conditions.READY, false, f.succeeded() ? "Succeeded" : "Failed", f.message());
+      clearResizing(c, s, f.succeeded() ? "Succeeded" : "Failed", "the job ended");
     }
     return s;
+  }
+
+  private static TrainingJobStatus carriedOver(TrainingJob job) {
+    TrainingJobStatus previous = job.getStatus() == null ? new TrainingJobStatus() : job.getStatus();
+    TrainingJobStatus s = new TrainingJobStatus();
+    s.phase = previous.phase == null ? Phase.Pending : previous.phase;
+    s.observedGeneration = previous.observedGeneration;
+    s.world = previous.world == null ? null : Serialization.clone(previous.world);
+    s.desiredWorkers = previous.desiredWorkers == null ? 0 : previous.desiredWorkers;
+    s.readyWorkers = previous.readyWorkers == null ? 0 : previous.readyWorkers;
+    s.restarts = previous.restarts == null ? 0 : previous.restarts;
+    s.startTime = previous.startTime;
+    s.completionTime = previous.completionTime;
+    s.worldCommitTime = previous.worldCommitTime;
+    s.worldRunningTime = previous.worldRunningTime;
+    s.transition = previous.transition == null ? null : Serialization.clone(previous.transition);
+    s.bindingBackoff = previous.bindingBackoff == null ? null : Serialization.clone(previous.bindingBackoff);
+    s.conditions = new ArrayList<>(previous.conditions);
+    return s;
+  }
+
+  private static long generation(TrainingJob job) {
+    Long g = job.getMetadata().getGeneration();
+    return g == null ? 0 : g;
+  }
+
+  /** Between two worlds the phase says why: Restarting after a failure, Resizing for a voluntary change. */
+  private static Phase betweenWorlds(TrainingJobStatus s, Phase otherwise) {
+    WorldTransition t = s.transition;
+    if (t == null || "Suspended".equals(t.reason)) return otherwise;
+    return Boolean.TRUE.equals(t.voluntary) ? Phase.Resizing : Phase.Restarting;
+  }
+
+  /**
+   * Counts binding timeouts of a gang on the same nodes; from the second in a row admission waits, doubling
+   * from spec.recovery.backoffSeconds, so it does not repeat a placement the scheduler keeps refusing.
+   */
+  static BindingBackoff bindingBackoff(TrainingJobSpec spec, BindingBackoff previous, WorldStep.RollBack rb,
+      Instant now) {
+    int timeouts = previous != null && Objects.equals(previous.nodes, rb.nodes()) && previous.timeouts != null
+        ? previous.timeouts + 1 : 1;
+    if (timeouts < 2) return new BindingBackoff(rb.nodes(), timeouts, null);
+    long delay = Math.min((long) spec.recovery.backoffSeconds << Math.min(timeouts - 1, 20),
+        spec.recovery.maxBackoffSeconds);
+    return new BindingBackoff(rb.nodes(), timeouts, now.plusSeconds(delay).toString());
+  }
+
+  private static void clearResizing(ConditionSetter c, TrainingJobStatus s, String reason, String message) {
+    if (Conditions.has(s.conditions, Conditions.RESIZING)) c.set(Conditions.RESIZING, false, reason, message);
   }
 
   private static void resumed(TrainingJobStatus s, ConditionSetter c) {
@@ -129,14 +221,14 @@ public final class StatusAggregator {
   }
 
   private static long distinctNodes(World world) {
-    return world.seats().stream().map(dev.ballast.operator.world.Seat::node).distinct().count();
+    return world.seats().stream().map(Seat::node).distinct().count();
   }
 
   private static WorldStatus worldStatus(TrainingJob job, World world) {
     String name = job.getMetadata().getName();
     List<WorldNode> nodes = world.seats().stream()
-        .map(seat -> new WorldNode(seat.index(), Names.workerPod(name, seat.index()), seat.node(), seat.nodeRank(),
-            seat.domain(), seat.rack()))
+        .map(seat -> new WorldNode(seat.index(), Names.workerPod(name, world.generation(), seat.index()), seat.node(),
+            seat.nodeRank(), seat.domain(), seat.rack()))
         .toList();
     return new WorldStatus(world.generation(), job.getSpec().gpusPerWorker, nodes, CommittedSpec.of(job.getSpec()));
   }

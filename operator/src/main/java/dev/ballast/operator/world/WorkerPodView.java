@@ -1,6 +1,7 @@
 package dev.ballast.operator.world;
 
 import dev.ballast.operator.desired.Labels;
+import dev.ballast.operator.desired.WorkerPods;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
@@ -25,7 +26,41 @@ public record WorkerPodView(Pod pod) {
   }
 
   public long generation() {
-    return Long.parseLong(annotations().getOrDefault(Labels.WORLD_GENERATION, "0"));
+    var labels = pod.getMetadata().getLabels();
+    return Long.parseLong(labels == null ? "0" : labels.getOrDefault(Labels.WORLD_GENERATION, "0"));
+  }
+
+  /** Hash of the next-world spec fields the pod was built from. */
+  public String specHash() {
+    return annotations().get(Labels.SPEC_HASH);
+  }
+
+  /** The node the pod is bound to, or else the node admission promised it. */
+  public String node() {
+    return bound() ? pod.getSpec().getNodeName() : annotations().get(Labels.ASSIGNED_NODE);
+  }
+
+  /** The trainer container's exit code, if it terminated. */
+  public Optional<Integer> trainerExitCode() {
+    if (pod.getStatus() == null) return Optional.empty();
+    return pod.getStatus().getContainerStatuses().stream()
+        .filter(cs -> WorkerPods.TRAINER.equals(cs.getName()))
+        .filter(cs -> cs.getState() != null && cs.getState().getTerminated() != null)
+        .map(cs -> cs.getState().getTerminated().getExitCode())
+        .filter(java.util.Objects::nonNull)
+        .findFirst();
+  }
+
+  /** Kubernetes says the pod was disrupted (evicted, preempted, its node shut down): not the trainer's fault. */
+  public boolean disrupted() {
+    if (pod.getStatus() == null) return false;
+    String reason = pod.getStatus().getReason();
+    if ("Evicted".equals(reason) || "Preempting".equals(reason) || "Shutdown".equals(reason)
+        || "Terminated".equals(reason) || "NodeLost".equals(reason)) {
+      return true;
+    }
+    return pod.getStatus().getConditions().stream()
+        .anyMatch(c -> "DisruptionTarget".equals(c.getType()) && "True".equals(c.getStatus()));
   }
 
   public int worldSize() {

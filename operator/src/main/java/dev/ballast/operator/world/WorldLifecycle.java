@@ -1,101 +1,90 @@
 package dev.ballast.operator.world;
 
+import dev.ballast.operator.admission.WorldSizes;
+import dev.ballast.operator.api.RecoverySpec;
 import dev.ballast.operator.api.TrainingJob;
+import dev.ballast.operator.api.TrainingJobSpec;
+import dev.ballast.operator.api.TrainingJobStatus;
 import dev.ballast.operator.api.TrainingJobStatus.Phase;
 import dev.ballast.operator.api.WorldNode;
+import dev.ballast.operator.api.WorldTransition;
+import dev.ballast.operator.desired.WorldSpecHash;
+import dev.ballast.operator.placement.Exclusion;
+import dev.ballast.operator.placement.GangPlacer;
+import dev.ballast.operator.placement.GangRequest;
+import dev.ballast.operator.placement.GpuNode;
+import dev.ballast.operator.placement.NodeProblem;
+import dev.ballast.operator.placement.Toleration;
+import dev.ballast.operator.status.Conditions;
+import dev.ballast.operator.status.StatusAggregator;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.stream.Collectors;
 
 /**
- * Decides the next step of a job's world from its worker pods and its status. Pure: no cluster access,
- * so every transition is unit-tested.
+ * Decides the next step of a job's world. Pure: its inputs are the job (spec and status), the job's worker
+ * pods, the cluster view and the time, all observed from the API server, so an operator restart re-derives
+ * the same decision and every transition is unit-tested. The contract is docs/elastic.md.
  *
- * <p>A world is first <em>admitted</em> (pods created gated with their nodes chosen), then
- * <em>released</em> (all gates removed together), then <em>committed</em> once every pod is bound.
- * If binding does not finish within the admission timeout the whole gang is rolled back.
+ * <p>Worlds are numbered by generation. A world is <em>admitted</em> (pods created gated, nodes chosen),
+ * <em>released</em> (all gates removed together) and <em>committed</em> once every pod is bound. A committed
+ * world is replaced, never patched: a failure, a lost node, a drain, a spec change or a resize first records
+ * a {@link WorldTransition} in status, then stops every pod of the world, and only when all have stopped is
+ * the next generation admitted. Pods on lost nodes count as stopped (they are fenced by their generation).
  */
 public final class WorldLifecycle {
+  /** How often a job that could grow looks for room again when nothing else wakes it. */
+  static final Duration GROWTH_RECHECK = Duration.ofSeconds(30);
+  /** How often a stopping world is looked at again should a pod event be missed. */
+  static final Duration STOPPING_RECHECK = Duration.ofSeconds(10);
+
   private WorldLifecycle() {}
 
-  public static WorldStep decide(TrainingJob job, List<Pod> workerPods, Instant now) {
-    var status = job.getStatus();
-    Phase phase = status == null ? null : status.phase;
-    if (phase == Phase.Succeeded || phase == Phase.Failed) return new WorldStep.Ended();
-
-    List<WorkerPodView> pods = workerPods.stream().map(WorkerPodView::new)
-        .filter(p -> !p.terminating())
-        .sorted(Comparator.comparingInt(WorkerPodView::index))
-        .toList();
-    if (Boolean.TRUE.equals(job.getSpec().suspend)) {
-      return new WorldStep.Suspend(pods.stream().filter(p -> !p.finished()).map(WorkerPodView::pod).toList());
-    }
-
-    long committedGeneration = committedGeneration(job);
-    if (pods.isEmpty()) {
-      long terminating = workerPods.stream().filter(p -> new WorkerPodView(p).terminating()).count();
-      return terminating > 0 ? new WorldStep.Draining((int) terminating) : new WorldStep.Place(committedGeneration + 1);
-    }
-
-    Set<Long> generations = pods.stream().map(WorkerPodView::generation).collect(Collectors.toSet());
-    if (generations.size() > 1) {
-      return new WorldStep.RollBack("MixedWorld",
-          "worker pods belong to different world generations " + generations + "; starting a fresh world",
-          pods.stream().map(WorkerPodView::pod).toList());
-    }
-    long generation = generations.iterator().next();
-    int size = pods.get(0).worldSize();
-
-    var failed = pods.stream().filter(WorkerPodView::failed).findFirst();
-    if (failed.isPresent()) {
-      return new WorldStep.Finish(false, "WorkerFailed", failed.get().failureDescription(),
-          pods.stream().filter(p -> !p.finished()).map(WorkerPodView::pod).toList());
-    }
-
-    if (generation == committedGeneration) {
-      World world = committedWorld(job);
-      if (pods.size() == size && pods.stream().allMatch(WorkerPodView::succeeded)) {
-        return new WorldStep.Finish(true, "AllWorkersSucceeded",
-            "all " + size + " workers of world " + generation + " exited 0", List.of());
-      }
-      Set<Integer> present = pods.stream().map(WorkerPodView::index).collect(Collectors.toSet());
-      List<Seat> missing = world.seats().stream().filter(s -> !present.contains(s.index())).toList();
-      if (!missing.isEmpty()) return new WorldStep.Recreate(world, missing);
-      return new WorldStep.Run(world, (int) pods.stream().filter(WorkerPodView::running).count());
-    }
-
-    World world = new World(generation, pods.stream().map(WorkerPodView::seat).toList());
-    if (pods.size() < size) {
-      return new WorldStep.RollBack("IncompleteGang",
-          "only " + pods.size() + " of " + size + " worker pods of world " + generation + " exist",
-          pods.stream().map(WorkerPodView::pod).toList());
-    }
-    List<Pod> gated = pods.stream().filter(WorkerPodView::gated).map(WorkerPodView::pod).toList();
-    if (!gated.isEmpty()) return new WorldStep.Release(world, gated);
-
-    List<WorkerPodView> unbound = pods.stream().filter(p -> !p.bound()).toList();
-    if (unbound.isEmpty()) return new WorldStep.Commit(world);
-
-    Instant releasedAt = pods.stream().map(WorkerPodView::releasedAt).flatMap(java.util.Optional::stream)
-        .min(Comparator.naturalOrder()).orElse(now);
-    Instant deadline = releasedAt.plus(Duration.ofSeconds(job.getSpec().admissionTimeoutSeconds));
-    if (now.isAfter(deadline)) {
-      String why = unbound.stream().map(WorkerPodView::schedulingMessage).flatMap(java.util.Optional::stream)
-          .findFirst().map(m -> "; the scheduler says: " + m).orElse("");
-      return new WorldStep.RollBack("BindingTimeout",
-          unbound.size() + " of " + size + " workers were not bound within " + job.getSpec().admissionTimeoutSeconds
-              + "s (" + unbound.stream().map(WorkerPodView::name).collect(Collectors.joining(", ")) + ")" + why
-              + "; releasing their GPUs and retrying",
-          pods.stream().map(WorkerPodView::pod).toList());
-    }
-    return new WorldStep.AwaitBinding(world, size - unbound.size(), deadline);
+  public static Decision decide(TrainingJob job, List<Pod> workerPods, ClusterView cluster, Instant now) {
+    return new Decider(job, workerPods, cluster, now).decide();
   }
 
-  static long committedGeneration(TrainingJob job) {
+  /**
+   * Whether {@link ClusterView#placeableWorkers} matters now: the committed world runs, no transition is under
+   * way, and it is below workers.min, above it with growth allowed (cooldown over, no job waiting), or both.
+   */
+  public static boolean wantsRoom(TrainingJob job, List<String> waitingJobs, Instant now) {
+    TrainingJobStatus s = job.getStatus();
+    if (s == null || s.world == null || s.transition != null || s.phase != Phase.Running) return false;
+    int size = s.world.nodes.size();
+    TrainingJobSpec spec = job.getSpec();
+    if (size < spec.workers.min) return true;
+    return size < spec.workers.max && waitingJobs.isEmpty() && cooldownOver(job, now);
+  }
+
+  /**
+   * Whether another job is waiting for GPUs to reach its workers.min (no world, or between worlds, and its
+   * last admission found too little room): a growing job yields to it.
+   */
+  public static boolean waitingForRoom(TrainingJob other) {
+    TrainingJobStatus s = other.getStatus();
+    if (s == null || Boolean.TRUE.equals(other.getSpec().suspend)) return false;
+    if (s.phase == Phase.Succeeded || s.phase == Phase.Failed || s.phase == Phase.Suspended) return false;
+    if (s.world != null && s.transition == null) return false;
+    return s.conditions.stream().anyMatch(c -> Conditions.ADMITTED.equals(c.getType())
+        && "False".equals(c.getStatus()) && "InsufficientGPUs".equals(c.getReason()));
+  }
+
+  private static boolean cooldownOver(TrainingJob job, Instant now) {
+    String committed = job.getStatus().worldCommitTime;
+    return committed == null
+        || !now.isBefore(Instant.parse(committed).plusSeconds(job.getSpec().elastic.cooldownSeconds));
+  }
+
+  public static long committedGeneration(TrainingJob job) {
     var status = job.getStatus();
     return status == null || status.world == null || status.world.generation == null ? 0 : status.world.generation;
   }
@@ -108,5 +97,368 @@ public final class WorldLifecycle {
 
   private static Seat seat(WorldNode n) {
     return new Seat(n.index, n.nodeRank, n.node, n.domain, n.rack);
+  }
+
+  /** One decision's working state. */
+  private static final class Decider {
+    final TrainingJob job;
+    final TrainingJobSpec spec;
+    final TrainingJobStatus status;
+    final List<WorkerPodView> pods;
+    final ClusterView cluster;
+    final Instant now;
+    final String specHash;
+    final List<Pod> stop = new ArrayList<>();
+    final List<Pod> forceDelete = new ArrayList<>();
+    Integer grace;
+    Instant wakeAt;
+
+    Decider(TrainingJob job, List<Pod> workerPods, ClusterView cluster, Instant now) {
+      this.job = job;
+      this.spec = job.getSpec();
+      this.status = job.getStatus() == null ? new TrainingJobStatus() : job.getStatus();
+      this.pods = workerPods.stream().map(WorkerPodView::new)
+          .sorted(Comparator.comparingLong(WorkerPodView::generation).thenComparingInt(WorkerPodView::index))
+          .toList();
+      this.cluster = cluster;
+      this.now = now;
+      this.specHash = WorldSpecHash.of(spec);
+    }
+
+    Decision decide() {
+      if (status.phase == Phase.Succeeded || status.phase == Phase.Failed) {
+        stopLive(pods);
+        return done(new WorldStep.Ended(), false);
+      }
+      long g = committedGeneration(job);
+      WorldTransition transition = status.transition;
+      if (Boolean.TRUE.equals(spec.suspend)) {
+        grace = spec.elastic.checkpointTimeoutSeconds;
+        stopLive(pods);
+        WorldTransition t = transition != null ? transition
+            : new WorldTransition("Suspended", "spec.suspend is true", g, true, null, now.toString(), null);
+        return done(new WorldStep.Suspend(t), true);
+      }
+      List<WorkerPodView> newer = pods.stream().filter(p -> p.generation() > g).toList();
+      List<WorkerPodView> upToCommitted = pods.stream().filter(p -> p.generation() <= g).toList();
+      if (transition == null && g > 0) {
+        stopAll(pods.stream().filter(p -> p.generation() < g).toList(), null); // leftovers of older worlds
+        if (!newer.isEmpty()) return rollBack(newer, "MixedWorld", "worker pods of generation "
+            + newer.get(0).generation() + " exist while world " + g + " runs; deleting them");
+        return running(g, upToCommitted);
+      }
+
+      // Between worlds: every pod of the committed world (and older) stops before the next world exists.
+      boolean voluntary = transition != null && Boolean.TRUE.equals(transition.voluntary);
+      List<WorkerPodView> blocking = stopAll(upToCommitted, voluntary ? spec.elastic.checkpointTimeoutSeconds : null);
+      if (!blocking.isEmpty()) {
+        if (!newer.isEmpty()) {
+          return rollBack(newer, "MixedWorld", blocking.size() + " workers of world " + g
+              + " have not stopped, yet pods of the next world exist; deleting the next world's pods");
+        }
+        wake(now.plus(STOPPING_RECHECK));
+        return done(new WorldStep.Stopping(g, blocking.size()), false);
+      }
+      if (!newer.isEmpty()) return admission(newer);
+      if (transition != null && transition.notBefore != null && now.isBefore(Instant.parse(transition.notBefore))) {
+        Instant until = Instant.parse(transition.notBefore);
+        wake(until);
+        return done(new WorldStep.Wait("RestartBackoff", "restart " + status.restarts + " of at most "
+            + spec.restartLimit + " after " + transition.reason + ": the next world is admitted at " + until, until), true);
+      }
+      return place(g, transition);
+    }
+
+    private Decision place(long g, WorldTransition transition) {
+      Integer timeout = spec.elastic.belowMinTimeoutSeconds;
+      var admitted = status.conditions.stream().filter(c -> Conditions.ADMITTED.equals(c.getType())).findFirst();
+      if (timeout != null && admitted.isPresent() && "InsufficientGPUs".equals(admitted.get().getReason())) {
+        String since = transition != null ? transition.since : job.getMetadata().getCreationTimestamp();
+        if (since != null) {
+          Instant deadline = Instant.parse(since).plusSeconds(timeout);
+          if (!now.isBefore(deadline)) {
+            return done(new WorldStep.Finish(false, "BelowMinTimeout", "no room for workers.min ("
+                + spec.workers.min + ") for " + timeout + "s (spec.elastic.belowMinTimeoutSeconds) since " + since
+                + ": " + admitted.get().getMessage()), true);
+          }
+          wake(deadline);
+        }
+      }
+      var backoff = status.bindingBackoff;
+      if (backoff != null && backoff.notBefore != null && now.isBefore(Instant.parse(backoff.notBefore))) {
+        Instant until = Instant.parse(backoff.notBefore);
+        wake(until);
+        return done(new WorldStep.Wait("BindingBackoff", "the scheduler did not bind a gang on nodes " + backoff.nodes
+            + " " + backoff.timeouts + " times in a row; admission waits until " + until, until), true);
+      }
+      return done(new WorldStep.Place(g + 1), true);
+    }
+
+    /** A new world's pods exist: release them together, wait for binding, commit, or roll back. */
+    private Decision admission(List<WorkerPodView> newer) {
+      Set<Long> generations = newer.stream().map(WorkerPodView::generation).collect(Collectors.toSet());
+      if (generations.size() > 1) {
+        return rollBack(newer, "MixedWorld", "worker pods belong to different world generations " + generations
+            + "; starting a fresh world");
+      }
+      long generation = newer.get(0).generation();
+      int size = newer.get(0).worldSize();
+      List<WorkerPodView> live = newer.stream().filter(p -> !p.terminating()).toList();
+      if (live.size() < size) {
+        return rollBack(newer, "IncompleteGang", "only " + live.size() + " of " + size + " worker pods of world "
+            + generation + " exist");
+      }
+      if (size < spec.workers.min || size > spec.workers.max) {
+        return rollBack(newer, "WorkersChanged", "spec.workers is now " + spec.workers.min + ".." + spec.workers.max
+            + " but world " + generation + " was being admitted with " + size + " workers; admitting it again");
+      }
+      if (live.stream().anyMatch(p -> !specHash.equals(p.specHash()))) {
+        return rollBack(newer, "SpecChanged", "the spec changed while world " + generation
+            + " was being admitted; admitting it again from the new spec");
+      }
+      Optional<String> lost = live.stream().map(p -> lossOf(p.node())).flatMap(Optional::stream).findFirst();
+      if (lost.isPresent()) return rollBack(newer, "NodeLost", lost.get() + " before world " + generation + " started");
+      if (live.stream().anyMatch(WorkerPodView::finished)) {
+        return rollBack(newer, "WorkerFailed", "a worker of world " + generation + " ended before the world was"
+            + " committed: " + live.stream().filter(WorkerPodView::finished).findFirst().get().failureDescription());
+      }
+      World world = new World(generation, live.stream().map(WorkerPodView::seat).toList());
+      if (live.stream().anyMatch(WorkerPodView::gated)) return done(new WorldStep.Release(world), true);
+
+      List<WorkerPodView> unbound = live.stream().filter(p -> !p.bound()).toList();
+      if (unbound.isEmpty()) return done(new WorldStep.Commit(world), true);
+      Instant releasedAt = live.stream().map(WorkerPodView::releasedAt).flatMap(Optional::stream)
+          .min(Comparator.naturalOrder()).orElse(now);
+      Instant deadline = releasedAt.plus(Duration.ofSeconds(spec.admissionTimeoutSeconds));
+      if (now.isAfter(deadline)) {
+        String why = unbound.stream().map(WorkerPodView::schedulingMessage).flatMap(Optional::stream)
+            .findFirst().map(m -> "; the scheduler says: " + m).orElse("");
+        return rollBack(newer, "BindingTimeout", unbound.size() + " of " + size + " workers were not bound within "
+            + spec.admissionTimeoutSeconds + "s (" + unbound.stream().map(WorkerPodView::name)
+            .collect(Collectors.joining(", ")) + ")" + why + "; releasing their GPUs and retrying");
+      }
+      wake(deadline.plusSeconds(1));
+      return done(new WorldStep.AwaitBinding(world, size - unbound.size(), deadline), true);
+    }
+
+    /** The committed world {@code g} without a transition: finish, restart, resize, or let it run. */
+    private Decision running(long g, List<WorkerPodView> all) {
+      World world = committedWorld(job);
+      List<WorkerPodView> current = all.stream().filter(p -> p.generation() == g).toList();
+      int size = world.size();
+
+      List<WorkerPodView> failed = current.stream().filter(WorkerPodView::failed).toList();
+      Optional<WorkerPodView> fatal = failed.stream().filter(p -> !ExitPolicy.retryable(p, spec.recovery)).findFirst();
+      if (fatal.isPresent()) {
+        stopLive(current);
+        return done(new WorldStep.Finish(false, "WorkerFailed", fatal.get().failureDescription()
+            + " (a fatal exit code: see spec.recovery)"), true);
+      }
+      if (!failed.isEmpty()) return restart(g, "WorkerFailed", failed.get(0).failureDescription());
+
+      List<String> lostNodes = new ArrayList<>();
+      for (Seat seat : world.seats()) lossOf(seat.node()).ifPresent(lostNodes::add);
+      if (!lostNodes.isEmpty()) {
+        return restart(g, "NodeLost", String.join("; ", new TreeSet<>(lostNodes)) + "; its workers are replaced"
+            + " elsewhere or the world shrinks");
+      }
+      Set<Integer> present = current.stream().filter(p -> !p.terminating()).map(WorkerPodView::index)
+          .collect(Collectors.toSet());
+      List<Seat> missing = world.seats().stream().filter(s -> !present.contains(s.index())).toList();
+      if (!missing.isEmpty()) {
+        return restart(g, "WorkerLost", missing.size() + " worker pod(s) of world " + g + " were deleted or evicted: "
+            + missing.stream().map(s -> podName(g, s.index())).collect(Collectors.joining(", ")));
+      }
+      if (current.stream().allMatch(WorkerPodView::succeeded)) {
+        return done(new WorldStep.Finish(true, "AllWorkersSucceeded",
+            "all " + size + " workers of world " + g + " exited 0"), true);
+      }
+
+      List<NodeProblem> drained = drainedNodes(world);
+      if (!drained.isEmpty()) {
+        return resize(g, "NodeDrained", drained.stream().map(p -> "node " + p.node() + " " + p.detail())
+            .collect(Collectors.joining("; ")) + "; moving its workers", null);
+      }
+      if (current.stream().anyMatch(p -> !specHash.equals(p.specHash()))) {
+        return resize(g, "SpecChanged", "fields that apply at the next world changed (template, checkpoint, topology"
+            + " or balancer); starting world " + (g + 1) + " with them", null);
+      }
+      List<WorldStep.Note> notes = new ArrayList<>();
+      int min = spec.workers.min;
+      int max = spec.workers.max;
+      if (size > max) {
+        int target = WorldSizes.largestValid(max, spec);
+        return resize(g, "WorkersChanged", "spec.workers.max is " + max + " but world " + g + " has " + size
+            + " workers; shrinking to " + target, target);
+      }
+      Integer room = cluster.placeableWorkers();
+      boolean inRange = size >= min;
+      if (room != null) {
+        int target = WorldSizes.largestValid(room, spec);
+        if (!inRange && target >= min) {
+          return resize(g, "WorkersChanged", "spec.workers.min is " + min + " but world " + g + " has " + size
+              + " workers; growing to " + target, target);
+        }
+        if (inRange && target >= size + spec.elastic.minGainWorkers) {
+          return resize(g, "CapacityAvailable", "room for " + target + " workers (world " + g + " has " + size
+              + "); growing", target);
+        }
+        if (!inRange) {
+          notes.add(new WorldStep.Note(Conditions.RESIZING, false, StatusAggregator.WAITING_FOR_ROOM, "spec.workers.min is " + min
+              + " but world " + g + " has " + size + " workers and only " + room
+              + " fit now; it keeps running until room for " + min + " appears"));
+        }
+      }
+      int ready = (int) current.stream().filter(WorkerPodView::running).count();
+      boolean allRunning = ready == size;
+      if (allRunning && size < max && wakeAt == null) wake(growthCheck());
+      for (Seat seat : world.seats()) notReadyDeadline(seat.node()).ifPresent(this::wake);
+
+      Integer deadline = spec.recovery.progressDeadlineSeconds;
+      if (deadline != null && allRunning && status.worldRunningTime != null) {
+        Instant last = lastProgress(g);
+        Instant due = last.plusSeconds(deadline);
+        if (!now.isBefore(due)) {
+          String message = "no step reported for world " + g + " since " + last + " (spec.recovery.progressDeadlineSeconds="
+              + deadline + ")";
+          if (spec.recovery.onNoProgress == RecoverySpec.OnNoProgress.RESTART) return restart(g, "NoProgress", message);
+          notes.add(new WorldStep.Note(Conditions.PROGRESSING, false, "NoProgress", message));
+        } else {
+          wake(due);
+          notes.add(new WorldStep.Note(Conditions.PROGRESSING, true, "StepsReported", "world " + g + " reports steps"));
+        }
+      }
+      return done(new WorldStep.Run(world, ready, notes), inRange);
+    }
+
+    private Instant growthCheck() {
+      Instant cooldownEnd = status.worldCommitTime == null ? now
+          : Instant.parse(status.worldCommitTime).plusSeconds(spec.elastic.cooldownSeconds);
+      return cooldownEnd.isAfter(now) ? cooldownEnd : now.plus(GROWTH_RECHECK);
+    }
+
+    private Instant lastProgress(long g) {
+      Instant running = Instant.parse(status.worldRunningTime);
+      var b = status.balancer;
+      if (b == null || b.lastStepTime == null || !Objects.equals(b.lastStepGeneration, g)) return running;
+      Instant step = Instant.parse(b.lastStepTime);
+      return step.isAfter(running) ? step : running;
+    }
+
+    /** Nodes of the world that still run but should be left: cordoned, newly tainted, or with too few GPUs now. */
+    private List<NodeProblem> drainedNodes(World world) {
+      List<GpuNode> known = world.seats().stream().map(Seat::node).distinct()
+          .map(n -> cluster.nodes().get(n)).filter(Objects::nonNull).map(NodeState::node).toList();
+      var request = new GangRequest(1, Math.max(1, world.size()), spec.gpusPerWorker, tolerations());
+      return GangPlacer.revalidate(known, world.seats().stream().map(Seat::node).filter(n -> cluster.nodes()
+              .containsKey(n)).toList(), request).stream()
+          .filter(p -> p.cause() != Exclusion.NOT_READY && p.cause() != Exclusion.GONE)
+          .toList();
+    }
+
+    private List<Toleration> tolerations() {
+      if (spec.template.getSpec() == null) return List.of();
+      return spec.template.getSpec().getTolerations().stream()
+          .map(t -> new Toleration(t.getKey(), t.getOperator(), t.getValue(), t.getEffect())).toList();
+    }
+
+    private Decision restart(long g, String reason, String message) {
+      int restarts = status.restarts == null ? 0 : status.restarts;
+      if (restarts >= spec.restartLimit) {
+        stopLive(pods);
+        return done(new WorldStep.Finish(false, "RestartLimitExceeded", "restartLimit (" + spec.restartLimit
+            + ") is exhausted after " + restarts + " restarts; last failure (" + reason + "): " + message), true);
+      }
+      long delay = Math.min((long) spec.recovery.backoffSeconds << Math.min(restarts, 20), spec.recovery.maxBackoffSeconds);
+      var t = new WorldTransition(reason, message, g, false, null, now.toString(), now.plusSeconds(delay).toString());
+      wake(now);
+      return done(new WorldStep.Transition(t, true), false);
+    }
+
+    private Decision resize(long g, String reason, String message, Integer target) {
+      var t = new WorldTransition(reason, message, g, true, target, now.toString(), null);
+      wake(now);
+      return done(new WorldStep.Transition(t, false), false);
+    }
+
+    private Decision rollBack(List<WorkerPodView> gang, String reason, String message) {
+      stopAll(gang, null);
+      String nodes = gang.stream().map(WorkerPodView::node).filter(Objects::nonNull).sorted().distinct()
+          .collect(Collectors.joining(","));
+      return done(new WorldStep.RollBack(reason, message, nodes), true);
+    }
+
+    /** Stops what still runs when the job ends; finished pods stay for their logs and as the record of why. */
+    private void stopLive(List<WorkerPodView> toStop) {
+      stopAll(toStop.stream().filter(p -> !p.finished()).toList(), grace);
+    }
+
+    /**
+     * Deletes every pod given that still runs or waits (force-deleting it where its node is gone or out of
+     * service). Returns the pods that have not stopped: neither finished, nor gone, nor on a lost node.
+     */
+    private List<WorkerPodView> stopAll(List<WorkerPodView> toStop, Integer graceSeconds) {
+      List<WorkerPodView> blocking = new ArrayList<>();
+      for (WorkerPodView p : toStop) {
+        if (p.finished()) {
+          if (!p.terminating()) stop.add(p.pod());
+          continue;
+        }
+        String node = p.node();
+        if (p.bound() && mayForceDelete(node)) {
+          forceDelete.add(p.pod());
+          continue;
+        }
+        if (!p.terminating()) {
+          stop.add(p.pod());
+          if (graceSeconds != null) grace = graceSeconds;
+        }
+        if (p.bound() && lossOf(node).isPresent()) continue; // fenced by its generation; not waited for
+        blocking.add(p);
+        if (p.bound()) notReadyDeadline(node).ifPresent(this::wake);
+      }
+      return blocking;
+    }
+
+    /** Why the node counts as lost (deleted, out of service, or NotReady beyond the grace period), if it does. */
+    private Optional<String> lossOf(String node) {
+      if (node == null) return Optional.empty();
+      NodeState n = cluster.nodes().get(node);
+      if (n == null) return Optional.of("node " + node + " was deleted");
+      if (n.outOfService()) return Optional.of("node " + node + " is tainted " + NodeState.OUT_OF_SERVICE_TAINT);
+      if (n.notReadySince() != null && !now.isBefore(lostAt(n))) {
+        return Optional.of("node " + node + " is NotReady since " + n.notReadySince() + " (more than "
+            + spec.recovery.nodeLostAfterSeconds + "s, spec.recovery.nodeLostAfterSeconds)");
+      }
+      return Optional.empty();
+    }
+
+    private Instant lostAt(NodeState n) {
+      return n.notReadySince().plusSeconds(spec.recovery.nodeLostAfterSeconds);
+    }
+
+    private Optional<Instant> notReadyDeadline(String node) {
+      NodeState n = node == null ? null : cluster.nodes().get(node);
+      if (n == null || n.notReadySince() == null || !now.isBefore(lostAt(n))) return Optional.empty();
+      return Optional.of(lostAt(n));
+    }
+
+    /** Force deletion only where the pod can no longer run: its Node object is gone or declared out of service. */
+    private boolean mayForceDelete(String node) {
+      NodeState n = node == null ? null : cluster.nodes().get(node);
+      return node != null && (n == null || n.outOfService());
+    }
+
+    private String podName(long g, int index) {
+      return dev.ballast.operator.desired.Names.workerPod(job.getMetadata().getName(), g, index);
+    }
+
+    private void wake(Instant at) {
+      if (wakeAt == null || at.isBefore(wakeAt)) wakeAt = at;
+    }
+
+    private Decision done(WorldStep step, boolean specInEffect) {
+      return new Decision(step, stop, grace, forceDelete, wakeAt, specInEffect);
+    }
   }
 }

@@ -1,42 +1,56 @@
 package dev.ballast.operator.world;
 
-import io.fabric8.kubernetes.api.model.Pod;
+import dev.ballast.operator.api.WorldTransition;
 import java.time.Instant;
 import java.util.List;
 
 /** What the operator should do next about a job's world; decided by {@link WorldLifecycle}, carried out by the reconciler. */
 public sealed interface WorldStep {
 
-  /** No workers exist: choose nodes for a new world of this generation (gang admission). */
+  /** No world runs and nothing blocks one: choose nodes for a new world of this generation (gang admission). */
   record Place(long generation) implements WorldStep {}
 
-  /** Old workers are still terminating; their names and GPUs are not free yet. */
-  record Draining(int terminating) implements WorldStep {}
+  /** Admission waits until {@code until}: a restart's backoff, or a gang that keeps failing to bind. */
+  record Wait(String reason, String message, Instant until) implements WorldStep {}
+
+  /** Pods of the world being replaced have not all stopped yet; no pod of the next world may exist before they have. */
+  record Stopping(long generation, int remaining) implements WorldStep {}
 
   /** Every pod of the new world exists and is gated: remove all gates together. */
-  record Release(World world, List<Pod> gated) implements WorldStep {}
+  record Release(World world) implements WorldStep {}
 
   /** Gates are removed; the scheduler has not bound every pod yet. */
   record AwaitBinding(World world, int bound, Instant deadline) implements WorldStep {}
 
-  /** The gang did not come together: delete its pods (freeing their GPU promises) and place again later. */
-  record RollBack(String reason, String message, List<Pod> pods) implements WorldStep {}
+  /**
+   * The gang did not come together: its pods are deleted (freeing their GPU promises) and admission tries again.
+   *
+   * @param nodes the gang's nodes, sorted and comma-separated (binding timeouts on the same nodes back off)
+   */
+  record RollBack(String reason, String message, String nodes) implements WorldStep {}
 
   /** Every pod is bound: the world becomes the job's current world. */
   record Commit(World world) implements WorldStep {}
 
-  /** A committed world lost pods (deleted by someone): recreate them on their reserved nodes. */
-  record Recreate(World world, List<Seat> missing) implements WorldStep {}
+  /**
+   * The current world must be replaced: recorded in status before any pod is stopped.
+   *
+   * @param countsAsRestart true for failures (counted against restartLimit), false for voluntary resizes
+   */
+  record Transition(WorldTransition transition, boolean countsAsRestart) implements WorldStep {}
 
-  /** The committed world runs; {@code ready} of its workers are running. */
-  record Run(World world, int ready) implements WorldStep {}
+  /** The committed world runs; {@code ready} of its workers are running; {@code notes} are conditions to show. */
+  record Run(World world, int ready, List<Note> notes) implements WorldStep {}
 
-  /** The job ends now: every worker succeeded, or one failed. Remaining workers are deleted. */
-  record Finish(boolean succeeded, String reason, String message, List<Pod> toDelete) implements WorldStep {}
+  /** A condition the running world reports (e.g. Resizing False while waiting for room, Progressing). */
+  record Note(String type, boolean status, String reason, String message) {}
 
-  /** The job has already ended; nothing to do. */
+  /** The job ends now: every worker succeeded, or it failed for good. */
+  record Finish(boolean succeeded, String reason, String message) implements WorldStep {}
+
+  /** The job has already ended; nothing to do but stop what is left. */
   record Ended() implements WorldStep {}
 
-  /** spec.suspend is true: delete the workers, keep the job. */
-  record Suspend(List<Pod> toDelete) implements WorldStep {}
+  /** spec.suspend is true: stop the workers, keep the job; resuming starts a new world (transition recorded). */
+  record Suspend(WorldTransition transition) implements WorldStep {}
 }

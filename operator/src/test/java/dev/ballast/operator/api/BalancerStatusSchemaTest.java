@@ -20,7 +20,8 @@ class BalancerStatusSchemaTest {
 
   @Test
   void whatTheBalancerWritesReadsBackUnchanged() {
-    String written = BalancerStatusJson.encode(new BalancerStatus("4.9", 192, 880, 1.42, 1.03, 1.2));
+    String written = BalancerStatusJson.encode(new BalancerStatus("4.9", 192, 880, 1.42, 1.03, 1.2,
+        new BalancerStatus.StepHeartbeat(4, 900, "2026-12-03T19:00:00Z")));
     BalancerStatusSchema read = Serialization.unmarshal(written, BalancerStatusSchema.class);
     assertThat(Json.parse(Serialization.asJson(read))).isEqualTo(Json.parse(written));
   }

@@ -27,15 +27,28 @@ class WorkerPodsTest {
 
   @Test
   void nameHostnameAndSubdomainMakeAStableDnsName() {
-    assertThat(pod.getMetadata().getName()).isEqualTo("olmoe-worker-1");
+    assertThat(pod.getMetadata().getName()).isEqualTo("olmoe-g3-w1");
     assertThat(pod.getMetadata().getNamespace()).isEqualTo("team-a");
-    assertThat(pod.getSpec().getHostname()).isEqualTo("olmoe-worker-1");
+    assertThat(pod.getSpec().getHostname()).isEqualTo("olmoe-g3-w1");
     assertThat(pod.getSpec().getSubdomain()).isEqualTo("olmoe");
     assertThat(pod.getMetadata().getLabels())
         .containsEntry("app", "olmoe")
         .containsEntry(Labels.JOB, "olmoe")
         .containsEntry(Labels.ROLE, "worker")
-        .containsEntry(Labels.INDEX, "1");
+        .containsEntry(Labels.INDEX, "1")
+        .containsEntry(Labels.WORLD_GENERATION, "3");
+    assertThat(pod.getMetadata().getAnnotations()).containsEntry(Labels.SPEC_HASH, WorldSpecHash.of(job.getSpec()));
+  }
+
+  @Test
+  void theSpecHashCoversTheNextWorldFieldsOnly() {
+    String before = WorldSpecHash.of(job.getSpec());
+    job.getSpec().restartLimit = 42;
+    job.getSpec().workers.max = 9;
+    job.getSpec().elastic.cooldownSeconds = 1;
+    assertThat(WorldSpecHash.of(job.getSpec())).as("live and resize fields").isEqualTo(before);
+    job.getSpec().balancer.replanEverySteps = 7;
+    assertThat(WorldSpecHash.of(job.getSpec())).isNotEqualTo(before);
   }
 
   @Test
@@ -55,7 +68,7 @@ class WorkerPodsTest {
     assertThat(trainer.getResources().getRequests()).containsEntry("nvidia.com/gpu", new Quantity("8"));
     Map<String, String> env = trainer.getEnv().stream().collect(Collectors.toMap(EnvVar::getName, EnvVar::getValue));
     assertThat(env)
-        .containsEntry("MASTER_ADDR", "olmoe-worker-3.olmoe.team-a.svc")
+        .containsEntry("MASTER_ADDR", "olmoe-g3-w3.olmoe.team-a.svc")
         .containsEntry("MASTER_PORT", "29500")
         .containsEntry("NNODES", "2")
         .containsEntry("NODE_RANK", "1")
@@ -63,6 +76,7 @@ class WorkerPodsTest {
         .containsEntry("WORLD_SIZE", "16")
         .containsEntry("BALLAST_WORLD_GENERATION", "3")
         .containsEntry("BALLAST_POD_INDEX", "1")
+        .containsEntry("BALLAST_CHECKPOINT_TIMEOUT_SECONDS", "120")
         .containsEntry("USER_VAR", "kept");
     assertThat(trainer.getEnv().stream().filter(e -> e.getName().equals("NODE_RANK"))).hasSize(1);
   }

@@ -12,6 +12,7 @@ import dev.ballast.operator.api.BalancerSpec;
 import dev.ballast.operator.api.CommittedSpec;
 import dev.ballast.operator.api.TrainingJob;
 import dev.ballast.operator.status.StatusAggregator;
+import dev.ballast.operator.world.Decision;
 import dev.ballast.operator.world.Seat;
 import dev.ballast.operator.world.World;
 import dev.ballast.operator.world.WorldStep;
@@ -31,7 +32,8 @@ class WorldConfigMapTest {
   }
 
   void commit() {
-    job.setStatus(StatusAggregator.aggregate(job, new WorldStep.Commit(world), null, List.of(), Instant.EPOCH));
+    var decision = new Decision(new WorldStep.Commit(world), List.of(), null, List.of(), null, true);
+    job.setStatus(StatusAggregator.aggregate(job, decision, null, Instant.EPOCH));
   }
 
   @Test
@@ -58,7 +60,7 @@ class WorldConfigMapTest {
     assertThat(w.generation()).isEqualTo(1);
     assertThat(w.gpusPerWorker()).isEqualTo(8);
     assertThat(w.nodes()).extracting(n -> n.pod() + "@" + n.node() + "/" + n.domain() + "/" + n.rack())
-        .containsExactly("olmoe-worker-1@n1/d0/r0", "olmoe-worker-0@n0//");
+        .containsExactly("olmoe-g1-w1@n1/d0/r0", "olmoe-g1-w0@n0//");
     assertThat(w.spec().expertParallel()).isEqualTo(8);
     assertThat(w.spec().mode()).isEqualTo("replicate");
     assertThat(w.spec().replanEverySteps()).isEqualTo(50);

@@ -67,6 +67,7 @@ class TrainingJobReconcilerTest {
   TrainingJob create(String name, int min, int max, Integer ttlSecondsAfterFinished) {
     TrainingJob job = TestJobs.job(name, min, max, 8);
     job.getSpec().ttlSecondsAfterFinished = ttlSecondsAfterFinished;
+    job.getSpec().recovery.backoffSeconds = 1;
     job.getMetadata().setUid(null);
     job.getMetadata().setGeneration(null);
     return client.resource(job).create();
@@ -103,7 +104,7 @@ class TrainingJobReconcilerTest {
     client.resource(p).updateStatus();
   }
 
-  static final Duration WAIT = Duration.ofSeconds(20);
+  static final Duration WAIT = Duration.ofSeconds(60); // generous: the mock server is slow on a loaded machine
 
   @Test
   void aJobIsAdmittedAsAGangCommittedAndRuns() {
@@ -125,6 +126,7 @@ class TrainingJobReconcilerTest {
     schedule("olmoe");
     await().atMost(WAIT).untilAsserted(() -> {
       var status = job("olmoe").getStatus();
+      assertThat(status.world).as("the committed world").isNotNull(); // (an NPE would end the wait at once)
       assertThat(status.world.generation).isEqualTo(1L);
       assertThat(status.world.nodes).hasSize(4);
       assertThat(status.conditions).anySatisfy(c -> {
@@ -144,7 +146,7 @@ class TrainingJobReconcilerTest {
     // the children exist: headless service, world config map, balancer and its identity, sidecar secret
     assertThat(client.services().inNamespace(NS).withName("olmoe").get().getSpec().getClusterIP()).isEqualTo("None");
     assertThat(client.configMaps().inNamespace(NS).withName("olmoe-world").get().getData().get("world.json"))
-        .contains("\"generation\":1").contains("olmoe-worker-3");
+        .contains("\"generation\":1").contains("olmoe-g1-w3");
     assertThat(client.apps().deployments().inNamespace(NS).withName("olmoe-balancer").get()).isNotNull();
     assertThat(client.rbac().roleBindings().inNamespace(NS).withName("olmoe-balancer").get().getRoleRef().getName())
         .isEqualTo("ballast-balancer");
@@ -152,7 +154,7 @@ class TrainingJobReconcilerTest {
   }
 
   @Test
-  void driftIsRepaired() {
+  void aDeletedWorkerRestartsTheWorldAsTheNextGenerationAndDriftIsRepaired() {
     gpuNodes(2);
     create("drift", 2, 2);
     await().atMost(WAIT).until(() -> workers("drift").size() == 2
@@ -160,14 +162,47 @@ class TrainingJobReconcilerTest {
     schedule("drift");
     await().atMost(WAIT).until(() -> job("drift").getStatus().world != null);
 
-    client.pods().inNamespace(NS).withName("drift-worker-1").delete();
+    client.pods().inNamespace(NS).withName("drift-g1-w1").delete();
     client.services().inNamespace(NS).withName("drift").delete();
     await().atMost(WAIT).untilAsserted(() -> {
-      Pod again = client.pods().inNamespace(NS).withName("drift-worker-1").get();
-      assertThat(again).isNotNull();
-      assertThat(again.getSpec().getSchedulingGates()).as("its node is reserved: no new admission").isEmpty();
-      assertThat(again.getMetadata().getAnnotations()).containsEntry(Labels.ASSIGNED_NODE, "gpu-1");
+      assertThat(job("drift").getStatus().restarts).isEqualTo(1);
+      assertThat(job("drift").getStatus().transition.reason).isEqualTo("WorkerLost");
+      assertThat(workers("drift")).as("the whole world stops; the next one is a new generation")
+          .extracting(p -> p.getMetadata().getName()).containsExactlyInAnyOrder("drift-g2-w0", "drift-g2-w1");
+      assertThat(workers("drift")).allSatisfy(p -> assertThat(p.getSpec().getSchedulingGates()).isEmpty());
       assertThat(client.services().inNamespace(NS).withName("drift").get()).isNotNull();
+    });
+    schedule("drift");
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(job("drift").getStatus().world.generation).isEqualTo(2L);
+      assertThat(job("drift").getStatus().transition).isNull();
+    });
+  }
+
+  @Test
+  void aLostNodesWorkersAreReplacedElsewhereAndItsStuckPodDoesNotBlock() {
+    gpuNodes(3);
+    TrainingJob job = TestJobs.job("lost", 2, 2, 8);
+    job.getSpec().recovery.nodeLostAfterSeconds = 0;
+    job.getSpec().recovery.backoffSeconds = 1;
+    job.getMetadata().setUid(null);
+    job.getMetadata().setGeneration(null);
+    client.resource(job).create();
+    await().atMost(WAIT).until(() -> workers("lost").size() == 2
+        && workers("lost").stream().allMatch(p -> p.getSpec().getSchedulingGates().isEmpty()));
+    schedule("lost");
+    await().atMost(WAIT).until(() -> job("lost").getStatus().world != null);
+    String lostNode = client.pods().inNamespace(NS).withName("lost-g1-w1").get().getSpec().getNodeName();
+
+    Node node = client.nodes().withName(lostNode).get();
+    node.getStatus().getConditions().get(0).setStatus("Unknown");
+    node.getStatus().getConditions().get(0).setLastTransitionTime("2026-01-01T00:00:00Z");
+    client.resource(node).updateStatus();
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(job("lost").getStatus().transition.reason).isEqualTo("NodeLost");
+      assertThat(workers("lost")).filteredOn(p -> p.getMetadata().getName().startsWith("lost-g2-"))
+          .hasSize(2).allSatisfy(p -> assertThat(p.getMetadata().getAnnotations().get(Labels.ASSIGNED_NODE))
+              .isNotEqualTo(lostNode));
     });
   }
 
@@ -196,16 +231,16 @@ class TrainingJobReconcilerTest {
         && workers("crash").stream().allMatch(p -> p.getSpec().getSchedulingGates().isEmpty()));
     schedule("crash");
     await().atMost(WAIT).until(() -> job("crash").getStatus().world != null);
-    setPhase("crash-worker-0", "Running", null);
-    setPhase("crash-worker-1", "Failed", 3);
+    setPhase("crash-g1-w0", "Running", null);
+    setPhase("crash-g1-w1", "Failed", 3);
     await().atMost(WAIT).untilAsserted(() -> {
       var status = job("crash").getStatus();
       assertThat(status.phase).isEqualTo(Phase.Failed);
       assertThat(status.conditions).anySatisfy(c -> {
         assertThat(c.getType()).isEqualTo("Failed");
-        assertThat(c.getMessage()).contains("crash-worker-1").contains("exited with code 3");
+        assertThat(c.getMessage()).contains("crash-g1-w1").contains("exited with code 3");
       });
-      assertThat(client.pods().inNamespace(NS).withName("crash-worker-0").get()).isNull();
+      assertThat(client.pods().inNamespace(NS).withName("crash-g1-w0").get()).isNull();
     });
   }
 
@@ -217,8 +252,8 @@ class TrainingJobReconcilerTest {
         && workers("short").stream().allMatch(p -> p.getSpec().getSchedulingGates().isEmpty()));
     schedule("short");
     await().atMost(WAIT).until(() -> job("short").getStatus().world != null);
-    setPhase("short-worker-0", "Succeeded", 0);
-    setPhase("short-worker-1", "Succeeded", 0);
+    setPhase("short-g1-w0", "Succeeded", 0);
+    setPhase("short-g1-w1", "Succeeded", 0);
     await().atMost(WAIT).untilAsserted(() -> {
       TrainingJob j = job("short");
       assertThat(j == null || j.getStatus().phase == Phase.Succeeded).isTrue();

@@ -8,6 +8,8 @@ import dev.ballast.operator.api.BalancerStatusSchema;
 import dev.ballast.operator.api.TrainingJob;
 import dev.ballast.operator.api.TrainingJobStatus.Phase;
 
+import dev.ballast.operator.api.WorldTransition;
+import dev.ballast.operator.world.Decision;
 import dev.ballast.operator.world.Seat;
 import dev.ballast.operator.world.World;
 import dev.ballast.operator.world.WorldStep;
@@ -21,14 +23,18 @@ class StatusAggregatorTest {
   final TrainingJob job = TestJobs.job("olmoe", 2, 4, 8);
   final World world = new World(1, List.of(new Seat(0, 0, "n0", "d0", "r0"), new Seat(1, 1, "n1", "d0", "r1")));
 
+  static Decision d(WorldStep step) {
+    return new Decision(step, List.of(), null, List.of(), null, true);
+  }
+
   static Condition condition(List<Condition> conditions, String type) {
     return conditions.stream().filter(c -> c.getType().equals(type)).findFirst().orElseThrow();
   }
 
   @Test
   void unschedulableJobIsPendingWithTheReasonInNumbers() {
-    var s = StatusAggregator.aggregate(job, new WorldStep.Place(1),
-        new GangAdmission.Result.Unschedulable("needs 2 workers × 8 GPUs; only 1 node has 8 free GPUs"), List.of(), T0);
+    var s = StatusAggregator.aggregate(job, d(new WorldStep.Place(1)),
+        new GangAdmission.Result.Unschedulable("needs 2 workers × 8 GPUs; only 1 node has 8 free GPUs"), T0);
     assertThat(s.phase).isEqualTo(Phase.Pending);
     assertThat(s.observedGeneration).isEqualTo(1L);
     Condition admitted = condition(s.conditions, Conditions.ADMITTED);
@@ -40,21 +46,21 @@ class StatusAggregatorTest {
 
   @Test
   void commitRecordsTheWorldThenRunningWhenAllWorkersRun() {
-    var committed = StatusAggregator.aggregate(job, new WorldStep.Commit(world), null, List.of(), T0);
+    var committed = StatusAggregator.aggregate(job, d(new WorldStep.Commit(world)), null, T0);
     assertThat(committed.world.generation).isEqualTo(1L);
     assertThat(committed.world.gpus).isEqualTo(16);
     assertThat(committed.world.nodes).extracting(n -> n.pod + "@" + n.node + "/" + n.rack)
-        .containsExactly("olmoe-worker-0@n0/r0", "olmoe-worker-1@n1/r1");
+        .containsExactly("olmoe-g1-w0@n0/r0", "olmoe-g1-w1@n1/r1");
     assertThat(condition(committed.conditions, Conditions.ADMITTED).getStatus()).isEqualTo("True");
 
     job.setStatus(committed);
-    var partly = StatusAggregator.aggregate(job, new WorldStep.Run(world, 1), null, List.of(), T0.plusSeconds(5));
+    var partly = StatusAggregator.aggregate(job, d(new WorldStep.Run(world, 1, List.of())), null, T0.plusSeconds(5));
     assertThat(partly.phase).isEqualTo(Phase.Admitted);
     assertThat(partly.readyWorkers).isEqualTo(1);
     assertThat(partly.desiredWorkers).isEqualTo(2);
 
     job.setStatus(partly);
-    var running = StatusAggregator.aggregate(job, new WorldStep.Run(world, 2), null, List.of(), T0.plusSeconds(9));
+    var running = StatusAggregator.aggregate(job, d(new WorldStep.Run(world, 2, List.of())), null, T0.plusSeconds(9));
     assertThat(running.phase).isEqualTo(Phase.Running);
     assertThat(running.startTime).isEqualTo(T0.plusSeconds(9).toString());
     assertThat(condition(running.conditions, Conditions.READY).getStatus()).isEqualTo("True");
@@ -64,17 +70,17 @@ class StatusAggregatorTest {
 
   @Test
   void aRepeatedStepProducesAnUnchangedStatusSoNothingIsWritten() {
-    job.setStatus(StatusAggregator.aggregate(job, new WorldStep.Run(world, 2), null, List.of(), T0));
-    var again = StatusAggregator.aggregate(job, new WorldStep.Run(world, 2), null, List.of(), T0.plusSeconds(60));
+    job.setStatus(StatusAggregator.aggregate(job, d(new WorldStep.Run(world, 2, List.of())), null, T0));
+    var again = StatusAggregator.aggregate(job, d(new WorldStep.Run(world, 2, List.of())), null, T0.plusSeconds(60));
     assertThat(StatusChange.changed(job, again)).isFalse();
   }
 
   @Test
   void theBalancersPartIsNeitherProducedNorComparedAgainst() {
-    job.setStatus(StatusAggregator.aggregate(job, new WorldStep.Run(world, 2), null, List.of(), T0));
+    job.setStatus(StatusAggregator.aggregate(job, d(new WorldStep.Run(world, 2, List.of())), null, T0));
     job.getStatus().balancer = new BalancerStatusSchema();
     job.getStatus().balancer.planVersion = "1.7";
-    var next = StatusAggregator.aggregate(job, new WorldStep.Run(world, 2), null, List.of(), T0);
+    var next = StatusAggregator.aggregate(job, d(new WorldStep.Run(world, 2, List.of())), null, T0);
     assertThat(next.balancer).isNull();
     assertThat(StatusChange.changed(job, next)).isFalse();
   }
@@ -82,8 +88,7 @@ class StatusAggregatorTest {
   @Test
   void failureIsTerminalWithItsCause() {
     var s = StatusAggregator.aggregate(job,
-        new WorldStep.Finish(false, "WorkerFailed", "worker olmoe-worker-1: exited with code 3", List.of()), null,
-        List.of(), T0);
+        d(new WorldStep.Finish(false, "WorkerFailed", "worker olmoe-g1-w1: exited with code 3")), null, T0);
     assertThat(s.phase).isEqualTo(Phase.Failed);
     assertThat(s.completionTime).isEqualTo(T0.toString());
     assertThat(condition(s.conditions, Conditions.FAILED).getMessage()).contains("exited with code 3");
@@ -91,7 +96,7 @@ class StatusAggregatorTest {
 
   @Test
   void specProblemsAreReportedWithoutTouchingTheWorld() {
-    var s = StatusAggregator.aggregate(job, new WorldStep.Ended(), null, List.of("needs a container named trainer"), T0);
+    var s = StatusAggregator.invalid(job, List.of("needs a container named trainer"), T0);
     Condition ready = condition(s.conditions, Conditions.READY);
     assertThat(ready.getReason()).isEqualTo("InvalidSpec");
     assertThat(ready.getMessage()).isEqualTo("needs a container named trainer");
@@ -99,11 +104,12 @@ class StatusAggregatorTest {
 
   @Test
   void suspendAndResume() {
-    job.setStatus(StatusAggregator.aggregate(job, new WorldStep.Suspend(List.of()), null, List.of(), T0));
+    job.setStatus(StatusAggregator.aggregate(job, d(new WorldStep.Suspend(
+        new WorldTransition("Suspended", "spec.suspend is true", 0, true, null, T0.toString(), null))), null, T0));
     assertThat(job.getStatus().phase).isEqualTo(Phase.Suspended);
     assertThat(condition(job.getStatus().conditions, Conditions.SUSPENDED).getStatus()).isEqualTo("True");
-    var resumed = StatusAggregator.aggregate(job, new WorldStep.Place(1),
-        new GangAdmission.Result.Admitted(world), List.of(), T0.plusSeconds(1));
+    var resumed = StatusAggregator.aggregate(job, d(new WorldStep.Place(1)),
+        new GangAdmission.Result.Admitted(world), T0.plusSeconds(1));
     assertThat(resumed.phase).isEqualTo(Phase.Admitted);
     assertThat(condition(resumed.conditions, Conditions.SUSPENDED).getStatus()).isEqualTo("False");
   }

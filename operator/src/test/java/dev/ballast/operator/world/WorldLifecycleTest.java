@@ -3,154 +3,541 @@ package dev.ballast.operator.world;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ballast.operator.TestJobs;
+import dev.ballast.operator.api.BalancerStatusSchema;
+import dev.ballast.operator.api.Parallelism;
+import dev.ballast.operator.api.RecoverySpec;
 import dev.ballast.operator.api.TrainingJob;
-import dev.ballast.operator.api.TrainingJobStatus;
-import dev.ballast.operator.api.WorldNode;
-import dev.ballast.operator.api.WorldStatus;
-import dev.ballast.operator.config.OperatorSettings;
+import dev.ballast.operator.api.TrainingJobStatus.Phase;
 import dev.ballast.operator.desired.Labels;
-import dev.ballast.operator.desired.WorkerPods;
-import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
+import dev.ballast.operator.status.Conditions;
+import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodConditionBuilder;
 import io.fabric8.kubernetes.api.model.PodStatusBuilder;
-import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+/** Every resize and recovery decision, played on {@link WorldSim} with the production decide and status code. */
 class WorldLifecycleTest {
-  static final Instant NOW = Instant.parse("2026-12-02T12:00:00Z");
-  final TrainingJob job = TestJobs.job("olmoe", 2, 4, 8);
-  final World world = new World(1, List.of(new Seat(0, 0, "n0", "d0", "r0"), new Seat(1, 1, "n1", "d0", "r0")));
+  final WorldSim sim = new WorldSim();
+  TrainingJob job;
 
-  List<Pod> pods(boolean gated) {
-    List<Pod> pods = new ArrayList<>();
-    for (Seat s : world.seats()) pods.add(WorkerPods.build(job, world, s, gated, OperatorSettings.defaults()));
-    return pods;
+  @BeforeEach
+  void twoNodeJob() {
+    job = TestJobs.job("olmoe", 2, 4, 8);
+    job.getSpec().elastic.cooldownSeconds = 60;
+    job.getMetadata().setCreationTimestamp(sim.now.toString());
+    sim.jobs.add(job);
   }
 
-  static Pod bound(Pod p, String phase) {
-    p.getSpec().setNodeName(p.getMetadata().getAnnotations().get(Labels.ASSIGNED_NODE));
-    p.setStatus(new PodStatusBuilder().withPhase(phase).build());
-    return p;
+  /** Admits, releases, binds, commits and runs the world on whatever nodes exist. */
+  void runWorld() {
+    sim.settle(6);
+    assertThat(job.getStatus().phase).isEqualTo(Phase.Running);
   }
 
-  static Pod released(Pod p, Instant at) {
-    p.getSpec().setSchedulingGates(List.of());
-    p.getMetadata().getAnnotations().put(Labels.RELEASED_AT, at.toString());
-    return p;
+  long generation() {
+    return job.getStatus().world.generation;
   }
 
-  void commit() {
-    job.setStatus(new TrainingJobStatus());
-    job.getStatus().world = new WorldStatus(1, 8, List.of(new WorldNode(0, "olmoe-worker-0", "n0", 0, "d0", "r0"),
-        new WorldNode(1, "olmoe-worker-1", "n1", 1, "d0", "r0")), null);
+  List<String> names() {
+    return sim.live(job).stream().map(p -> p.getMetadata().getName()).sorted().toList();
   }
 
-  @Test
-  void noPodsMeansPlaceTheNextGeneration() {
-    assertThat(WorldLifecycle.decide(job, List.of(), NOW)).isEqualTo(new WorldStep.Place(1));
-    commit();
-    assertThat(WorldLifecycle.decide(job, List.of(), NOW)).isEqualTo(new WorldStep.Place(2));
+  Optional<Condition> condition(String type) {
+    return job.getStatus().conditions.stream().filter(c -> type.equals(c.getType())).findFirst();
   }
 
-  @Test
-  void aCompleteGatedGangIsReleasedTogether() {
-    var step = WorldLifecycle.decide(job, pods(true), NOW);
-    assertThat(step).isInstanceOf(WorldStep.Release.class);
-    assertThat(((WorldStep.Release) step).gated()).hasSize(2);
+  void tick(long seconds) {
+    sim.now = sim.now.plusSeconds(seconds);
   }
 
   @Test
-  void anIncompleteGangIsRolledBackNotReleased() {
-    var step = WorldLifecycle.decide(job, pods(true).subList(0, 1), NOW);
-    assertThat(step).isInstanceOfSatisfying(WorldStep.RollBack.class,
-        r -> assertThat(r.message()).contains("only 1 of 2 worker pods"));
+  void aWorldIsAdmittedAsAGangCommittedAndRunsWithGenerationNamedPods() {
+    sim.nodes("n0", "n1");
+    var first = sim.reconcile(job, false);
+    assertThat(first.step()).isEqualTo(new WorldStep.Place(1));
+    assertThat(sim.pods.keySet()).containsExactly("olmoe-g1-w0", "olmoe-g1-w1");
+    assertThat(sim.reconcile(job, false).step()).isInstanceOf(WorldStep.Release.class);
+    sim.kubelets();
+    assertThat(sim.reconcile(job, false).step()).isInstanceOf(WorldStep.Commit.class);
+    sim.kubelets();
+    var run = sim.reconcile(job, false);
+    assertThat(run.step()).isInstanceOfSatisfying(WorldStep.Run.class, r -> assertThat(r.ready()).isEqualTo(2));
+    assertThat(run.specInEffect()).isTrue();
+    assertThat(job.getStatus().phase).isEqualTo(Phase.Running);
+    assertThat(job.getStatus().worldCommitTime).isNotNull();
+    assertThat(job.getStatus().observedGeneration).isEqualTo(1L);
   }
 
   @Test
-  void releasedButUnboundWaitsUntilTheTimeoutThenRollsBack() {
-    List<Pod> pods = pods(true);
-    pods.forEach(p -> released(p, NOW.minusSeconds(10)));
-    bound(pods.get(0), "Pending");
-    var waiting = WorldLifecycle.decide(job, pods, NOW);
-    assertThat(waiting).isInstanceOfSatisfying(WorldStep.AwaitBinding.class, a -> {
-      assertThat(a.bound()).isEqualTo(1);
-      assertThat(a.deadline()).isEqualTo(NOW.minusSeconds(10).plusSeconds(300));
+  void aRetryableFailureRecordsTheRestartFirstThenStopsTheWorldThenBacksOffThenAdmitsTheNextGeneration() {
+    sim.nodes("n0", "n1");
+    runWorld();
+    sim.exit("olmoe-g1-w1", RecoverySpec.TEMPFAIL);
+
+    var transition = sim.reconcile(job, false);
+    assertThat(transition.step()).isInstanceOfSatisfying(WorldStep.Transition.class, t -> {
+      assertThat(t.countsAsRestart()).isTrue();
+      assertThat(t.transition().reason).isEqualTo("WorkerFailed");
+      assertThat(t.transition().message).contains("olmoe-g1-w1").contains("exited with code 75");
     });
-    var late = WorldLifecycle.decide(job, pods, NOW.plusSeconds(300));
-    assertThat(late).isInstanceOfSatisfying(WorldStep.RollBack.class, r -> {
-      assertThat(r.reason()).isEqualTo("BindingTimeout");
-      assertThat(r.message()).contains("1 of 2 workers were not bound within 300s").contains("olmoe-worker-1");
-      assertThat(r.pods()).hasSize(2);
+    assertThat(transition.stop()).as("nothing is stopped before the transition is recorded").isEmpty();
+    assertThat(job.getStatus().restarts).isEqualTo(1);
+    assertThat(job.getStatus().phase).isEqualTo(Phase.Restarting);
+
+    var stopping = sim.reconcile(job, false);
+    assertThat(stopping.step()).isEqualTo(new WorldStep.Stopping(1, 1));
+    assertThat(stopping.stop()).extracting(p -> p.getMetadata().getName())
+        .containsExactlyInAnyOrder("olmoe-g1-w0", "olmoe-g1-w1");
+    assertThat(stopping.stopGraceSeconds()).as("a failure restart keeps the pods' own grace").isNull();
+    sim.kubelets();
+
+    var waiting = sim.reconcile(job, false);
+    assertThat(waiting.step()).isInstanceOfSatisfying(WorldStep.Wait.class, w -> {
+      assertThat(w.reason()).isEqualTo("RestartBackoff");
+      assertThat(w.until()).isEqualTo(sim.now.plusSeconds(10));
     });
+    assertThat(waiting.wakeAt()).isEqualTo(sim.now.plusSeconds(10));
+    tick(10);
+    assertThat(sim.reconcile(job, false).step()).isEqualTo(new WorldStep.Place(2));
+    sim.settle(4);
+    assertThat(generation()).isEqualTo(2L);
+    assertThat(names()).containsExactly("olmoe-g2-w0", "olmoe-g2-w1");
+    assertThat(job.getStatus().transition).isNull();
+    assertThat(job.getStatus().restarts).isEqualTo(1);
+    assertThat(job.getStatus().phase).isEqualTo(Phase.Running);
   }
 
   @Test
-  void allBoundCommitsTheWorldInRankOrder() {
-    List<Pod> pods = pods(true);
-    pods.forEach(p -> bound(released(p, NOW), "Pending"));
-    assertThat(WorldLifecycle.decide(job, pods, NOW)).isEqualTo(new WorldStep.Commit(world));
+  void theBackoffDoublesWithEveryRestartUpToItsMaximum() {
+    sim.nodes("n0", "n1");
+    job.getSpec().recovery.maxBackoffSeconds = 30;
+    runWorld();
+    long[] expected = {10, 20, 30, 30};
+    for (long delay : expected) {
+      var pod = names().get(0);
+      sim.exit(pod, 137);
+      sim.reconcile(job, false);
+      assertThat(job.getStatus().transition.notBefore).isEqualTo(sim.now.plusSeconds(delay).toString());
+      tick(delay);
+      runWorld();
+    }
+    assertThat(job.getStatus().restarts).isEqualTo(4);
   }
 
   @Test
-  void aCommittedWorldCountsRunningWorkers() {
-    commit();
-    List<Pod> pods = pods(false);
-    bound(pods.get(0), "Running");
-    bound(pods.get(1), "Pending");
-    assertThat(WorldLifecycle.decide(job, pods, NOW)).isEqualTo(new WorldStep.Run(world, 1));
-  }
-
-  @Test
-  void aDeletedPodOfACommittedWorldIsRecreatedOnItsNode() {
-    commit();
-    List<Pod> pods = pods(false);
-    bound(pods.get(0), "Running");
-    var step = WorldLifecycle.decide(job, List.of(pods.get(0)), NOW);
-    assertThat(step).isEqualTo(new WorldStep.Recreate(world, List.of(world.seats().get(1))));
-  }
-
-  @Test
-  void oneFailedWorkerFailsTheJobAndStopsTheOthers() {
-    commit();
-    List<Pod> pods = pods(false);
-    bound(pods.get(0), "Running");
-    Pod failed = bound(pods.get(1), "Failed");
-    failed.getStatus().setContainerStatuses(List.of(new ContainerStatusBuilder().withName("trainer")
-        .withNewState().withNewTerminated().withExitCode(3).withReason("Error").endTerminated().endState().build()));
-    var step = WorldLifecycle.decide(job, pods, NOW);
-    assertThat(step).isInstanceOfSatisfying(WorldStep.Finish.class, f -> {
+  void aFatalExitCodeFailsTheJobStopsTheOthersAndKeepsTheFailedPod() {
+    sim.nodes("n0", "n1");
+    runWorld();
+    sim.exit("olmoe-g1-w1", 3);
+    var d = sim.reconcile(job, false);
+    assertThat(d.step()).isInstanceOfSatisfying(WorldStep.Finish.class, f -> {
       assertThat(f.succeeded()).isFalse();
-      assertThat(f.message()).isEqualTo("worker olmoe-worker-1 on node n1: container trainer exited with code 3 (Error)");
-      assertThat(f.toDelete()).extracting(p -> p.getMetadata().getName()).containsExactly("olmoe-worker-0");
+      assertThat(f.message()).startsWith("worker olmoe-g1-w1 on node n1: container trainer exited with code 3 (Error)");
+    });
+    assertThat(d.stop()).extracting(p -> p.getMetadata().getName()).containsExactly("olmoe-g1-w0");
+    assertThat(job.getStatus().phase).isEqualTo(Phase.Failed);
+    assertThat(job.getStatus().restarts).isZero();
+  }
+
+  @Test
+  void exitCodesFollowTheDocumentedDefaultsAndTheSpecsOverrides() {
+    RecoverySpec r = new RecoverySpec();
+    assertThat(ExitPolicy.retryable(failed(75), r)).isTrue();
+    assertThat(ExitPolicy.retryable(failed(137), r)).isTrue();
+    assertThat(ExitPolicy.retryable(failed(143), r)).isTrue();
+    assertThat(ExitPolicy.retryable(failed(1), r)).isFalse();
+    assertThat(ExitPolicy.retryable(failed(3), r)).isFalse();
+    r.fatalExitCodes = List.of(137);
+    r.retryableExitCodes = List.of(1);
+    assertThat(ExitPolicy.retryable(failed(137), r)).isFalse();
+    assertThat(ExitPolicy.retryable(failed(1), r)).isTrue();
+    assertThat(ExitPolicy.retryable(failed(75), r)).as("the list replaces the default").isFalse();
+
+    Pod evicted = new Pod();
+    evicted.setMetadata(new io.fabric8.kubernetes.api.model.ObjectMeta());
+    evicted.setStatus(new PodStatusBuilder().withPhase("Failed").withReason("Evicted").build());
+    assertThat(ExitPolicy.retryable(new WorkerPodView(evicted), r)).isTrue();
+    WorkerPodView preempted = failed(1);
+    preempted.pod().getStatus().setConditions(List.of(new PodConditionBuilder().withType("DisruptionTarget")
+        .withStatus("True").withReason("PreemptionByScheduler").build()));
+    assertThat(ExitPolicy.retryable(preempted, r)).as("a disruption is never the trainer's fault").isTrue();
+  }
+
+  private WorkerPodView failed(int code) {
+    Pod pod = new Pod();
+    pod.setMetadata(new io.fabric8.kubernetes.api.model.ObjectMeta());
+    sim.pods.put("p", pod);
+    pod.setSpec(new io.fabric8.kubernetes.api.model.PodSpec());
+    sim.exit("p", code);
+    sim.pods.remove("p");
+    return new WorkerPodView(pod);
+  }
+
+  @Test
+  void whenTheRestartLimitIsExhaustedTheJobFailsWithTheLastCause() {
+    sim.nodes("n0", "n1");
+    job.getSpec().restartLimit = 1;
+    runWorld();
+    sim.exit("olmoe-g1-w0", 137);
+    sim.reconcile(job, false);
+    tick(10);
+    runWorld();
+    sim.exit("olmoe-g2-w1", 137);
+    var d = sim.reconcile(job, false);
+    assertThat(d.step()).isInstanceOfSatisfying(WorldStep.Finish.class, f -> {
+      assertThat(f.reason()).isEqualTo("RestartLimitExceeded");
+      assertThat(f.message()).contains("restartLimit (1) is exhausted after 1 restarts")
+          .contains("olmoe-g2-w1").contains("code 137");
+    });
+    assertThat(job.getStatus().phase).isEqualTo(Phase.Failed);
+  }
+
+  @Test
+  void aDeletedOrEvictedWorkerRestartsTheWorld() {
+    sim.nodes("n0", "n1");
+    runWorld();
+    sim.pods.remove("olmoe-g1-w1");
+    var d = sim.reconcile(job, false);
+    assertThat(d.step()).isInstanceOfSatisfying(WorldStep.Transition.class, t -> {
+      assertThat(t.transition().reason).isEqualTo("WorkerLost");
+      assertThat(t.transition().message).contains("olmoe-g1-w1");
     });
   }
 
   @Test
-  void everyWorkerSucceededSucceedsTheJob() {
-    commit();
-    List<Pod> pods = pods(false);
-    pods.forEach(p -> bound(p, "Succeeded"));
-    assertThat(WorldLifecycle.decide(job, pods, NOW))
-        .isInstanceOfSatisfying(WorldStep.Finish.class, f -> assertThat(f.succeeded()).isTrue());
+  void aNodeNotReadyBeyondBallastsGracePeriodRestartsTheWorldElsewhereWithoutWaitingForItsStuckPod() {
+    sim.nodes("n0", "n1", "n2");
+    job.getSpec().workers.max = 2;
+    runWorld();
+    String lostNode = sim.pods.get("olmoe-g1-w1").getSpec().getNodeName();
+    sim.notReady(lostNode);
+    tick(30);
+    var within = sim.reconcile(job, false);
+    assertThat(within.step()).as("within the grace period the world keeps running").isInstanceOf(WorldStep.Run.class);
+    assertThat(within.wakeAt()).isEqualTo(sim.now.plusSeconds(30));
+
+    tick(30);
+    var lost = sim.reconcile(job, false);
+    assertThat(lost.step()).isInstanceOfSatisfying(WorldStep.Transition.class, t -> {
+      assertThat(t.transition().reason).isEqualTo("NodeLost");
+      assertThat(t.transition().message).contains("node " + lostNode + " is NotReady since");
+    });
+    var stopping = sim.reconcile(job, false);
+    assertThat(stopping.forceDelete()).as("never force-deleted while the node might still run it").isEmpty();
+    sim.kubelets();
+    assertThat(sim.pods).as("the pod on the unreachable node is stuck Terminating").containsKey("olmoe-g1-w1");
+    tick(10);
+    sim.settle(6);
+    assertThat(generation()).isEqualTo(2L);
+    assertThat(job.getStatus().world.nodes).extracting(n -> n.node).doesNotContain(lostNode).hasSize(2);
+    assertThat(sim.pods).containsKey("olmoe-g1-w1");
   }
 
   @Test
-  void suspendDeletesUnfinishedWorkersAndEndedJobsAreLeftAlone() {
+  void withoutRoomElsewhereTheWorldShrinksButNeverBelowMin() {
+    sim.nodes("n0", "n1", "n2");
+    runWorld();
+    assertThat(job.getStatus().world.nodes).hasSize(3);
+    sim.deleteNode("n2");
+    var d = sim.reconcile(job, false);
+    assertThat(d.step()).isInstanceOfSatisfying(WorldStep.Transition.class,
+        t -> assertThat(t.transition().message).contains("node n2 was deleted"));
+    var stopping = sim.reconcile(job, false);
+    assertThat(stopping.forceDelete()).extracting(p -> p.getMetadata().getName())
+        .as("the Node is gone: its pod is force-deleted").containsExactly("olmoe-g1-w2");
+    tick(10);
+    sim.settle(6);
+    assertThat(job.getStatus().world.nodes).hasSize(2);
+
+    sim.deleteNode("n1");
+    sim.settle(3);
+    tick(20);
+    sim.settle(3);
+    assertThat(job.getStatus().world.generation).as("no world of one worker is admitted").isEqualTo(2L);
+    assertThat(job.getStatus().phase).isEqualTo(Phase.Restarting);
+    assertThat(condition(Conditions.ADMITTED)).hasValueSatisfying(c -> {
+      assertThat(c.getReason()).isEqualTo("InsufficientGPUs");
+      assertThat(c.getMessage()).contains("2");
+    });
+    assertThat(sim.live(job)).isEmpty();
+  }
+
+  @Test
+  void anOutOfServiceTaintAllowsForceDeletion() {
+    sim.nodes("n0", "n1", "n2");
+    job.getSpec().workers.max = 2;
+    runWorld();
+    String node = sim.pods.get("olmoe-g1-w0").getSpec().getNodeName();
+    sim.notReady(node);
+    sim.outOfService(node);
+    sim.reconcile(job, false);
+    var stopping = sim.reconcile(job, false);
+    assertThat(stopping.forceDelete()).extracting(p -> p.getMetadata().getName()).containsExactly("olmoe-g1-w0");
+  }
+
+  @Test
+  void theJobGrowsWhenRoomAppearsAfterTheCooldownWithACheckpointGrace() {
+    sim.nodes("n0", "n1");
+    runWorld();
+    sim.nodes("n2", "n3");
+    assertThat(sim.reconcile(job, false).step()).as("cooldown").isInstanceOf(WorldStep.Run.class);
+    tick(60);
+    var grow = sim.reconcile(job, false);
+    assertThat(grow.step()).isInstanceOfSatisfying(WorldStep.Transition.class, t -> {
+      assertThat(t.countsAsRestart()).isFalse();
+      assertThat(t.transition().reason).isEqualTo("CapacityAvailable");
+      assertThat(t.transition().workers).isEqualTo(4);
+    });
+    assertThat(job.getStatus().phase).isEqualTo(Phase.Resizing);
+    assertThat(condition(Conditions.RESIZING)).hasValueSatisfying(c -> assertThat(c.getStatus()).isEqualTo("True"));
+    var stopping = sim.reconcile(job, false);
+    assertThat(stopping.stopGraceSeconds()).isEqualTo(job.getSpec().elastic.checkpointTimeoutSeconds);
+    sim.settle(6);
+    assertThat(generation()).isEqualTo(2L);
+    assertThat(names()).containsExactly("olmoe-g2-w0", "olmoe-g2-w1", "olmoe-g2-w2", "olmoe-g2-w3");
+    assertThat(job.getStatus().restarts).as("a resize is not a restart").isZero();
+    assertThat(condition(Conditions.RESIZING)).hasValueSatisfying(c -> {
+      assertThat(c.getStatus()).isEqualTo("False");
+      assertThat(c.getReason()).isEqualTo("Resized");
+    });
+  }
+
+  @Test
+  void growthYieldsToAJobWaitingForItsMinimumAndNeedsTheMinimumGain() {
+    sim.nodes("n0", "n1");
+    runWorld();
+    TrainingJob other = TestJobs.job("waiting", 3, 3, 8);
+    sim.jobs.add(other);
+    sim.settle(2);
+    assertThat(other.getStatus().phase).isEqualTo(Phase.Pending);
+    sim.nodes("n2");
+    tick(60);
+    sim.reconcile(job, false);
+    assertThat(job.getStatus().transition).as("n2 could help the waiting job").isNull();
+
+    sim.jobs.remove(other);
+    job.getSpec().elastic.minGainWorkers = 2;
+    assertThat(sim.reconcile(job, false).step()).as("one more worker is not worth a restart").isInstanceOf(WorldStep.Run.class);
+    job.getSpec().elastic.minGainWorkers = 1;
+    assertThat(sim.reconcile(job, false).step()).isInstanceOf(WorldStep.Transition.class);
+  }
+
+  @Test
+  void everyWorldHoldsWholeExpertTimesPipelineGroups() {
+    job.getSpec().parallelism = new Parallelism(8, 2); // 16 GPUs per group: an even number of workers
+    job.getSpec().workers.max = 6;
+    sim.nodes("n0", "n1", "n2");
+    runWorld();
+    assertThat(job.getStatus().world.nodes).hasSize(2);
+    sim.nodes("n3");
+    tick(60);
+    sim.settle(8);
+    assertThat(job.getStatus().world.nodes).hasSize(4);
+  }
+
+  @Test
+  void loweringWorkersMaxShrinksAtOnceAndObservedGenerationWaitsForTheNewWorld() {
+    sim.nodes("n0", "n1", "n2", "n3");
+    runWorld();
+    job.getSpec().workers.max = 2;
+    job.getMetadata().setGeneration(2L);
+    var d = sim.reconcile(job, false);
+    assertThat(d.step()).isInstanceOfSatisfying(WorldStep.Transition.class, t -> {
+      assertThat(t.transition().reason).isEqualTo("WorkersChanged");
+      assertThat(t.transition().workers).isEqualTo(2);
+    });
+    assertThat(job.getStatus().observedGeneration).isEqualTo(1L);
+    sim.settle(6);
+    assertThat(job.getStatus().world.nodes).hasSize(2);
+    assertThat(job.getStatus().observedGeneration).isEqualTo(2L);
+  }
+
+  @Test
+  void raisingWorkersMinWithoutRoomKeepsTheWorldRunningAndSaysWhyThenGrowsWhenRoomAppears() {
+    sim.nodes("n0", "n1");
+    runWorld();
+    job.getSpec().workers.min = 3;
+    job.getMetadata().setGeneration(2L);
+    var d = sim.reconcile(job, false);
+    assertThat(d.step()).isInstanceOf(WorldStep.Run.class);
+    assertThat(d.specInEffect()).isFalse();
+    assertThat(job.getStatus().observedGeneration).isEqualTo(1L);
+    assertThat(condition(Conditions.RESIZING)).hasValueSatisfying(c -> {
+      assertThat(c.getReason()).isEqualTo("WaitingForRoom");
+      assertThat(c.getMessage()).contains("spec.workers.min is 3 but world 1 has 2 workers and only 2 fit");
+    });
+    sim.nodes("n2");
+    var grow = sim.reconcile(job, false);
+    assertThat(grow.step()).as("below min: no cooldown").isInstanceOf(WorldStep.Transition.class);
+    sim.settle(6);
+    assertThat(job.getStatus().world.nodes).hasSize(3);
+    assertThat(job.getStatus().observedGeneration).isEqualTo(2L);
+  }
+
+  @Test
+  void aTemplateEditAppliesAtTheNextWorldWhichItTriggersVisibly() {
+    sim.nodes("n0", "n1");
+    runWorld();
+    job.getSpec().template.getSpec().getContainers().get(0).setImage("registry.example/trainer:2.0");
+    job.getMetadata().setGeneration(2L);
+    var d = sim.reconcile(job, false);
+    assertThat(d.step()).isInstanceOfSatisfying(WorldStep.Transition.class,
+        t -> assertThat(t.transition().reason).isEqualTo("SpecChanged"));
+    assertThat(condition(Conditions.RESIZING)).hasValueSatisfying(c -> assertThat(c.getReason()).isEqualTo("SpecChanged"));
+    sim.settle(6);
+    assertThat(sim.live(job)).allSatisfy(p -> assertThat(p.getSpec().getContainers().get(0).getImage())
+        .isEqualTo("registry.example/trainer:2.0"));
+    assertThat(job.getStatus().observedGeneration).isEqualTo(2L);
+  }
+
+  @Test
+  void liveFieldsApplyWithoutANewWorld() {
+    sim.nodes("n0", "n1");
+    runWorld();
+    job.getSpec().restartLimit = 9;
+    job.getSpec().recovery.backoffSeconds = 3;
+    job.getMetadata().setGeneration(2L);
+    var d = sim.reconcile(job, false);
+    assertThat(d.step()).isInstanceOf(WorldStep.Run.class);
+    assertThat(job.getStatus().observedGeneration).isEqualTo(2L);
+  }
+
+  @Test
+  void aCordonedNodeIsDrainedByAVoluntaryResize() {
+    sim.nodes("n0", "n1", "n2");
+    job.getSpec().workers.max = 2;
+    runWorld();
+    String node = sim.pods.get("olmoe-g1-w0").getSpec().getNodeName();
+    sim.cordon(node);
+    var d = sim.reconcile(job, false);
+    assertThat(d.step()).isInstanceOfSatisfying(WorldStep.Transition.class, t -> {
+      assertThat(t.countsAsRestart()).isFalse();
+      assertThat(t.transition().reason).isEqualTo("NodeDrained");
+      assertThat(t.transition().message).contains("node " + node + " is cordoned");
+    });
+    sim.settle(6);
+    assertThat(job.getStatus().world.nodes).extracting(n -> n.node).doesNotContain(node);
+  }
+
+  @Test
+  void twoIdenticalBindingTimeoutsMakeAdmissionBackOff() {
+    sim.nodes("n0", "n1");
+    job.getSpec().admissionTimeoutSeconds = 30;
+    for (int round = 1; round <= 2; round++) {
+      sim.reconcile(job, false); // place
+      sim.reconcile(job, false); // release; no kubelet runs, so nothing binds
+      tick(31);
+      var d = sim.reconcile(job, false);
+      assertThat(d.step()).isInstanceOfSatisfying(WorldStep.RollBack.class, r -> {
+        assertThat(r.reason()).isEqualTo("BindingTimeout");
+        assertThat(r.nodes()).isEqualTo("n0,n1");
+      });
+    }
+    assertThat(job.getStatus().bindingBackoff.timeouts).isEqualTo(2);
+    var wait = sim.reconcile(job, false);
+    assertThat(wait.step()).isInstanceOfSatisfying(WorldStep.Wait.class,
+        w -> assertThat(w.reason()).isEqualTo("BindingBackoff"));
+    tick(20);
+    assertThat(sim.reconcile(job, false).step()).isInstanceOf(WorldStep.Place.class);
+  }
+
+  @Test
+  void belowMinForLongerThanTheTimeoutFailsTheJob() {
+    sim.nodes("n0");
+    job.getSpec().elastic.belowMinTimeoutSeconds = 600;
+    sim.settle(2);
+    assertThat(job.getStatus().phase).isEqualTo(Phase.Pending);
+    tick(600);
+    var d = sim.reconcile(job, false);
+    assertThat(d.step()).isInstanceOfSatisfying(WorldStep.Finish.class, f -> {
+      assertThat(f.reason()).isEqualTo("BelowMinTimeout");
+      assertThat(f.message()).contains("workers.min (2)").contains("600s");
+    });
+  }
+
+  @Test
+  void aWorldWithoutStepsPastTheProgressDeadlineIsReportedThenRestarted() {
+    sim.nodes("n0", "n1");
+    job.getSpec().recovery.progressDeadlineSeconds = 120;
+    job.getSpec().recovery.onNoProgress = RecoverySpec.OnNoProgress.REPORT;
+    runWorld();
+    tick(100);
+    job.getStatus().balancer = new BalancerStatusSchema();
+    job.getStatus().balancer.lastStepGeneration = 1L;
+    job.getStatus().balancer.lastStep = 7L;
+    job.getStatus().balancer.lastStepTime = sim.now.toString();
+    tick(100);
+    var fine = sim.reconcile(job, false);
+    assertThat(fine.step()).isInstanceOf(WorldStep.Run.class);
+    assertThat(fine.wakeAt()).isEqualTo(sim.now.plusSeconds(20));
+    assertThat(condition(Conditions.PROGRESSING)).hasValueSatisfying(c -> assertThat(c.getStatus()).isEqualTo("True"));
+    tick(20);
+    sim.reconcile(job, false);
+    assertThat(condition(Conditions.PROGRESSING)).hasValueSatisfying(c -> {
+      assertThat(c.getStatus()).isEqualTo("False");
+      assertThat(c.getReason()).isEqualTo("NoProgress");
+    });
+    job.getSpec().recovery.onNoProgress = RecoverySpec.OnNoProgress.RESTART;
+    assertThat(sim.reconcile(job, false).step()).isInstanceOfSatisfying(WorldStep.Transition.class,
+        t -> assertThat(t.transition().reason).isEqualTo("NoProgress"));
+  }
+
+  @Test
+  void suspendStopsWithTheCheckpointGraceAndResumingStartsTheNextGenerationUncounted() {
+    sim.nodes("n0", "n1");
+    runWorld();
     job.getSpec().suspend = true;
-    var step = WorldLifecycle.decide(job, pods(true), NOW);
-    assertThat(step).isInstanceOfSatisfying(WorldStep.Suspend.class, s -> assertThat(s.toDelete()).hasSize(2));
+    var d = sim.reconcile(job, false);
+    assertThat(d.step()).isInstanceOf(WorldStep.Suspend.class);
+    assertThat(d.stop()).hasSize(2);
+    assertThat(d.stopGraceSeconds()).isEqualTo(120);
+    sim.settle(2);
+    assertThat(job.getStatus().phase).isEqualTo(Phase.Suspended);
     job.getSpec().suspend = false;
-    job.setStatus(new TrainingJobStatus());
-    job.getStatus().phase = TrainingJobStatus.Phase.Succeeded;
-    assertThat(WorldLifecycle.decide(job, pods(true), NOW)).isInstanceOf(WorldStep.Ended.class);
+    sim.settle(6);
+    assertThat(generation()).isEqualTo(2L);
+    assertThat(job.getStatus().restarts).isZero();
+    assertThat(job.getStatus().phase).isEqualTo(Phase.Running);
   }
 
   @Test
-  void aNewWorldWaitsUntilOldWorkersHaveTerminated() {
-    List<Pod> pods = pods(true);
-    pods.forEach(p -> p.getMetadata().setDeletionTimestamp(NOW.toString()));
-    assertThat(WorldLifecycle.decide(job, pods, NOW)).isEqualTo(new WorldStep.Draining(2));
+  void anOperatorCrashAfterDecidingARestartRedecidesItAndCountsItOnce() {
+    sim.nodes("n0", "n1");
+    runWorld();
+    sim.exit("olmoe-g1-w0", 137);
+    var lost = sim.reconcile(job, true); // decided, but the status write never happened
+    var again = sim.reconcile(job, false);
+    assertThat(again.step()).usingRecursiveComparison().isEqualTo(lost.step());
+    assertThat(job.getStatus().restarts).isEqualTo(1);
+    sim.reconcile(job, true); // stopped the world, status not written
+    sim.reconcile(job, false);
+    assertThat(job.getStatus().restarts).isEqualTo(1);
+    tick(10);
+    sim.settle(6);
+    assertThat(generation()).isEqualTo(2L);
+    assertThat(job.getStatus().restarts).isEqualTo(1);
+  }
+
+  @Test
+  void podsOfTheNextWorldNeverCoexistWithLivePodsOfTheCurrentOne() {
+    sim.nodes("n0", "n1", "n2", "n3");
+    job.getSpec().workers.max = 2;
+    runWorld();
+    sim.exit("olmoe-g1-w0", 137);
+    sim.reconcile(job, false); // transition recorded
+    // a stale reconcile created pods of world 2 while world 1 still runs
+    Pod stray = io.fabric8.kubernetes.client.utils.Serialization.clone(sim.pods.get("olmoe-g1-w1"));
+    stray.getMetadata().setName("olmoe-g2-w0");
+    stray.getMetadata().getLabels().put(Labels.WORLD_GENERATION, "2");
+    stray.setStatus(null);
+    sim.pods.put("olmoe-g2-w0", stray);
+    var d = sim.reconcile(job, false);
+    assertThat(d.step()).isInstanceOfSatisfying(WorldStep.RollBack.class,
+        r -> assertThat(r.reason()).isEqualTo("MixedWorld"));
+    assertThat(d.stop()).extracting(p -> p.getMetadata().getName()).contains("olmoe-g2-w0");
   }
 }

@@ -72,6 +72,8 @@ public final class BalancerCore {
     /** Steps between two checks of the plan in use against the prediction. */
     public static final int GAIN_CHECK_EVERY = 10;
     public static final long STATUS_MIN_INTERVAL_NANOS = 2_000_000_000L;
+    /** How often the step heartbeat in status.balancer is refreshed while steps advance (docs/elastic.md). */
+    public static final long HEARTBEAT_EVERY_NANOS = 30_000_000_000L;
     public static final long RETENTION_EVERY_NANOS = 5_000_000_000L;
 
     /** One sidecar connection as the core sees it. */
@@ -155,9 +157,10 @@ public final class BalancerCore {
     private final Map<Long, SessionState> sessions = new LinkedHashMap<>();
     private long nextSessionId = 1;
 
-    private BalancerStatus status = new BalancerStatus("0.0", 0, -1, 1.0, 1.0, 1.0);
+    private BalancerStatus status = new BalancerStatus("0.0", 0, -1, 1.0, 1.0, 1.0, null);
     private boolean statusDirty;
     private long lastStatusWrite = Long.MIN_VALUE / 2;
+    private long lastHeartbeat = Long.MIN_VALUE / 2;
     private long lastRetentionBroadcast = Long.MIN_VALUE / 2;
 
     private volatile boolean ready;
@@ -185,7 +188,7 @@ public final class BalancerCore {
         this.balancerId = balancerId;
         this.sequenceReserved = statusStore.loadPlanSequence();
         this.sequenceNext = sequenceReserved + 1;
-        this.status = new BalancerStatus("0.0", sequenceReserved, -1, 1.0, 1.0, 1.0);
+        this.status = new BalancerStatus("0.0", sequenceReserved, -1, 1.0, 1.0, 1.0, null);
     }
 
     // ---------------------------------------------------------------- configuration
@@ -203,7 +206,7 @@ public final class BalancerCore {
         currentPlan = null;
         lastObservedStep = -1;
         firstOfGeneration = true;
-        status = new BalancerStatus(w.generation() + ".0", status.planSequence(), -1, 1.0, 1.0, 1.0);
+        status = new BalancerStatus(w.generation() + ".0", status.planSequence(), -1, 1.0, 1.0, 1.0, status.heartbeat());
         statusDirty = true;
         rebuild();
         // Plans of older generations are of no use to anyone now.
@@ -495,7 +498,7 @@ public final class BalancerCore {
         if (sequenceNext > sequenceReserved) {
             long upTo = sequenceNext + SEQUENCE_BLOCK - 1;
             BalancerStatus s = new BalancerStatus(status.planVersion(), upTo, status.adoptedAtStep(),
-                    status.imbalanceBefore(), status.imbalanceAfter(), status.predictedSpeedup());
+                    status.imbalanceBefore(), status.imbalanceAfter(), status.predictedSpeedup(), status.heartbeat());
             statusStore.write(s); // must be durable before any sequence of the block is used
             status = s;
             sequenceReserved = upTo;
@@ -517,7 +520,7 @@ public final class BalancerCore {
         lastPlanNanos = r.planNanos();
         publish(r.plan());
         status = new BalancerStatus(status.planVersion(), status.planSequence(), status.adoptedAtStep(),
-                r.imbalanceBefore(), r.imbalanceAfter(), r.predictedSpeedup());
+                r.imbalanceBefore(), r.imbalanceAfter(), r.predictedSpeedup(), status.heartbeat());
         statusDirty = true;
         maybeStartPlanning();
     }
@@ -583,7 +586,7 @@ public final class BalancerCore {
                     }
                 }
                 status = new BalancerStatus(min.toString(), status.planSequence(), at, status.imbalanceBefore(),
-                        status.imbalanceAfter(), status.predictedSpeedup());
+                        status.imbalanceAfter(), status.predictedSpeedup(), status.heartbeat());
                 statusDirty = true;
             }
         }
@@ -677,6 +680,7 @@ public final class BalancerCore {
             lastRetentionBroadcast = now;
         }
         maybeStartPlanning(); // a re-plan held back by the duty cycle starts here at the latest
+        beat(now);
         if (statusDirty && now - lastStatusWrite >= STATUS_MIN_INTERVAL_NANOS) {
             try {
                 statusStore.write(status);
@@ -685,6 +689,23 @@ public final class BalancerCore {
                 LOG.log(Level.WARNING, "writing status.balancer failed; will retry", e);
             }
             lastStatusWrite = now;
+        }
+    }
+
+    /**
+     * The progress heartbeat in status.balancer: the newest complete step, refreshed at most every
+     * {@link #HEARTBEAT_EVERY_NANOS} while steps advance (the operator's progress deadline reads it).
+     */
+    private void beat(long now) {
+        if (world == null || lastObservedStep < 0) return;
+        var beat = status.heartbeat();
+        boolean advanced = beat == null || beat.generation() != world.generation() || beat.step() < lastObservedStep;
+        if (advanced && (beat == null || beat.generation() != world.generation()
+                || now - lastHeartbeat >= HEARTBEAT_EVERY_NANOS)) {
+            status = status.withHeartbeat(new BalancerStatus.StepHeartbeat(world.generation(), lastObservedStep,
+                    java.time.Instant.now().toString()));
+            lastHeartbeat = now;
+            statusDirty = true;
         }
     }
 

@@ -151,6 +151,24 @@ class BalancerCoreTest {
     }
 
     @Test
+    void theStepHeartbeatFollowsCompleteStepsAtMostEveryThirtySeconds() {
+        skewedSteps(0, 3);
+        now += BalancerCore.STATUS_MIN_INTERVAL_NANOS;
+        core.tick();
+        assertThat(status.last().heartbeat()).satisfies(h -> {
+            assertThat(h.generation()).isEqualTo(3);
+            assertThat(h.step()).isEqualTo(2);
+        });
+        skewedSteps(3, 5);
+        now += BalancerCore.STATUS_MIN_INTERVAL_NANOS;
+        core.tick();
+        assertThat(status.last().heartbeat().step()).as("within 30 s of the last beat").isEqualTo(2);
+        now += BalancerCore.HEARTBEAT_EVERY_NANOS;
+        core.tick();
+        assertThat(status.last().heartbeat().step()).isEqualTo(4);
+    }
+
+    @Test
     void aMemoryBudgetCapsTheReplicasAndOneTooSmallIsRefused() {
         Parallelism par = new Parallelism(4, 1, 1);
         long homesOnly = (long) Math.ceil(MemoryBudget.peakBytes(BalancerCore.shape("j", SPEC), Mode.REPLICATE, par, 0));

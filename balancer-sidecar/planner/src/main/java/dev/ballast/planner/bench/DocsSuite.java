@@ -150,16 +150,18 @@ final class DocsSuite {
         sb.append("\n## JMH\n\n");
         sb.append(jmh(jmhFile));
         sb.append(NOTES);
-        sb.append(dataPathSection());
+        for (String section : List.of("benchmarks-data-path.md", "benchmarks-elastic.md")) sb.append(handWritten(section));
         return sb.toString();
     }
 
     /**
-     * The data path's load-benchmark results (bin/ballast loadbench) live in docs/benchmarks-data-path.md and are
-     * carried into this page verbatim, so regenerating the planner's part never drops them.
+     * Results measured on other machinery live in their own docs files and are carried into this page verbatim,
+     * so regenerating the planner's part never drops them: the data path's load benchmark (bin/ballast loadbench,
+     * docs/benchmarks-data-path.md) and the elastic transitions on a real control plane (bin/ballast elasticbench,
+     * docs/benchmarks-elastic.md).
      */
-    private static String dataPathSection() throws IOException {
-        Path file = Path.of(System.getProperty("ballast.root", "."), "docs", "benchmarks-data-path.md");
+    private static String handWritten(String name) throws IOException {
+        Path file = Path.of(System.getProperty("ballast.root", "."), "docs", name);
         return Files.isRegularFile(file) ? "\n" + Files.readString(file) : "";
     }
 

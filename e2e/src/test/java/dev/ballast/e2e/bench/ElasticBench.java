@@ -1,0 +1,213 @@
+package dev.ballast.e2e.bench;
+
+import dev.ballast.e2e.support.BallastEnvironment;
+import dev.ballast.e2e.support.GpuNodes;
+import dev.ballast.e2e.support.Jobs;
+import dev.ballast.e2e.support.OnChange;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
+
+/**
+ * {@code bin/ballast elasticbench [--runs N]}: how fast a running job gets a new world on the real control
+ * plane (kwokctl, process kubelet, the operator and the real agent, as in the e2e suite), measured from
+ * the outside by watching the API server:
+ *
+ * <ul>
+ *   <li>a node of the job deleted → the new world Running (the operator sees a deletion at once);
+ *   <li>a node of the job NotReady (its Ready condition written False by the benchmark, so Kubernetes'
+ *       own detection delay — node-monitor-grace-period, 40-50 s after the last heartbeat — is excluded)
+ *       → the new world Running, with {@code recovery.nodeLostAfterSeconds: 0} (the grace period Ballast
+ *       waits on top is its documented setting, 60 s by default, and is added to this figure);
+ *   <li>a {@code spec.workers} edit (2 → 4) → the resized world Running;
+ *   <li>for each new world: the step at which every rank adopted the balancer's first plan for it, counted
+ *       from the world's first step (target 0: the plan is ready before the first step).
+ * </ul>
+ *
+ * Each figure is split where the API server shows it: until the new world's first pod exists (decide),
+ * until its world is committed (admit and bind), until every worker runs (the kubelet starts the pods).
+ */
+public final class ElasticBench {
+  static final String CLUSTER = "ballast-bench";
+  static final Duration WAIT = Duration.ofMinutes(5);
+  static final String SPEC = "elastic: {cooldownSeconds: 0, checkpointTimeoutSeconds: 10}\n"
+      + "recovery: {backoffSeconds: 1, nodeLostAfterSeconds: 0}";
+
+  /** One measured transition: when it started, when the first pod of the new world appeared, committed, ran. */
+  record Sample(String scenario, double toFirstPod, double toCommitted, double toRunning, Long planStep) {}
+
+  private final BallastEnvironment env;
+  private final Jobs jobs;
+  private final Map<String, Instant> firstPodOfGeneration = new ConcurrentHashMap<>();
+  private final Map<String, Instant> committed = new ConcurrentHashMap<>();
+  private final Map<String, Instant> running = new ConcurrentHashMap<>();
+  private final Map<String, Long> planStep = new ConcurrentHashMap<>();
+  private int rack = 40;
+
+  ElasticBench(BallastEnvironment env) {
+    this.env = env;
+    this.jobs = new Jobs(env, ElasticBench.class);
+  }
+
+  public static void main(String[] args) throws Exception {
+    int runs = 3;
+    for (int i = 0; i < args.length; i++) {
+      if (args[i].equals("--runs") && i + 1 < args.length) {
+        runs = Integer.parseInt(args[++i]);
+      } else {
+        System.err.println("usage: bin/ballast elasticbench [--runs N]   (unknown argument '" + args[i] + "')");
+        System.exit(2);
+      }
+    }
+    Path root = BallastEnvironment.repositoryRoot();
+    BallastEnvironment env = new BallastEnvironment(root, CLUSTER, root.resolve("e2e/target/elasticbench-logs"));
+    int code = 0;
+    try {
+      env.start();
+      new ElasticBench(env).run(runs);
+    } catch (Exception e) {
+      System.err.println("\nbin/ballast elasticbench failed: " + e.getMessage() + " (logs: " + env.logs() + ")");
+      code = 1;
+    } finally {
+      env.stop(true);
+    }
+    System.exit(code);
+  }
+
+  void run(int runs) throws InterruptedException {
+    List<Sample> samples = new ArrayList<>();
+    try (var jobWatch = watchJobs(); var podWatch = watchPods()) {
+      for (int i = 0; i < runs; i++) {
+        samples.add(nodeLost("node deleted", false, "deleted" + i));
+        samples.add(nodeLost("node NotReady", true, "notready" + i));
+        samples.add(workersEdit("edit" + i));
+      }
+    }
+    System.out.println();
+    System.out.println("| transition | to the new world's first pod (s) | to its world committed (s) | to every worker Running (s) | steps to the first adopted plan |");
+    System.out.println("|---|---|---|---|---|");
+    for (Sample s : samples) {
+      System.out.printf(Locale.ROOT, "| %s | %.1f | %.1f | %.1f | %s |%n", s.scenario(), s.toFirstPod(), s.toCommitted(),
+          s.toRunning(), s.planStep() == null ? "none adopted in " + WAIT.toMinutes() + " min" : s.planStep());
+    }
+    for (String scenario : List.of("node deleted", "node NotReady", "spec.workers 2→4")) {
+      List<Double> r = samples.stream().filter(s -> s.scenario().equals(scenario)).map(Sample::toRunning).sorted().toList();
+      System.out.printf(Locale.ROOT, "%s → new world Running: median %.1f s, max %.1f s over %d runs%n", scenario,
+          r.get(r.size() / 2), r.get(r.size() - 1), r.size());
+    }
+  }
+
+  /** A 2-worker job on 3 nodes; one of its nodes is deleted or made NotReady; the world moves to the third. */
+  Sample nodeLost(String scenario, boolean notReady, String job) throws InterruptedException {
+    return transition(scenario, job, 3, pool -> {
+      String node = jobs.worldNodes(job).get(1);
+      if (notReady) return pool.notReady(node);
+      Instant t0 = Instant.now();
+      pool.delete(node);
+      return t0;
+    });
+  }
+
+  /** A job of 2..2 workers on 4 nodes, edited to 2..4. */
+  Sample workersEdit(String job) throws InterruptedException {
+    return transition("spec.workers 2→4", job, 4, pool -> {
+      Instant t0 = Instant.now();
+      jobs.patch(job, "{\"spec\":{\"workers\":{\"min\":2,\"max\":4}}}");
+      return t0;
+    });
+  }
+
+  /**
+   * A job of 2..2 workers on a new pool of {@code nodes} nodes, running world 1 with its first plan adopted;
+   * then {@code change} (which returns when it happened) and the time until world 2 runs.
+   */
+  private Sample transition(String scenario, String job, int nodes, java.util.function.Function<GpuNodes, Instant> change)
+      throws InterruptedException {
+    GpuNodes pool = new GpuNodes(env, job, rack++);
+    try {
+      pool.add(nodes);
+      jobs.apply(Jobs.elasticManifest(job, 2, 2, pool, "", SPEC));
+      awaitWorldRunning(job, 1);
+      awaitPlan(job, 1);
+      return measure(scenario, job, 2, change.apply(pool));
+    } finally {
+      jobs.deleteAll();
+      pool.deleteAll();
+    }
+  }
+
+  private Sample measure(String scenario, String job, long generation, Instant t0) throws InterruptedException {
+    awaitWorldRunning(job, generation);
+    awaitPlan(job, generation);
+    String key = job + "/" + generation;
+    return new Sample(scenario, seconds(t0, firstPodOfGeneration.get(key)), seconds(t0, committed.get(key)),
+        seconds(t0, running.get(key)), planStep.get(key));
+  }
+
+  private void awaitWorldRunning(String job, long generation) throws InterruptedException {
+    await(() -> running.containsKey(job + "/" + generation), job + " running world " + generation);
+  }
+
+  /** Waits for the first plan of the world every rank adopted; absent after the wait, the table says so. */
+  private void awaitPlan(String job, long generation) throws InterruptedException {
+    Instant deadline = Instant.now().plus(WAIT);
+    while (!planStep.containsKey(job + "/" + generation) && Instant.now().isBefore(deadline)) Thread.sleep(100);
+  }
+
+  private static void await(Supplier<Boolean> done, String what) throws InterruptedException {
+    Instant deadline = Instant.now().plus(WAIT);
+    while (!done.get()) {
+      if (Instant.now().isAfter(deadline)) throw new IllegalStateException("no " + what + " within " + WAIT);
+      Thread.sleep(50);
+    }
+  }
+
+  private static double seconds(Instant from, Instant to) {
+    return to == null ? Double.NaN : Duration.between(from, to).toMillis() / 1000.0;
+  }
+
+  /** Records, as the watch delivers them, when each world was committed, ran, and adopted its first plan. */
+  @SuppressWarnings("unchecked")
+  private SharedIndexInformer<GenericKubernetesResource> watchJobs() {
+    return env.admin().genericKubernetesResources("ballast.dev/v1alpha1", "TrainingJob").inNamespace(jobs.namespace())
+        .inform(new OnChange<>(job -> {
+          Map<String, Object> status = (Map<String, Object>) job.getAdditionalProperties().get("status");
+          if (status == null) return;
+          Map<String, Object> world = (Map<String, Object>) status.get("world");
+          if (world == null || world.get("generation") == null) return;
+          String key = job.getMetadata().getName() + "/" + ((Number) world.get("generation")).longValue();
+          Instant now = Instant.now();
+          committed.putIfAbsent(key, now);
+          int size = ((List<?>) world.getOrDefault("nodes", List.of())).size();
+          if ("Running".equals(status.get("phase")) && Integer.valueOf(size).equals(status.get("readyWorkers"))) {
+            running.putIfAbsent(key, now);
+          }
+          Map<String, Object> balancer = (Map<String, Object>) status.get("balancer");
+          String version = balancer == null ? null : (String) balancer.get("planVersion");
+          if (version != null && !version.endsWith(".0") && balancer.get("adoptedAtStep") != null) {
+            String planKey = job.getMetadata().getName() + "/" + version.substring(0, version.indexOf('.'));
+            planStep.putIfAbsent(planKey, ((Number) balancer.get("adoptedAtStep")).longValue());
+          }
+        }));
+  }
+
+  private SharedIndexInformer<Pod> watchPods() {
+    return env.admin().pods().inNamespace(jobs.namespace()).withLabel("ballast.dev/role", "worker")
+        .inform(new OnChange<>(pod -> {
+          var labels = pod.getMetadata().getLabels();
+          var annotations = pod.getMetadata().getAnnotations();
+          String generation = labels.getOrDefault("ballast.dev/world-generation",
+              annotations == null ? null : annotations.get("ballast.dev/world-generation"));
+          if (generation != null) firstPodOfGeneration.putIfAbsent(labels.get("ballast.dev/job") + "/" + generation, Instant.now());
+        }));
+  }
+}

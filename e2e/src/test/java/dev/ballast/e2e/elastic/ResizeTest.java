@@ -1,0 +1,83 @@
+package dev.ballast.e2e.elastic;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.ballast.e2e.support.BallastEnvironment;
+import dev.ballast.e2e.support.E2eTest;
+import dev.ballast.e2e.support.GpuNodes;
+import dev.ballast.e2e.support.Jobs;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Resize on the real control plane (docs/elastic.md): a running job grows towards workers.max when nodes
+ * are added, shrinks to the largest valid size when one of its nodes is deleted, and follows edits of
+ * spec.workers; each new world is a new generation, and the balancer plans for it. Each test has its own
+ * node pool, so it alone decides the capacity its job sees; the world invariants are watched throughout.
+ */
+@E2eTest
+class ResizeTest extends ElasticScenario {
+  /** No cooldown between resizes and short voluntary stops, so a test sees several worlds quickly. */
+  static final String FAST = "elastic: {cooldownSeconds: 0, checkpointTimeoutSeconds: 10}\nrecovery: {backoffSeconds: 1}";
+
+  ResizeTest(BallastEnvironment env) {
+    super(env);
+  }
+
+  /** Every rank of the world adopted a plan the balancer made for that world (not the initial ".0" layout). */
+  void awaitPlanFor(String job, long generation) {
+    await().atMost(WAIT).untilAsserted(() -> {
+      @SuppressWarnings("unchecked")
+      Map<String, Object> balancer = (Map<String, Object>) jobs.status(job).get("balancer");
+      assertThat(balancer).as("status.balancer").isNotNull();
+      assertThat((String) balancer.get("planVersion")).as("the plan every rank of world %d adopted", generation)
+          .startsWith(generation + ".").doesNotEndWith(".0");
+    });
+  }
+
+  @Test
+  void growsWhenNodesAreAddedAndShrinksAndReplansWhenOneIsDeleted() {
+    pool = new GpuNodes(env, "resize-grow", 20);
+    pool.add(2);
+    jobs.apply(Jobs.elasticManifest("grows", 2, 4, pool, "", FAST));
+    awaitWorld("grows", 1, 2);
+    awaitPlanFor("grows", 1);
+
+    List<String> added = pool.add(2);
+    List<String> grown = awaitWorld("grows", 2, 4);
+    assertThat(grown).containsAll(added);
+    awaitPlanFor("grows", 2);
+
+    String lost = grown.get(grown.size() - 1);
+    pool.delete(lost);
+    // 3 nodes left, but a world holds whole groups of 2 workers: it shrinks to 2
+    List<String> shrunk = awaitWorld("grows", 3, 2);
+    assertThat(shrunk).doesNotContain(lost);
+    awaitPlanFor("grows", 3);
+    assertThat(jobs.workers("grows")).as("no pod of the job is left on the deleted node")
+        .noneMatch(p -> lost.equals(p.getSpec().getNodeName()));
+    assertThat(invariants.violations()).isEmpty();
+  }
+
+  @Test
+  void anEditOfSpecWorkersResizesTheRunningJob() {
+    pool = new GpuNodes(env, "resize-edit", 21);
+    pool.add(4);
+    jobs.apply(Jobs.elasticManifest("edited", 2, 2, pool, "", FAST));
+    awaitWorld("edited", 1, 2);
+    long specGeneration = jobs.get("edited").getMetadata().getGeneration();
+
+    jobs.patch("edited", "{\"spec\":{\"workers\":{\"min\":2,\"max\":4}}}");
+    awaitWorld("edited", 2, 4);
+    assertThat(jobs.status("edited").get("observedGeneration")).as("the edit is in effect")
+        .isEqualTo((int) specGeneration + 1);
+
+    jobs.patch("edited", "{\"spec\":{\"workers\":{\"min\":2,\"max\":2}}}");
+    awaitWorld("edited", 3, 2);
+    assertThat(((Number) jobs.status("edited").get("observedGeneration")).longValue()).isEqualTo(specGeneration + 2);
+    assertThat(jobs.restarts("edited")).as("voluntary resizes are not restarts").isZero();
+    assertThat(invariants.violations()).isEmpty();
+  }
+}

@@ -1,0 +1,33 @@
+package dev.ballast.operator.api;
+
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Default;
+import io.fabric8.generator.annotation.Max;
+import io.fabric8.generator.annotation.Min;
+
+/** How a running job changes size: when it grows, and how long it waits below workers.min. See docs/elastic.md. */
+public class ElasticSpec {
+  @Default("300")
+  @Min(0)
+  @Max(86400)
+  @JsonPropertyDescription("Seconds after a world is committed before the job may grow again (keeps a job from thrashing).")
+  public Integer cooldownSeconds = 300;
+
+  @Default("1")
+  @Min(1)
+  @Max(1024)
+  @JsonPropertyDescription("Fewest workers a growth must add to be worth a coordinated restart.")
+  public Integer minGainWorkers = 1;
+
+  @Default("120")
+  @Min(0)
+  @Max(3600)
+  @JsonPropertyDescription("Grace period of a voluntary stop (growth, spec change, drain, suspend): the trainer gets SIGTERM,"
+      + " saves its checkpoint and exits within this many seconds, or is killed.")
+  public Integer checkpointTimeoutSeconds = 120;
+
+  @Min(1)
+  @JsonPropertyDescription("Seconds a job may wait without room for workers.min workers (since it lost its world, or since"
+      + " creation if it never had one) before it fails with reason BelowMinTimeout. Unset: wait forever.")
+  public Integer belowMinTimeoutSeconds;
+}

@@ -1,0 +1,17 @@
+package dev.ballast.operator.world;
+
+import dev.ballast.operator.placement.GpuNode;
+import java.time.Instant;
+
+/**
+ * A node as the world's decisions see it: its placement view, since when it is not Ready (null while
+ * Ready), and whether it carries the {@code node.kubernetes.io/out-of-service} taint (an admin's word that
+ * the node is down and its pods may be force-deleted).
+ */
+public record NodeState(GpuNode node, Instant notReadySince, boolean outOfService) {
+  public static final String OUT_OF_SERVICE_TAINT = "node.kubernetes.io/out-of-service";
+
+  public String name() {
+    return node.name();
+  }
+}

@@ -1,0 +1,204 @@
+package dev.ballast.operator.world;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+import dev.ballast.operator.TestJobs;
+import dev.ballast.operator.admission.WorldSizes;
+import dev.ballast.operator.api.Parallelism;
+import dev.ballast.operator.api.TrainingJob;
+import dev.ballast.operator.api.TrainingJobStatus.Phase;
+import dev.ballast.operator.desired.WorkerPods;
+import io.fabric8.kubernetes.api.model.Pod;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Properties of the world's decisions over random histories: nodes lost, deleted, cordoned, recovered and
+ * added, trainers exiting with random codes, spec.workers edits, and operator crashes between acting and
+ * recording status (every decision is re-derived from observed state only). Two jobs share the cluster.
+ * Seeded, so a failure names the seed that reproduces it.
+ *
+ * <p>After every step: no two generations of a job run on reachable nodes (no two live copies of a rank),
+ * no node's GPUs are promised beyond its allocatable GPUs, every committed world holds workers.min..max
+ * workers in whole groups, committed generations advance one at a time, and restarts stay within the limit.
+ */
+class WorldPropertiesTest {
+  static final int HISTORIES = 100;
+  static final int STEPS = 120;
+
+  /** What the histories exercised, so that a change making them trivial fails too. */
+  final Map<String, Integer> seen = new TreeMap<>();
+
+  @Test
+  void randomHistoriesKeepTheInvariants() {
+    long base = Long.getLong("ballast.seed", 20261202L);
+    int histories = Long.getLong("ballast.seed") == null ? HISTORIES : 1;
+    for (int h = 0; h < histories; h++) {
+      long seed = base + h;
+      try {
+        history(seed);
+      } catch (AssertionError e) {
+        throw new AssertionError("history with seed " + seed + " (rerun with -Dballast.seed=" + seed + "): "
+            + e.getMessage(), e);
+      }
+    }
+    if (histories == HISTORIES) {
+      assertThat(seen).as("decisions the histories reached: " + seen).allSatisfy((kind, n) -> assertThat(n).isGreaterThan(20))
+          .containsKeys("Commit", "WorkerFailed", "NodeLost", "WorkerLost", "CapacityAvailable", "WorkersChanged",
+              "NodeDrained", "Finish", "RollBack", "ForceDelete");
+    }
+  }
+
+  private void history(long seed) {
+    Random rnd = new Random(seed);
+    WorldSim sim = new WorldSim();
+    int nodeCount = 2 + rnd.nextInt(5);
+    for (int i = 0; i < nodeCount; i++) sim.addNode("n" + i, "d" + (i / 2), "r" + (i / 4));
+    int[] next = {nodeCount};
+    TrainingJob a = TestJobs.job("a", 1 + rnd.nextInt(2), 2 + rnd.nextInt(4), 8);
+    TrainingJob b = TestJobs.job("b", 1 + rnd.nextInt(3), 3 + rnd.nextInt(3), 8);
+    if (rnd.nextBoolean()) {
+      a.getSpec().parallelism = new Parallelism(8, 2); // whole groups of two workers
+      a.getSpec().workers.min = 2;
+      a.getSpec().workers.max = 4;
+    }
+    for (TrainingJob j : List.of(a, b)) {
+      j.getSpec().restartLimit = 3 + rnd.nextInt(5);
+      j.getSpec().elastic.cooldownSeconds = rnd.nextInt(60);
+      j.getSpec().recovery.nodeLostAfterSeconds = rnd.nextInt(40);
+      j.getMetadata().setCreationTimestamp(sim.now.toString());
+      sim.jobs.add(j);
+    }
+    Map<String, Long> committed = new HashMap<>();
+
+    for (int step = 0; step < STEPS; step++) {
+      sim.now = sim.now.plusSeconds(1 + rnd.nextInt(20));
+      int event = rnd.nextInt(100);
+      List<String> names = new ArrayList<>(sim.nodes.keySet());
+      if (event < 6 && !names.isEmpty()) {
+        sim.notReady(names.get(rnd.nextInt(names.size())));
+      } else if (event < 9 && !names.isEmpty()) {
+        sim.deleteNode(names.get(rnd.nextInt(names.size())));
+      } else if (event < 12 && !names.isEmpty()) {
+        sim.cordon(names.get(rnd.nextInt(names.size())));
+      } else if (event < 14 && !names.isEmpty()) {
+        String n = names.get(rnd.nextInt(names.size()));
+        if (!sim.nodes.get(n).node().ready()) sim.outOfService(n);
+      } else if (event < 22 && !names.isEmpty()) {
+        String n = names.get(rnd.nextInt(names.size()));
+        if (!sim.nodes.get(n).node().ready()) sim.recover(n);
+      } else if (event < 28) {
+        int i = next[0]++;
+        sim.addNode("n" + i, "d" + (i / 2), "r" + (i / 4));
+      } else if (event < 38) {
+        List<Pod> running = sim.pods.values().stream().filter(p -> "Running".equals(new WorkerPodView(p).phase()))
+            .filter(p -> !new WorkerPodView(p).terminating()).toList();
+        if (!running.isEmpty()) {
+          int[] codes = {0, 1, 3, 75, 137, 143};
+          sim.exit(running.get(rnd.nextInt(running.size())).getMetadata().getName(), codes[rnd.nextInt(codes.length)]);
+        }
+      } else if (event < 40) {
+        List<Pod> evictable = sim.pods.values().stream().filter(p -> new WorkerPodView(p).bound())
+            .filter(p -> !new WorkerPodView(p).terminating()).toList();
+        if (!evictable.isEmpty()) {
+          Pod p = evictable.get(rnd.nextInt(evictable.size()));
+          p.getMetadata().setDeletionTimestamp(sim.now.toString()); // evicted or deleted by a person
+        }
+      } else if (event < 46) {
+        TrainingJob j = rnd.nextBoolean() ? a : b;
+        int max = 1 + rnd.nextInt(6);
+        int min = 1 + rnd.nextInt(max);
+        if (WorldSizes.largestValid(max, withRange(j, min, max)) == max
+            && WorldSizes.largestValid(min, withRange(j, min, min)) == min) {
+          j.getSpec().workers.min = min;
+          j.getSpec().workers.max = max;
+          j.getMetadata().setGeneration(j.getMetadata().getGeneration() + 1);
+        }
+      }
+      // reconciles in random order, some of them crashing before the status write
+      int reconciles = 1 + rnd.nextInt(4);
+      for (int r = 0; r < reconciles; r++) {
+        TrainingJob j = rnd.nextBoolean() ? a : b;
+        Decision d = sim.reconcile(j, rnd.nextInt(10) == 0);
+        count(d);
+        check(sim, committed);
+      }
+      if (rnd.nextInt(4) != 0) sim.kubelets();
+      check(sim, committed);
+    }
+  }
+
+  private void count(Decision d) {
+    String kind = d.step() instanceof WorldStep.Transition t ? t.transition().reason : d.step().getClass().getSimpleName();
+    if (!(d.step() instanceof WorldStep.Run || d.step() instanceof WorldStep.Ended)) seen.merge(kind, 1, Integer::sum);
+    if (!d.forceDelete().isEmpty()) seen.merge("ForceDelete", 1, Integer::sum);
+  }
+
+  private static dev.ballast.operator.api.TrainingJobSpec withRange(TrainingJob j, int min, int max) {
+    var spec = io.fabric8.kubernetes.client.utils.Serialization.clone(j.getSpec());
+    spec.workers.min = min;
+    spec.workers.max = max;
+    return spec;
+  }
+
+  private static void check(WorldSim sim, Map<String, Long> committed) {
+    // GPUs: never promised beyond what a node has
+    Map<String, Integer> used = new TreeMap<>();
+    for (Pod p : sim.pods.values()) {
+      var v = new WorkerPodView(p);
+      if (v.finished()) continue;
+      used.merge(v.node(), Integer.parseInt(p.getSpec().getContainers().get(0).getResources().getRequests()
+          .get(WorkerPods.GPU_RESOURCE).getAmount()), Integer::sum);
+    }
+    used.forEach((node, gpus) -> {
+      NodeState n = sim.nodes.get(node);
+      if (n != null && gpus > n.node().allocatableGpus()) {
+        fail("node " + node + " has " + gpus + " GPUs promised but " + n.node().allocatableGpus() + " allocatable: "
+            + sim.pods.keySet());
+      }
+    });
+
+    for (TrainingJob job : sim.jobs) {
+      String name = job.getMetadata().getName();
+      // one generation at a time on reachable nodes: a pod of a newer world never meets a live older one
+      List<Pod> pods = sim.pods.values().stream()
+          .filter(p -> name.equals(p.getMetadata().getLabels().get(dev.ballast.operator.desired.Labels.JOB))).toList();
+      long newest = pods.stream().filter(p -> !new WorkerPodView(p).finished())
+          .mapToLong(p -> new WorkerPodView(p).generation()).max().orElse(0);
+      for (Pod p : pods) {
+        var v = new WorkerPodView(p);
+        if (v.generation() < newest && !v.finished() && v.bound() && sim.healthy(v.node())) {
+          fail(name + ": " + v.name() + " (terminating: " + v.terminating() + ") still runs on reachable node "
+              + v.node() + " while world " + newest + " has pods: " + sim.pods.keySet());
+        }
+      }
+      var status = job.getStatus();
+      if (status == null) continue;
+      if (status.world != null) {
+        long g = status.world.generation;
+        long before = committed.getOrDefault(name, 0L);
+        assertThat(g).as(name + ": committed generations advance one at a time").isIn(before, before + 1);
+        if (g == before + 1) {
+          int size = status.world.nodes.size();
+          var spec = job.getSpec();
+          assertThat(size).as(name + ": a committed world holds workers.min..max").isBetween(spec.workers.min,
+              spec.workers.max);
+          assertThat(size * spec.gpusPerWorker % (spec.parallelism.expert * spec.parallelism.pipeline))
+              .as(name + ": whole expert × pipeline groups").isZero();
+        }
+        committed.put(name, g);
+      }
+      assertThat(status.restarts == null ? 0 : status.restarts).as(name + ": restarts within the limit")
+          .isLessThanOrEqualTo(job.getSpec().restartLimit);
+      if (status.phase == Phase.Failed || status.phase == Phase.Succeeded) {
+        assertThat(status.transition).as(name + ": an ended job has no transition").isNull();
+      }
+    }
+  }
+}

@@ -1,0 +1,186 @@
+package dev.ballast.operator.world;
+
+import dev.ballast.operator.admission.GangAdmission;
+import dev.ballast.operator.api.TrainingJob;
+import dev.ballast.operator.api.TrainingJobStatus;
+import dev.ballast.operator.config.OperatorSettings;
+import dev.ballast.operator.desired.Labels;
+import dev.ballast.operator.desired.WorkerPods;
+import dev.ballast.operator.observe.ClusterCapacity;
+import dev.ballast.operator.placement.GpuNode;
+import dev.ballast.operator.status.StatusAggregator;
+import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodStatusBuilder;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * A small cluster for the world's decisions: nodes, pods, jobs and a clock, with the reconciler's actions
+ * (stop, admit, release, status write) and what the scheduler and kubelet do in reply. Every decision is
+ * made by the production {@link WorldLifecycle#decide} from this observed state only, exactly as after an
+ * operator restart; {@link #reconcile(TrainingJob, boolean)} can drop the status write to model a crash
+ * between acting and recording.
+ */
+final class WorldSim {
+  static final int GPUS_PER_NODE = 8;
+
+  final Map<String, NodeState> nodes = new LinkedHashMap<>();
+  final Map<String, Pod> pods = new TreeMap<>();
+  final List<TrainingJob> jobs = new ArrayList<>();
+  Instant now = Instant.parse("2026-12-02T12:00:00Z");
+
+  WorldSim nodes(String... names) {
+    for (String n : names) addNode(n, "d-" + n, "r0");
+    return this;
+  }
+
+  void addNode(String name, String domain, String rack) {
+    nodes.put(name, new NodeState(new GpuNode(name, GPUS_PER_NODE, true, false, List.of(), domain, rack), null, false));
+  }
+
+  void notReady(String name) {
+    NodeState n = nodes.get(name);
+    nodes.put(name, new NodeState(withReady(n.node(), false, n.node().unschedulable()), now, n.outOfService()));
+  }
+
+  /** The node's kubelet reconnects: it first finishes the deletions it missed, then reports Ready. */
+  void recover(String name) {
+    pods.values().removeIf(p -> new WorkerPodView(p).terminating() && name.equals(p.getSpec().getNodeName()));
+    NodeState n = nodes.get(name);
+    nodes.put(name, new NodeState(withReady(n.node(), true, n.node().unschedulable()), null, false));
+  }
+
+  void cordon(String name) {
+    NodeState n = nodes.get(name);
+    nodes.put(name, new NodeState(withReady(n.node(), n.node().ready(), true), n.notReadySince(), n.outOfService()));
+  }
+
+  void outOfService(String name) {
+    NodeState n = nodes.get(name);
+    nodes.put(name, new NodeState(n.node(), n.notReadySince(), true));
+  }
+
+  void deleteNode(String name) {
+    nodes.remove(name);
+  }
+
+  private static GpuNode withReady(GpuNode n, boolean ready, boolean unschedulable) {
+    return new GpuNode(n.name(), n.allocatableGpus(), ready, unschedulable, n.taints(), n.domain(), n.rack());
+  }
+
+  boolean healthy(String node) {
+    NodeState n = node == null ? null : nodes.get(node);
+    return n != null && n.node().ready() && !n.outOfService();
+  }
+
+  List<Pod> podsOf(TrainingJob job) {
+    return pods.values().stream()
+        .filter(p -> job.getMetadata().getName().equals(p.getMetadata().getLabels().get(Labels.JOB)))
+        .toList();
+  }
+
+  /** One reconcile of {@code job}, as the reconciler does it; {@code crash} drops the status write. */
+  Decision reconcile(TrainingJob job, boolean crash) {
+    List<String> waiting = jobs.stream().filter(o -> o != job).filter(WorldLifecycle::waitingForRoom)
+        .map(o -> o.getMetadata().getName()).toList();
+    Integer room = WorldLifecycle.wantsRoom(job, waiting, now)
+        ? GangAdmission.room(job.getSpec(), capacity(job.getMetadata().getName())) : null;
+    Decision d = WorldLifecycle.decide(job, podsOf(job), new ClusterView(nodes, room, waiting), now);
+    for (Pod p : d.stop()) {
+      Pod live = pods.get(p.getMetadata().getName());
+      if (live == null) continue;
+      if (new WorkerPodView(live).finished() || !new WorkerPodView(live).bound()) {
+        pods.remove(p.getMetadata().getName());
+      } else if (live.getMetadata().getDeletionTimestamp() == null) {
+        live.getMetadata().setDeletionTimestamp(now.toString());
+      }
+    }
+    d.forceDelete().forEach(p -> pods.remove(p.getMetadata().getName()));
+    GangAdmission.Result admitted = null;
+    if (d.step() instanceof WorldStep.Place place) {
+      admitted = GangAdmission.choose(job.getSpec(), capacity(null), place.generation());
+      if (admitted instanceof GangAdmission.Result.Admitted a) {
+        for (Pod p : podsOf(job)) {
+          var v = new WorkerPodView(p);
+          if (!v.finished() && v.bound() && healthy(v.node())) {
+            throw new AssertionError("world " + place.generation() + " admitted while " + v.name() + " runs on "
+                + v.node());
+          }
+        }
+        for (Seat seat : a.world().seats()) {
+          Pod pod = WorkerPods.build(job, a.world(), seat, true, OperatorSettings.defaults());
+          pods.put(pod.getMetadata().getName(), pod);
+        }
+      }
+    } else if (d.step() instanceof WorldStep.Release) {
+      for (Pod p : pods.values()) {
+        if (!new WorkerPodView(p).gated()) continue;
+        if (!job.getMetadata().getName().equals(p.getMetadata().getLabels().get(Labels.JOB))) continue;
+        p.getSpec().setSchedulingGates(List.of());
+        p.getMetadata().getAnnotations().put(Labels.RELEASED_AT, now.toString());
+      }
+    }
+    TrainingJobStatus next = StatusAggregator.aggregate(job, d, admitted, now);
+    if (!crash) job.setStatus(next);
+    return d;
+  }
+
+  /** GPUs in use: every pod not finished, bound or promised, except those of {@code exceptJob}. */
+  ClusterCapacity capacity(String exceptJob) {
+    Map<String, Integer> used = new TreeMap<>();
+    for (Pod p : pods.values()) {
+      var v = new WorkerPodView(p);
+      if (v.finished() || p.getMetadata().getLabels().get(Labels.JOB).equals(exceptJob)) continue;
+      int gpus = Integer.parseInt(p.getSpec().getContainers().get(0).getResources().getRequests()
+          .get(WorkerPods.GPU_RESOURCE).getAmount());
+      used.merge(v.node(), gpus, Integer::sum);
+    }
+    return new ClusterCapacity(nodes.values().stream().map(NodeState::node).toList(), used);
+  }
+
+  /** The scheduler and kubelets: bind released pods, start bound ones, finish deletions on reachable nodes. */
+  void kubelets() {
+    for (Pod p : new ArrayList<>(pods.values())) {
+      var v = new WorkerPodView(p);
+      String node = v.node();
+      if (v.terminating()) {
+        if (!v.bound() || healthy(node)) pods.remove(v.name());
+        continue;
+      }
+      if (v.gated() || v.finished()) continue;
+      if (!v.bound()) {
+        if (healthy(node) && !nodes.get(node).node().unschedulable()) p.getSpec().setNodeName(node);
+        continue;
+      }
+      if (healthy(node) && "Pending".equals(v.phase())) p.setStatus(new PodStatusBuilder().withPhase("Running").build());
+    }
+  }
+
+  /** The trainer of {@code pod} exits with {@code code}. */
+  void exit(String pod, int code) {
+    Pod p = pods.get(pod);
+    p.setStatus(new PodStatusBuilder().withPhase(code == 0 ? "Succeeded" : "Failed")
+        .withContainerStatuses(new ContainerStatusBuilder().withName(WorkerPods.TRAINER).withNewState()
+            .withNewTerminated().withExitCode(code).withReason(code == 0 ? "Completed" : "Error").endTerminated()
+            .endState().build())
+        .build());
+  }
+
+  /** Reconciles every job and runs the kubelets until nothing changes (or {@code rounds} pass). */
+  void settle(int rounds) {
+    for (int i = 0; i < rounds; i++) {
+      for (TrainingJob job : jobs) reconcile(job, false);
+      kubelets();
+    }
+  }
+
+  List<Pod> live(TrainingJob job) {
+    return podsOf(job).stream().filter(p -> !new WorkerPodView(p).terminating() && !new WorkerPodView(p).finished())
+        .toList();
+  }
+}
