@@ -8,7 +8,6 @@ import dev.ballast.operator.observe.ClusterCapacity;
 import dev.ballast.operator.placement.GangPlacer;
 import dev.ballast.operator.placement.GangRequest;
 import dev.ballast.operator.placement.Placement;
-import dev.ballast.operator.placement.Toleration;
 import dev.ballast.operator.placement.WorkerSlot;
 import dev.ballast.operator.world.Seat;
 import dev.ballast.operator.world.World;
@@ -16,7 +15,6 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.jboss.logging.Logger;
 
 /**
@@ -45,10 +43,9 @@ public class GangAdmission {
   public synchronized Result admit(TrainingJob job, long generation) {
     TrainingJobSpec spec = job.getSpec();
     var capacity = ClusterCapacity.of(client.nodes().list().getItems(),
-        client.pods().inAnyNamespace().list().getItems(), spec.topology, nodeSelector(spec));
-    List<Toleration> tolerations = tolerations(spec);
-    Placement placement = GangPlacer.place(capacity.nodes(), capacity.usedGpus(),
-        new GangRequest(spec.workers.min, spec.workers.max, spec.gpusPerWorker, tolerations));
+        client.pods().inAnyNamespace().list().getItems(), spec.topology);
+    GangRequest request = WorkerRequest.of(spec);
+    Placement placement = GangPlacer.place(capacity.nodes(), capacity.used(), request);
     if (placement instanceof Placement.Unplaceable u) return new Result.Unschedulable(u.reason());
 
     int fitting = ((Placement.Placed) placement).workers().size();
@@ -56,8 +53,7 @@ public class GangAdmission {
     if (size < spec.workers.min) return new Result.Unschedulable(WorldSizes.explain(fitting, spec));
     if (size < fitting) {
       // the tightest fit for the smaller gang may lie elsewhere than a prefix of the larger one
-      placement = GangPlacer.place(capacity.nodes(), capacity.usedGpus(),
-          new GangRequest(size, size, spec.gpusPerWorker, tolerations));
+      placement = GangPlacer.place(capacity.nodes(), capacity.used(), request.withWorkers(size, size));
     }
     List<WorkerSlot> slots = ((Placement.Placed) placement).workers();
     List<Seat> seats = new ArrayList<>();
@@ -83,17 +79,5 @@ public class GangAdmission {
       created.forEach(p -> client.resource(p).delete());
       throw e;
     }
-  }
-
-  private static Map<String, String> nodeSelector(TrainingJobSpec spec) {
-    var podSpec = spec.template.getSpec();
-    return podSpec == null || podSpec.getNodeSelector() == null ? Map.of() : podSpec.getNodeSelector();
-  }
-
-  private static List<Toleration> tolerations(TrainingJobSpec spec) {
-    if (spec.template.getSpec() == null) return List.of();
-    return spec.template.getSpec().getTolerations().stream()
-        .map(t -> new Toleration(t.getKey(), t.getOperator(), t.getValue(), t.getEffect()))
-        .toList();
   }
 }
