@@ -13,6 +13,8 @@ final class ExclusionTally {
   private final int[] counts = new int[Exclusion.values().length];
   private final Map<String, Shortfall> tooSmall = new TreeMap<>();
   private final Map<String, Shortfall> notFree = new TreeMap<>();
+  /** Per resource, the hosting nodes where it, not their free GPUs, bounds the workers they take. */
+  private final Map<String, Integer> limitedBy = new TreeMap<>();
   private int freeGpusOnBusyNodes;
   private int freeGpusSchedulable;
   private String taintExampleNode;
@@ -24,9 +26,18 @@ final class ExclusionTally {
     long most;
   }
 
-  /** Records a node that can host at least one worker. */
-  void host(Resources free) {
+  /** Records a node that can host at least one worker, and which resource bounds how many if not its GPUs. */
+  void host(Resources free, GangRequest request) {
     freeGpusSchedulable += (int) free.get(Resources.GPU);
+    Resources perWorker = request.perWorker();
+    int workers = free.fits(perWorker);
+    if (free.get(Resources.GPU) / perWorker.get(Resources.GPU) == workers) return;
+    for (Map.Entry<String, Long> e : perWorker.amounts().entrySet()) {
+      if (free.get(e.getKey()) / e.getValue() == workers) {
+        limitedBy.merge(e.getKey(), 1, Integer::sum);
+        return;
+      }
+    }
   }
 
   /** Records a node excluded for {@code cause}. */
@@ -69,6 +80,9 @@ final class ExclusionTally {
             : "only " + fittingWorkers + (fittingWorkers == 1 ? " fits" : " fit"));
     if (totalNodes == 0) return s.append(": the cluster has no GPU nodes").toString();
     s.append(": ").append(hostNodes).append(" of ").append(totalNodes).append(" GPU nodes can host a worker");
+    limitedBy.forEach((resource, nodes) -> s.append("; on ").append(nodes).append(" of them")
+        .append(" free ").append(resource).append(" allows fewer workers than free GPUs (")
+        .append(Resources.describe(resource, request.perWorker().get(resource))).append(" per worker)"));
     if (hostNodes == totalNodes) return s.toString();
     s.append("; excluded: ");
     String sep = "";
@@ -85,8 +99,9 @@ final class ExclusionTally {
       s.append(sep).append(n).append(n == 1 ? " node " : " nodes ").append(phrase(cause, n == 1, g));
       sep = ", ";
     }
-    if (freeGpusSchedulable >= (long) request.minWorkers() * g && counts[Exclusion.NO_FREE_RESOURCES.ordinal()] == 0
-        && counts[Exclusion.TOO_SMALL.ordinal()] == 0) {
+    boolean gpusDecide = limitedBy.isEmpty() && counts[Exclusion.NO_FREE_RESOURCES.ordinal()] == 0
+        && counts[Exclusion.TOO_SMALL.ordinal()] == 0;
+    if (gpusDecide && freeGpusSchedulable >= (long) request.minWorkers() * g) {
       s.append(" — ").append(freeGpusSchedulable)
           .append(" GPUs are free on schedulable nodes, enough in all but not in blocks of ").append(g)
           .append(" on one node (fragmented)");

@@ -40,7 +40,7 @@ public final class GangPlacer {
         tally.exclude(node, cause, free, request);
         continue;
       }
-      tally.host(free);
+      tally.host(free, request);
       int workers = free.fits(request.perWorker());
       capacity[hosts.size()] = workers;
       totalCapacity += workers;

@@ -39,6 +39,13 @@ class ResourceFitTest {
   }
 
   @Test
+  void nodesThatHostFewerWorkersThanTheirGpusAllowSaySo() {
+    String reason = reason(GangPlacer.place(List.of(node("a"), node("b")), Map.of(), gang(5, 5, 2, 12_000)));
+    assertThat(reason).isEqualTo("needs 5 workers × 2 GPUs (workers.min 5, workers.max 5) but only 4 fit: 2 of 2 GPU"
+        + " nodes can host a worker; on 2 of them free cpu allows fewer workers than free GPUs (12 cpu per worker)");
+  }
+
+  @Test
   void requestsOfPodsAlreadyOnANodeAreNotFree() {
     Map<String, Resources> used = Map.of("a", new Resources(Map.of(Resources.CPU, 30_500L, Resources.PODS, 7L)));
     assertThat(nodesOf(GangPlacer.place(List.of(node("a"), node("b")), used, gang(1, 2, 8, 4_000))))
