@@ -92,20 +92,7 @@ class GangAdmissionTest {
 
   /** A job whose trainer requests {@code cpu} cores besides its {@code gpus} GPUs. */
   static String cpuJob(String name, int min, int max, int gpus, int cpu) {
-    return """
-        apiVersion: ballast.dev/v1alpha1
-        kind: TrainingJob
-        metadata: {name: %s}
-        spec:
-          template:
-            spec:
-              containers:
-                - {name: trainer, image: registry.example/ballast-trainer:0.1.0, env: [], resources: {requests: {cpu: "%d"}}}
-          workers: {min: %d, max: %d}
-          gpusPerWorker: %d
-          parallelism: {expert: 4}
-          model: {moeLayers: 16, experts: 64, topK: 8}
-        """.formatted(name, cpu, min, max, gpus);
+    return Jobs.manifest(name, min, max, gpus, 4, "env: [], resources: {requests: {cpu: \"" + cpu + "\"}}");
   }
 
   void requireNodeCpu(int cores) {
