@@ -51,12 +51,4 @@ public record LabelRequirement(String key, String operator, List<String> values)
       return false;
     }
   }
-
-  @Override
-  public String toString() {
-    return switch (operator) {
-      case "Exists", "DoesNotExist" -> key + " " + operator;
-      default -> key + " " + operator + " " + values;
-    };
-  }
 }
