@@ -90,6 +90,47 @@ class GangAdmissionTest {
     env.kubectl("delete", "tj", "too-big", "-n", jobs.namespace(), "--wait=false").ok();
   }
 
+  /** A job whose trainer requests {@code cpu} cores besides its {@code gpus} GPUs. */
+  static String cpuJob(String name, int min, int max, int gpus, int cpu) {
+    return Jobs.manifest(name, min, max, gpus, 4, "env: [], resources: {requests: {cpu: \"" + cpu + "\"}}");
+  }
+
+  void requireNodeCpu(int cores) {
+    assertThat(nodes().values()).allSatisfy(n ->
+        assertThat(n.getStatus().getAllocatable().get("cpu").toString()).isEqualTo(Integer.toString(cores)));
+  }
+
+  @Test
+  void workersArePlacedOnlyWhereTheirCpuRequestsFit() {
+    requireNodeCpu(96);
+    // 2 GPUs each: GPUs alone would put all 4 workers on one 8-GPU node, where the scheduler could bind
+    // only 2 of them (2 × (40 + the sidecar's 0.1) cpu of 96). Placement must spread them 2 + 2.
+    jobs.apply(cpuJob("cpu-bound", 2, 4, 2, 40));
+    await().atMost(WAIT).untilAsserted(() -> assertThat(jobs.phase("cpu-bound")).isEqualTo("Running"));
+    List<Pod> pods = jobs.workers("cpu-bound");
+    assertThat(pods).hasSize(4).allSatisfy(p -> assertThat(p.getSpec().getNodeName()).as("bound by kube-scheduler")
+        .isEqualTo(p.getMetadata().getAnnotations().get("ballast.dev/assigned-node")));
+    Map<String, Long> perNode = pods.stream().collect(Collectors.groupingBy(p -> p.getSpec().getNodeName(),
+        Collectors.counting()));
+    assertThat(perNode).hasSize(2).allSatisfy((node, workers) -> assertThat(workers).isEqualTo(2L));
+    env.kubectl("delete", "tj", "cpu-bound", "-n", jobs.namespace(), "--wait=false").ok();
+  }
+
+  @Test
+  void aJobWhoseCpuRequestsCannotFitStaysPendingAndSaysSoInNumbers() {
+    requireNodeCpu(96);
+    // one worker of 60 (+ 0.1) cpu per 96-cpu node: 16 nodes hold 16 workers, not 20, although their GPUs would
+    jobs.apply(cpuJob("cpu-starved", 20, 20, 1, 60));
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(jobs.phase("cpu-starved")).isEqualTo("Pending");
+      assertThat(jobs.condition("cpu-starved", "Admitted")).hasValueSatisfying(c -> assertThat((String) c.get("message"))
+          .startsWith("needs 20 workers × 1 GPU (workers.min 20, workers.max 20) but only")
+          .contains("free cpu allows fewer workers than free GPUs (60.1 cpu per worker)"));
+    });
+    assertThat(jobs.workers("cpu-starved")).isEmpty();
+    env.kubectl("delete", "tj", "cpu-starved", "-n", jobs.namespace(), "--wait=false").ok();
+  }
+
   @Test
   void twoJobsNeverShareAGpu() {
     apply("first", 4, 4);

@@ -36,7 +36,7 @@ class ApiValidationTest {
     try (Stream<Path> s = Files.list(examples().resolve("invalid"))) {
       files = s.filter(p -> p.toString().endsWith(".yaml")).sorted().toList();
     }
-    assertThat(files).hasSizeGreaterThanOrEqualTo(8);
+    assertThat(files).hasSizeGreaterThanOrEqualTo(23);
     return files.stream().map(file -> DynamicTest.dynamicTest(file.getFileName().toString(), () -> {
       List<String> header = Files.readAllLines(file).stream().filter(l -> l.startsWith("# ")).toList();
       String expect = header.stream().filter(l -> l.startsWith("# expect: ")).findFirst()
@@ -48,6 +48,8 @@ class ApiValidationTest {
         Cmd.Result r = env.kubectl("apply", "-n", jobs.namespace(), "-f", file.toString());
         assertThat(r.exitCode()).as("kubectl apply of %s must fail", file.getFileName()).isNotZero();
         assertThat(r.stderr()).contains(expect);
+        header.stream().filter(l -> l.startsWith("# not: ")).map(l -> l.substring("# not: ".length()))
+            .forEach(misleading -> assertThat(r.stderr()).doesNotContain(misleading));
       } finally {
         before.ifPresent(f -> env.kubectl("delete", "-n", jobs.namespace(), "--wait=false", "-f", f));
       }

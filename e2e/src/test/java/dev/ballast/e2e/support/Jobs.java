@@ -45,6 +45,15 @@ public final class Jobs {
    * stand-in trainer's fate (e2e/programs/README.md).
    */
   public static String manifest(String name, int min, int max, String trainerEnv) {
+    return manifest(name, min, max, 8, 16, "env: " + trainerEnv);
+  }
+
+  /**
+   * A job of {@code min..max} workers of {@code gpusPerWorker} GPUs in expert groups of
+   * {@code expert} GPUs; {@code trainerFields} (YAML flow-mapping entries, e.g. "env: []") complete
+   * the trainer container.
+   */
+  public static String manifest(String name, int min, int max, int gpusPerWorker, int expert, String trainerFields) {
     return """
         apiVersion: ballast.dev/v1alpha1
         kind: TrainingJob
@@ -52,11 +61,12 @@ public final class Jobs {
         spec:
           template:
             spec:
-              containers: [{name: trainer, image: registry.example/ballast-trainer:0.1.0, env: %s}]
+              containers: [{name: trainer, image: registry.example/ballast-trainer:0.1.0, %s}]
           workers: {min: %d, max: %d}
-          parallelism: {expert: 16}
+          gpusPerWorker: %d
+          parallelism: {expert: %d}
           model: {moeLayers: 16, experts: 64, topK: 8}
-        """.formatted(name, trainerEnv, min, max);
+        """.formatted(name, trainerFields, min, max, gpusPerWorker, expert);
   }
 
   /**

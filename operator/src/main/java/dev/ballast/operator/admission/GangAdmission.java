@@ -10,7 +10,6 @@ import dev.ballast.operator.observe.ClusterView;
 import dev.ballast.operator.placement.GangPlacer;
 import dev.ballast.operator.placement.GangRequest;
 import dev.ballast.operator.placement.Placement;
-import dev.ballast.operator.placement.Toleration;
 import dev.ballast.operator.placement.WorkerSlot;
 import dev.ballast.operator.world.Seat;
 import dev.ballast.operator.world.World;
@@ -20,7 +19,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.jboss.logging.Logger;
 
 /**
@@ -61,8 +59,7 @@ public class GangAdmission {
   public synchronized Result admit(TrainingJob job, long generation) {
     TrainingJobSpec spec = job.getSpec();
     List<Node> nodes = view.nodes();
-    return admit(job, generation, ClusterCapacity.of(nodes, podsHoldingResources(nodes), spec.topology,
-        nodeSelector(spec)));
+    return admit(job, generation, ClusterCapacity.of(nodes, podsHoldingResources(nodes), spec.topology));
   }
 
   /** Unfinished pods on these nodes, from the cache, and those admission created that the cache does not show yet. */
@@ -84,13 +81,13 @@ public class GangAdmission {
     List<Pod> others = podsHoldingResources(nodes).stream()
         .filter(p -> p.getMetadata().getOwnerReferences().stream().noneMatch(o -> o.getUid().equals(uid)))
         .toList();
-    return room(spec, ClusterCapacity.of(nodes, others, spec.topology, nodeSelector(spec)));
+    return room(spec, ClusterCapacity.of(nodes, others, spec.topology));
   }
 
   /** How many workers of this spec fit in {@code capacity} (at most workers.max). Pure. */
   public static int room(TrainingJobSpec spec, ClusterCapacity capacity) {
-    Placement placement = GangPlacer.place(capacity.nodes(), capacity.usedGpus(),
-        new GangRequest(1, spec.workers.max, spec.gpusPerWorker, tolerations(spec)));
+    Placement placement = GangPlacer.place(capacity.nodes(), capacity.used(),
+        WorkerRequest.of(spec).withWorkers(1, spec.workers.max));
     return placement instanceof Placement.Placed p ? p.workers().size() : 0;
   }
 
@@ -102,9 +99,8 @@ public class GangAdmission {
 
   /** Chooses the nodes of a new world: as many workers as fit, in whole groups, never fewer than workers.min. Pure. */
   public static Result choose(TrainingJobSpec spec, ClusterCapacity capacity, long generation) {
-    List<Toleration> tolerations = tolerations(spec);
-    Placement placement = GangPlacer.place(capacity.nodes(), capacity.usedGpus(),
-        new GangRequest(spec.workers.min, spec.workers.max, spec.gpusPerWorker, tolerations));
+    GangRequest request = WorkerRequest.of(spec);
+    Placement placement = GangPlacer.place(capacity.nodes(), capacity.used(), request);
     if (placement instanceof Placement.Unplaceable u) return new Result.Unschedulable(u.reason());
 
     int fitting = ((Placement.Placed) placement).workers().size();
@@ -112,8 +108,7 @@ public class GangAdmission {
     if (size < spec.workers.min) return new Result.Unschedulable(WorldSizes.explain(fitting, spec));
     if (size < fitting) {
       // the tightest fit for the smaller gang may lie elsewhere than a prefix of the larger one
-      placement = GangPlacer.place(capacity.nodes(), capacity.usedGpus(),
-          new GangRequest(size, size, spec.gpusPerWorker, tolerations));
+      placement = GangPlacer.place(capacity.nodes(), capacity.used(), request.withWorkers(size, size));
     }
     List<Seat> seats = new ArrayList<>();
     for (WorkerSlot slot : ((Placement.Placed) placement).workers()) {
@@ -141,17 +136,5 @@ public class GangAdmission {
       }
       throw e;
     }
-  }
-
-  private static Map<String, String> nodeSelector(TrainingJobSpec spec) {
-    var podSpec = spec.template.getSpec();
-    return podSpec == null || podSpec.getNodeSelector() == null ? Map.of() : podSpec.getNodeSelector();
-  }
-
-  private static List<Toleration> tolerations(TrainingJobSpec spec) {
-    if (spec.template.getSpec() == null) return List.of();
-    return spec.template.getSpec().getTolerations().stream()
-        .map(t -> new Toleration(t.getKey(), t.getOperator(), t.getValue(), t.getEffect()))
-        .toList();
   }
 }

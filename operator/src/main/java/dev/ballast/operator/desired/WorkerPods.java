@@ -21,6 +21,7 @@ import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
+import io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeBuilder;
 import io.fabric8.kubernetes.api.model.VolumeMount;
@@ -132,22 +133,13 @@ public final class WorkerPods {
     // the budget a voluntary stop gives the trainer between SIGTERM and SIGKILL (docs/elastic.md)
     put(env, ProcessEnv.CHECKPOINT_TIMEOUT_SECONDS, Integer.toString(spec.elastic.checkpointTimeoutSeconds));
 
-    ResourceRequirements resources = fromTemplate.getResources() == null
-        ? new ResourceRequirements() : Serialization.clone(fromTemplate.getResources());
-    Map<String, Quantity> limits = new LinkedHashMap<>(resources.getLimits());
-    Map<String, Quantity> requests = new LinkedHashMap<>(resources.getRequests());
-    limits.put(GPU_RESOURCE, new Quantity(Integer.toString(gpus)));
-    requests.put(GPU_RESOURCE, new Quantity(Integer.toString(gpus)));
-    resources.setLimits(limits);
-    resources.setRequests(requests);
-
     List<VolumeMount> mounts = new ArrayList<>(fromTemplate.getVolumeMounts());
     if (spec.checkpoint != null) {
       mounts.add(new VolumeMountBuilder().withName(CHECKPOINT_VOLUME).withMountPath(spec.checkpoint.path).build());
     }
     return new ContainerBuilder(fromTemplate)
         .withEnv(new ArrayList<>(env.values()))
-        .withResources(resources)
+        .withResources(trainerResources(fromTemplate, gpus))
         .withVolumeMounts(mounts)
         .build();
   }
@@ -185,10 +177,46 @@ public final class WorkerPods {
         .withNewHttpGet().withPath("/healthz").withNewPort(settings.sidecarPort()).endHttpGet()
         .withPeriodSeconds(2).withFailureThreshold(30)
         .endStartupProbe()
-        .withNewResources()
+        .withResources(sidecarResources())
+        .build();
+  }
+
+  /**
+   * The worker pod as far as its resource requests go (what placement reserves per worker): the
+   * template's containers with the trainer's GPUs, and its init containers plus the Ballast sidecar.
+   */
+  public static PodSpec resourceShape(TrainingJobSpec spec) {
+    PodSpec podSpec = spec.template.getSpec() == null ? new PodSpec() : Serialization.clone(spec.template.getSpec());
+    List<Container> containers = new ArrayList<>();
+    for (Container c : podSpec.getContainers()) {
+      containers.add(TRAINER.equals(c.getName())
+          ? new ContainerBuilder(c).withResources(trainerResources(c, spec.gpusPerWorker)).build() : c);
+    }
+    podSpec.setContainers(containers);
+    List<Container> initContainers = new ArrayList<>(podSpec.getInitContainers());
+    initContainers.add(new ContainerBuilder().withName(SIDECAR).withRestartPolicy("Always")
+        .withResources(sidecarResources()).build());
+    podSpec.setInitContainers(initContainers);
+    return podSpec;
+  }
+
+  /** The template's trainer resources with exactly {@code gpus} GPUs requested and limited. */
+  private static ResourceRequirements trainerResources(Container fromTemplate, int gpus) {
+    ResourceRequirements resources = fromTemplate.getResources() == null
+        ? new ResourceRequirements() : Serialization.clone(fromTemplate.getResources());
+    Map<String, Quantity> limits = new LinkedHashMap<>(resources.getLimits());
+    Map<String, Quantity> requests = new LinkedHashMap<>(resources.getRequests());
+    limits.put(GPU_RESOURCE, new Quantity(Integer.toString(gpus)));
+    requests.put(GPU_RESOURCE, new Quantity(Integer.toString(gpus)));
+    resources.setLimits(limits);
+    resources.setRequests(requests);
+    return resources;
+  }
+
+  private static ResourceRequirements sidecarResources() {
+    return new ResourceRequirementsBuilder()
         .addToRequests("cpu", new Quantity("100m")).addToRequests("memory", new Quantity("256Mi"))
         .addToLimits("memory", new Quantity("512Mi"))
-        .endResources()
         .build();
   }
 

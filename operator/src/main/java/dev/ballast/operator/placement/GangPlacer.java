@@ -21,29 +21,29 @@ public final class GangPlacer {
    * {@code request.minWorkers()}.
    *
    * @param nodes the cluster's GPU nodes (names unique)
-   * @param usedGpus GPUs already taken per node name, by pods bound there or promised there (missing
-   *     means 0; names not in {@code nodes} are ignored)
+   * @param used resources already requested per node name, by pods bound there or promised there
+   *     (missing means none; names not in {@code nodes} are ignored)
    */
-  public static Placement place(List<GpuNode> nodes, Map<String, Integer> usedGpus, GangRequest request) {
+  public static Placement place(List<GpuNode> nodes, Map<String, Resources> used, GangRequest request) {
     Objects.requireNonNull(nodes, "nodes");
-    Objects.requireNonNull(usedGpus, "usedGpus");
+    Objects.requireNonNull(used, "used");
     Objects.requireNonNull(request, "request");
     requireUniqueNames(nodes);
-    int g = request.gpusPerWorker();
     List<GpuNode> hosts = new ArrayList<>();
     int[] capacity = new int[nodes.size()];
     long totalCapacity = 0;
     ExclusionTally tally = new ExclusionTally();
     for (GpuNode node : nodes) {
-      int free = Math.max(0, node.allocatableGpus() - used(usedGpus, node.name()));
+      Resources free = node.allocatable().minus(used.getOrDefault(node.name(), Resources.NONE));
       Exclusion cause = Exclusion.of(node, free, request);
       if (cause != null) {
         tally.exclude(node, cause, free, request);
         continue;
       }
-      tally.host(free);
-      capacity[hosts.size()] = free / g;
-      totalCapacity += free / g;
+      tally.host(free, request);
+      int workers = free.fits(request.perWorker());
+      capacity[hosts.size()] = workers;
+      totalCapacity += workers;
       hosts.add(node);
     }
     if (totalCapacity < request.minWorkers()) {
@@ -51,10 +51,10 @@ public final class GangPlacer {
     }
     CapacityTree tree = CapacityTree.of(hosts, capacity);
     int[] perNode = tree.select((int) Math.min(request.maxWorkers(), totalCapacity));
-    return placed(tree, perNode, g);
+    return placed(tree, perNode, request.perWorker());
   }
 
-  private static Placement.Placed placed(CapacityTree tree, int[] perNode, int gpusPerWorker) {
+  private static Placement.Placed placed(CapacityTree tree, int[] perNode, Resources perWorker) {
     List<WorkerSlot> workers = new ArrayList<>();
     Set<Integer> domains = new HashSet<>();
     Set<Integer> racks = new HashSet<>();
@@ -73,14 +73,15 @@ public final class GangPlacer {
         : domains.size() == 1 ? Placement.Locality.ONE_DOMAIN
         : racks.size() == 1 ? Placement.Locality.ONE_RACK
         : Placement.Locality.SEVERAL_RACKS;
-    return new Placement.Placed(workers, gpusPerWorker, locality);
+    return new Placement.Placed(workers, perWorker, locality);
   }
 
   /**
    * Checks that an existing placement can still hold its workers: every node still exists, is Ready,
-   * not cordoned, has no taint the job does not tolerate, and has enough allocatable GPUs for the
-   * workers placed on it. Free GPUs are not checked, since the job's own pods use them. A caller
-   * re-checking a running world may choose to ignore {@link Exclusion#CORDONED}, which does not evict.
+   * not cordoned, still matches the template's nodeSelector and required node affinity, has no taint
+   * the job does not tolerate, and can allocate what the workers placed on it request. Free resources
+   * are not checked, since the job's own pods use them. A caller re-checking a running world may choose
+   * to ignore {@link Exclusion#CORDONED} and {@link Exclusion#NOT_SELECTED}, which do not evict.
    *
    * @param placedNodes one node name per worker, e.g. the world in node-rank order
    * @return problems in first-appearance order of the nodes; empty when the placement is still valid
@@ -97,30 +98,32 @@ public final class GangPlacer {
 
     List<NodeProblem> problems = new ArrayList<>();
     workersPerNode.forEach((name, workers) -> {
-      GpuNode node = byName.get(name);
-      int needed = workers * request.gpusPerWorker();
-      if (node == null) {
-        problems.add(new NodeProblem(name, Exclusion.GONE, "is not among the GPU nodes"));
-      } else if (!node.ready()) {
-        problems.add(new NodeProblem(name, Exclusion.NOT_READY, "is not Ready"));
-      } else if (node.unschedulable()) {
-        problems.add(new NodeProblem(name, Exclusion.CORDONED, "is cordoned"));
-      } else if (request.untoleratedTaint(node) != null) {
-        problems.add(new NodeProblem(name, Exclusion.UNTOLERATED_TAINT,
-            "has the untolerated taint " + request.untoleratedTaint(node)));
-      } else if (node.allocatableGpus() < needed) {
-        problems.add(new NodeProblem(name, Exclusion.TOO_FEW_GPUS, "has " + node.allocatableGpus()
-            + " allocatable GPUs but its " + workers + " worker(s) need " + needed));
-      }
+      NodeProblem problem = problem(byName.get(name), name, workers, request);
+      if (problem != null) problems.add(problem);
     });
     return problems;
   }
 
-  private static int used(Map<String, Integer> usedGpus, String node) {
-    Integer used = usedGpus.get(node);
-    if (used == null) return 0;
-    if (used < 0) throw new IllegalArgumentException("usedGpus for node " + node + " is " + used + " < 0");
-    return used;
+  private static NodeProblem problem(GpuNode node, String name, int workers, GangRequest request) {
+    if (node == null) return new NodeProblem(name, Exclusion.GONE, "is not among the GPU nodes");
+    if (!node.ready()) return new NodeProblem(name, Exclusion.NOT_READY, "is not Ready");
+    if (node.unschedulable()) return new NodeProblem(name, Exclusion.CORDONED, "is cordoned");
+    if (!request.selection().matches(node)) {
+      return new NodeProblem(name, Exclusion.NOT_SELECTED,
+          "no longer matches the template's nodeSelector or required node affinity");
+    }
+    Taint taint = request.untoleratedTaint(node);
+    if (taint != null) return new NodeProblem(name, Exclusion.UNTOLERATED_TAINT, "has the untolerated taint " + taint);
+    Resources needed = request.perWorker().times(workers);
+    String tooSmall = node.allocatable().firstShort(needed);
+    if (tooSmall == null) return null;
+    if (Resources.GPU.equals(tooSmall)) {
+      return new NodeProblem(name, Exclusion.TOO_FEW_GPUS, "has " + node.allocatableGpus()
+          + " allocatable GPUs but its " + workers + " worker(s) need " + needed.get(Resources.GPU));
+    }
+    return new NodeProblem(name, Exclusion.TOO_SMALL, "can allocate "
+        + Resources.describe(tooSmall, node.allocatable().get(tooSmall)) + " but its " + workers
+        + " worker(s) request " + Resources.describe(tooSmall, needed.get(tooSmall)));
   }
 
   private static void requireUniqueNames(List<GpuNode> nodes) {

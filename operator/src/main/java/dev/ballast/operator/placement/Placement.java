@@ -14,16 +14,27 @@ public sealed interface Placement {
    * Workers in node-rank order (index i has nodeRank i): workers on one node are consecutive, then
    * nodes of one domain, then of one rack.
    */
-  record Placed(List<WorkerSlot> workers, int gpusPerWorker, Locality locality) implements Placement {
+  record Placed(List<WorkerSlot> workers, Resources perWorker, Locality locality) implements Placement {
     public Placed {
       workers = List.copyOf(workers);
     }
 
-    /** GPUs this placement promises per node: what a caller adds to the used map before placing another job. */
+    public int gpusPerWorker() {
+      return (int) perWorker.get(Resources.GPU);
+    }
+
+    /** GPUs this placement promises per node. */
     public Map<String, Integer> gpusByNode() {
       Map<String, Integer> gpus = new TreeMap<>();
-      for (WorkerSlot w : workers) gpus.merge(w.node(), gpusPerWorker, Integer::sum);
+      for (WorkerSlot w : workers) gpus.merge(w.node(), gpusPerWorker(), Integer::sum);
       return gpus;
+    }
+
+    /** Resources this placement promises per node: what a caller adds to the used map before placing another job. */
+    public Map<String, Resources> requestsByNode() {
+      Map<String, Resources> requests = new TreeMap<>();
+      for (WorkerSlot w : workers) requests.merge(w.node(), perWorker, Resources::plus);
+      return requests;
     }
   }
 

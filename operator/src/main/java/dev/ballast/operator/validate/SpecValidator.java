@@ -5,10 +5,14 @@ import dev.ballast.operator.desired.WorkerPods;
 import io.fabric8.kubernetes.api.model.Container;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Stream;
 
 /**
- * Checks the API server's schema and CEL rules cannot express cheaply (rules over the embedded pod
- * template). A job with problems is reported in its status and left alone.
+ * The checks without which the operator could not build a worker pod at all, repeated from the CRD's
+ * CEL rules (same messages) for jobs the API server stored before those rules existed: it does not
+ * re-validate stored objects, and ratcheting lets an unchanged field through later updates. Every
+ * other template field a stale job carries is overridden by {@link WorkerPods}. A job with problems
+ * is reported in its status and left alone.
  */
 public final class SpecValidator {
   private SpecValidator() {}
@@ -21,16 +25,11 @@ public final class SpecValidator {
     }
     List<Container> containers = spec.template.getSpec().getContainers();
     if (containers.stream().noneMatch(c -> WorkerPods.TRAINER.equals(c.getName()))) {
-      problems.add("spec.template.spec.containers needs a container named \"" + WorkerPods.TRAINER
-          + "\" (it gets the GPUs and the rendezvous environment)");
+      problems.add(TrainingJobSpec.TRAINER_MISSING);
     }
-    boolean clash = spec.template.getSpec().getInitContainers().stream()
-        .anyMatch(c -> WorkerPods.SIDECAR.equals(c.getName()));
-    if (clash || containers.stream().anyMatch(c -> WorkerPods.SIDECAR.equals(c.getName()))) {
-      problems.add("the container name \"" + WorkerPods.SIDECAR + "\" is reserved for the Ballast sidecar");
-    }
-    if (spec.template.getSpec().getNodeName() != null) {
-      problems.add("spec.template.spec.nodeName must be empty: Ballast chooses the nodes of the whole gang");
+    if (Stream.concat(containers.stream(), spec.template.getSpec().getInitContainers().stream())
+        .anyMatch(c -> WorkerPods.SIDECAR.equals(c.getName()))) {
+      problems.add(TrainingJobSpec.SIDECAR_NAME_RESERVED);
     }
     return problems;
   }

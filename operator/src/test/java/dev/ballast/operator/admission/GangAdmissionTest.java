@@ -54,6 +54,8 @@ class GangAdmissionTest {
         .addToLabels("nvidia.com/gpu.clique", "nvl-" + name).addToLabels("topology.kubernetes.io/rack", "rack-0")
         .endMetadata()
         .withNewStatus().addToAllocatable("nvidia.com/gpu", new Quantity("8"))
+        .addToAllocatable("cpu", new Quantity("64")).addToAllocatable("memory", new Quantity("512Gi"))
+        .addToAllocatable("pods", new Quantity("110"))
         .addNewCondition().withType("Ready").withStatus("True").endCondition().endStatus()
         .build();
   }

@@ -4,6 +4,7 @@ import dev.ballast.operator.placement.GangPlacer;
 import dev.ballast.operator.placement.GangRequest;
 import dev.ballast.operator.placement.GpuNode;
 import dev.ballast.operator.placement.Placement;
+import dev.ballast.operator.placement.Resources;
 import dev.ballast.operator.placement.Taint;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -40,7 +41,7 @@ public class GangPlacerBenchmark {
   public int gpusPerWorker;
 
   private List<GpuNode> nodes;
-  private Map<String, Integer> used;
+  private Map<String, Resources> used;
   private GangRequest request;
 
   @Setup
@@ -56,7 +57,7 @@ public class GangPlacerBenchmark {
         boolean cordoned = random.nextInt(100) == 0;
         List<Taint> taints = random.nextInt(100) == 0 ? List.of(reserved) : List.of();
         nodes.add(new GpuNode(name, GPUS_PER_NODE, true, cordoned, taints, domain, String.format("rack-%02d", r)));
-        if (random.nextInt(3) == 0) used.put(name, 1 + random.nextInt(GPUS_PER_NODE));
+        if (random.nextInt(3) == 0) used.put(name, Resources.gpus(1 + random.nextInt(GPUS_PER_NODE)));
       }
     }
     Collections.shuffle(nodes, random);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ballast.operator.api.TopologySpec;
 import dev.ballast.operator.desired.Labels;
+import dev.ballast.operator.placement.Resources;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -43,7 +44,7 @@ class ClusterCapacityTest {
   @Test
   void nodesCarryTheirTopologyReadinessAndTaints() {
     var cap = ClusterCapacity.of(List.of(node("a", 8, true, false), node("b", 8, false, true), node("cpu", 0, true, false)),
-        List.of(), new TopologySpec(), Map.of());
+        List.of(), new TopologySpec());
     assertThat(cap.nodes()).extracting("name").containsExactly("a", "b"); // the CPU-only node is not a GPU node
     var a = cap.nodes().get(0);
     assertThat(a.allocatableGpus()).isEqualTo(8);
@@ -56,15 +57,6 @@ class ClusterCapacityTest {
   }
 
   @Test
-  void theTemplatesNodeSelectorNarrowsTheNodesOffered() {
-    Node other = node("b", 8, true, false);
-    other.getMetadata().getLabels().put("pool", "training");
-    var cap = ClusterCapacity.of(List.of(node("a", 8, true, false), other), List.of(), new TopologySpec(),
-        Map.of("pool", "training"));
-    assertThat(cap.nodes()).extracting("name").containsExactly("b");
-  }
-
-  @Test
   void boundAndPromisedPodsUseGpusFinishedOnesDoNot() {
     var cap = ClusterCapacity.of(List.of(), List.of(
         pod("a", null, "Running", 4, 0),
@@ -72,7 +64,9 @@ class ClusterCapacityTest {
         pod("b", null, "Succeeded", 8, 0),  // finished: its GPUs are free again
         pod(null, null, "Pending", 8, 0),   // an unscheduled non-Ballast pod holds nothing yet
         pod("c", null, "Running", 1, 1)),   // native sidecars add to the containers
-        new TopologySpec(), Map.of());
-    assertThat(cap.usedGpus()).isEqualTo(Map.of("a", 6, "c", 2));
+        new TopologySpec());
+    assertThat(cap.used()).isEqualTo(Map.of(
+        "a", new Resources(Map.of(Resources.GPU, 6L, Resources.PODS, 2L)),
+        "c", new Resources(Map.of(Resources.GPU, 2L, Resources.PODS, 1L))));
   }
 }

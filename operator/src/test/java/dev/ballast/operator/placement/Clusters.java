@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 /** Small builders for test clusters and assertions on placements. */
 final class Clusters {
@@ -25,6 +27,13 @@ final class Clusters {
     List<GpuNode> all = new ArrayList<>();
     for (List<GpuNode> part : parts) all.addAll(part);
     return all;
+  }
+
+  /** GPUs used per node, as the resources placement reads. */
+  static Map<String, Resources> gpusUsed(Map<String, Integer> gpus) {
+    Map<String, Resources> used = new TreeMap<>();
+    gpus.forEach((node, n) -> used.put(node, Resources.gpus(n)));
+    return used;
   }
 
   static GangRequest gang(int min, int max, int gpusPerWorker) {

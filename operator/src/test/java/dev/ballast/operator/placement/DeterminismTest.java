@@ -1,5 +1,6 @@
 package dev.ballast.operator.placement;
 
+import static dev.ballast.operator.placement.Clusters.gpusUsed;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
@@ -27,11 +28,11 @@ class DeterminismTest {
       List<GpuNode> nodes = randomCluster(random, 120);
       Map<String, Integer> used = randomUse(random, nodes);
       GangRequest request = new GangRequest(1 + random.nextInt(4), 4 + random.nextInt(30), 1 << random.nextInt(4), List.of());
-      Placement expected = GangPlacer.place(nodes, used, request);
+      Placement expected = GangPlacer.place(nodes, gpusUsed(used), request);
       for (int shuffle = 0; shuffle < 5; shuffle++) {
         List<GpuNode> shuffled = new ArrayList<>(nodes);
         Collections.shuffle(shuffled, random);
-        assertThat(GangPlacer.place(shuffled, new HashMap<>(used), request)).isEqualTo(expected);
+        assertThat(GangPlacer.place(shuffled, gpusUsed(new HashMap<>(used)), request)).isEqualTo(expected);
       }
     }
   }
@@ -55,7 +56,7 @@ class DeterminismTest {
         }
       }
       int total = capacity.values().stream().mapToInt(Integer::intValue).sum();
-      Placement placement = GangPlacer.place(nodes, used, request);
+      Placement placement = GangPlacer.place(nodes, gpusUsed(used), request);
       if (total < min) {
         assertThat(placement).isInstanceOf(Placement.Unplaceable.class);
         continue;

@@ -1,5 +1,6 @@
 package dev.ballast.operator.placement;
 
+import static dev.ballast.operator.placement.Clusters.gpusUsed;
 import static dev.ballast.operator.placement.Clusters.gang;
 import static dev.ballast.operator.placement.Clusters.node;
 import static dev.ballast.operator.placement.Clusters.nodesOf;
@@ -57,9 +58,9 @@ class EligibilityTest {
   void usedGpusAreNotFree() {
     List<GpuNode> nodes = List.of(node("a", 8, "D", "r1"), node("b", 8, "D", "r1"));
     // 3 GPUs used on a leave 5: room for one 4-GPU worker there, two on b.
-    assertThat(nodesOf(GangPlacer.place(nodes, Map.of("a", 3), gang(1, 8, 4)))).containsExactly("a", "b", "b");
+    assertThat(nodesOf(GangPlacer.place(nodes, gpusUsed(Map.of("a", 3)), gang(1, 8, 4)))).containsExactly("a", "b", "b");
     // More used than allocatable (e.g. a node shrank) counts as zero free, not negative.
-    assertThat(nodesOf(GangPlacer.place(nodes, Map.of("a", 12, "ghost", 8), gang(1, 8, 4)))).containsExactly("b", "b");
+    assertThat(nodesOf(GangPlacer.place(nodes, gpusUsed(Map.of("a", 12, "ghost", 8)), gang(1, 8, 4)))).containsExactly("b", "b");
   }
 
   @Test
@@ -73,7 +74,7 @@ class EligibilityTest {
         tainted("n6", RESERVED),
         tainted("n7", new Taint("maintenance", null, Taint.NO_EXECUTE)),
         node("n8", 4, "D", "r1"));
-    String reason = reason(GangPlacer.place(nodes, Map.of("n2", 8, "n3", 6), gang(4, 6, 8)));
+    String reason = reason(GangPlacer.place(nodes, gpusUsed(Map.of("n2", 8, "n3", 6)), gang(4, 6, 8)));
     assertThat(reason).isEqualTo("needs 4 workers × 8 GPUs (workers.min 4, workers.max 6) but only 1 fits: "
         + "1 of 8 GPU nodes can host a worker; excluded: 1 node is not Ready, 1 node is cordoned, "
         + "2 nodes have untolerated taints (e.g. gpu=reserved:NoSchedule on n6), "
@@ -86,12 +87,12 @@ class EligibilityTest {
     List<GpuNode> nodes = List.of(node("a", 8, "D", "r1"), node("b", 8, "D", "r1"),
         node("c", 8, "D", "r1"), node("d", 8, "D", "r1"));
     Map<String, Integer> used = Map.of("a", 4, "b", 4, "c", 4, "d", 4);
-    String reason = reason(GangPlacer.place(nodes, used, gang(2, 2, 8)));
+    String reason = reason(GangPlacer.place(nodes, gpusUsed(used), gang(2, 2, 8)));
     assertThat(reason).isEqualTo("needs 2 workers × 8 GPUs (workers.min 2, workers.max 2) but none fits: "
         + "0 of 4 GPU nodes can host a worker; excluded: 4 nodes lack 8 free GPUs (16 GPUs free on them in all)"
         + " — 16 GPUs are free on schedulable nodes, enough in all but not in blocks of 8 on one node (fragmented)");
     // The same free GPUs do fit 4-GPU workers.
-    assertThat(nodesOf(GangPlacer.place(nodes, used, gang(2, 4, 4)))).containsExactly("a", "b", "c", "d");
+    assertThat(nodesOf(GangPlacer.place(nodes, gpusUsed(used), gang(2, 4, 4)))).containsExactly("a", "b", "c", "d");
   }
 
   @Test

@@ -20,11 +20,10 @@ class InputValidationTest {
 
   @Test
   void nodesAndUsageAreChecked() {
-    assertThatThrownBy(() -> node("a", -1, null, null)).hasMessage("node a: allocatable GPUs -1 < 0");
+    assertThatThrownBy(() -> node("a", -1, null, null)).hasMessage("resource nvidia.com/gpu: amount -1 < 0");
     assertThatThrownBy(() -> node(" ", 8, null, null)).hasMessage("node name must not be empty");
     List<GpuNode> twice = List.of(node("a", 8, null, null), node("a", 8, "D", null));
     assertThatThrownBy(() -> GangPlacer.place(twice, Map.of(), gang(1, 1, 8))).hasMessage("node a is listed twice");
-    assertThatThrownBy(() -> GangPlacer.place(List.of(node("a", 8, null, null)), Map.of("a", -2), gang(1, 1, 8)))
-        .hasMessage("usedGpus for node a is -2 < 0");
+    assertThatThrownBy(() -> Resources.of(Resources.CPU, -2)).hasMessage("resource cpu: amount -2 < 0");
   }
 }

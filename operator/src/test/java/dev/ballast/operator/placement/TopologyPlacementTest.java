@@ -1,5 +1,6 @@
 package dev.ballast.operator.placement;
 
+import static dev.ballast.operator.placement.Clusters.gpusUsed;
 import static dev.ballast.operator.placement.Clusters.concat;
 import static dev.ballast.operator.placement.Clusters.domain;
 import static dev.ballast.operator.placement.Clusters.gang;
@@ -41,7 +42,7 @@ class TopologyPlacementTest {
     // Domain X has 8 nodes but only 3 free; it fits 3 workers more tightly than the idle 4-node domain Y.
     List<GpuNode> nodes = concat(domain("x", 8, "X", "r1"), domain("y", 4, "Y", "r1"));
     Map<String, Integer> used = Map.of("x-0", 8, "x-1", 8, "x-2", 8, "x-3", 8, "x-4", 8);
-    assertThat(nodesOf(GangPlacer.place(nodes, used, gang(3, 3, 8)))).containsExactly("x-5", "x-6", "x-7");
+    assertThat(nodesOf(GangPlacer.place(nodes, gpusUsed(used), gang(3, 3, 8)))).containsExactly("x-5", "x-6", "x-7");
   }
 
   @Test
@@ -89,13 +90,13 @@ class TopologyPlacementTest {
     // 8-GPU nodes, 4-GPU workers: n3 has only 4 free (one worker).
     List<GpuNode> nodes = domain("n", 3, "D", "r1");
     Map<String, Integer> used = Map.of("n-2", 4);
-    Placement.Placed two = placed(GangPlacer.place(nodes, used, gang(2, 2, 4)));
+    Placement.Placed two = placed(GangPlacer.place(nodes, gpusUsed(used), gang(2, 2, 4)));
     assertThat(nodesOf(two)).containsExactly("n-0", "n-0");
     assertThat(two.locality()).isEqualTo(Placement.Locality.ONE_NODE);
     // One worker goes to the node it fills exactly, keeping whole nodes free.
-    assertThat(nodesOf(GangPlacer.place(nodes, used, gang(1, 1, 4)))).containsExactly("n-2");
-    assertThat(nodesOf(GangPlacer.place(nodes, used, gang(4, 4, 4)))).containsExactly("n-0", "n-0", "n-1", "n-1");
-    assertThat(nodesOf(GangPlacer.place(nodes, used, gang(5, 5, 4)))).containsExactly("n-0", "n-0", "n-1", "n-1", "n-2");
+    assertThat(nodesOf(GangPlacer.place(nodes, gpusUsed(used), gang(1, 1, 4)))).containsExactly("n-2");
+    assertThat(nodesOf(GangPlacer.place(nodes, gpusUsed(used), gang(4, 4, 4)))).containsExactly("n-0", "n-0", "n-1", "n-1");
+    assertThat(nodesOf(GangPlacer.place(nodes, gpusUsed(used), gang(5, 5, 4)))).containsExactly("n-0", "n-0", "n-1", "n-1", "n-2");
   }
 
   @Test
@@ -129,7 +130,7 @@ class TopologyPlacementTest {
     Placement.Placed p = placed(GangPlacer.place(nodes, Map.of(), gang(3, 3, 8)));
     assertThat(nodesOf(p)).containsExactly("q-0", "q-1", "q-2");
     assertThat(p.workers()).extracting(WorkerSlot::rack).containsOnlyNulls();
-    Placement.Placed two = placed(GangPlacer.place(nodes, Map.of("q-0", 8), gang(2, 2, 8)));
+    Placement.Placed two = placed(GangPlacer.place(nodes, gpusUsed(Map.of("q-0", 8)), gang(2, 2, 8)));
     assertThat(nodesOf(two)).containsExactly("q-1", "q-2");
     assertThat(two.locality()).isEqualTo(Placement.Locality.ONE_DOMAIN);
   }

@@ -19,6 +19,7 @@ import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.javaoperatorsdk.operator.Operator;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -54,6 +55,7 @@ class TrainingJobReconcilerTest {
           .addToLabels("nvidia.com/gpu.clique", "nvl-" + (i / 2)).addToLabels("topology.kubernetes.io/rack", "rack-0")
           .endMetadata()
           .withNewStatus().addToAllocatable("nvidia.com/gpu", new Quantity("8"))
+          .addToAllocatable(Map.of("cpu", new Quantity("96"), "memory", new Quantity("1Ti"), "pods", new Quantity("110")))
           .addNewCondition().withType("Ready").withStatus("True").endCondition().endStatus()
           .build();
       client.resource(node).create();

@@ -13,14 +13,14 @@ class SpecValidatorTest {
   }
 
   @Test
-  void problemsNameTheFieldAndWhatIsWrong() {
+  void problemsOfJobsStoredBeforeTheCrdRulesNameTheFieldAndWhatIsWrong() {
     var spec = TestJobs.job("j", 1, 2, 8).getSpec();
     spec.template.getSpec().getContainers().get(0).setName("main");
     spec.template.getSpec().getInitContainers().add(new ContainerBuilder().withName("ballast-sidecar").build());
-    spec.template.getSpec().setNodeName("gpu-1");
     assertThat(SpecValidator.validate(spec)).containsExactly(
-        "spec.template.spec.containers needs a container named \"trainer\" (it gets the GPUs and the rendezvous environment)",
-        "the container name \"ballast-sidecar\" is reserved for the Ballast sidecar",
-        "spec.template.spec.nodeName must be empty: Ballast chooses the nodes of the whole gang");
+        "template.spec.containers needs a container named \"trainer\": Ballast gives it the GPUs and the"
+            + " rendezvous environment",
+        "the container name \"ballast-sidecar\" is reserved for the sidecar Ballast adds to every worker;"
+            + " rename the template's container");
   }
 }

@@ -7,6 +7,7 @@ import dev.ballast.operator.config.OperatorSettings;
 import dev.ballast.operator.desired.Labels;
 import dev.ballast.operator.desired.WorkerPods;
 import dev.ballast.operator.observe.ClusterCapacity;
+import dev.ballast.operator.placement.Resources;
 import dev.ballast.operator.placement.GpuNode;
 import dev.ballast.operator.status.StatusAggregator;
 import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
@@ -39,8 +40,12 @@ final class WorldSim {
     return this;
   }
 
+  /** A GPU node with room to spare for everything else a worker pod requests (cpu, memory, the sidecar's). */
   void addNode(String name, String domain, String rack) {
-    nodes.put(name, new NodeState(new GpuNode(name, GPUS_PER_NODE, true, false, List.of(), domain, rack), null, false));
+    Resources allocatable = new Resources(Map.of(Resources.GPU, (long) GPUS_PER_NODE, Resources.CPU, 1_000_000L,
+        Resources.MEMORY, 1L << 50, Resources.EPHEMERAL_STORAGE, 1L << 50, Resources.PODS, 110L));
+    nodes.put(name, new NodeState(new GpuNode(name, allocatable, true, false, List.of(), domain, rack, Map.of()),
+        null, false));
   }
 
   void notReady(String name) {
@@ -70,7 +75,7 @@ final class WorldSim {
   }
 
   private static GpuNode withReady(GpuNode n, boolean ready, boolean unschedulable) {
-    return new GpuNode(n.name(), n.allocatableGpus(), ready, unschedulable, n.taints(), n.domain(), n.rack());
+    return new GpuNode(n.name(), n.allocatable(), ready, unschedulable, n.taints(), n.domain(), n.rack(), n.labels());
   }
 
   boolean healthy(String node) {
@@ -130,15 +135,13 @@ final class WorldSim {
     return d;
   }
 
-  /** GPUs in use: every pod not finished, bound or promised, except those of {@code exceptJob}. */
+  /** Resources in use: every pod not finished, bound or promised, except those of {@code exceptJob}. */
   ClusterCapacity capacity(String exceptJob) {
-    Map<String, Integer> used = new TreeMap<>();
+    Map<String, Resources> used = new TreeMap<>();
     for (Pod p : pods.values()) {
       var v = new WorkerPodView(p);
       if (v.finished() || p.getMetadata().getLabels().get(Labels.JOB).equals(exceptJob)) continue;
-      int gpus = Integer.parseInt(p.getSpec().getContainers().get(0).getResources().getRequests()
-          .get(WorkerPods.GPU_RESOURCE).getAmount());
-      used.merge(v.node(), gpus, Integer::sum);
+      used.merge(v.node(), ClusterCapacity.perPod(p.getSpec()), Resources::plus);
     }
     return new ClusterCapacity(nodes.values().stream().map(NodeState::node).toList(), used);
   }
