@@ -30,7 +30,7 @@ class BalancerCoreTest {
             + "{\"index\":0,\"pod\":\"j-worker-0\",\"nodeRank\":1,\"node\":\"a\",\"domain\":\"d\",\"rack\":\"r\"},"
             + "{\"index\":5,\"pod\":\"j-worker-5\",\"nodeRank\":0,\"node\":\"b\",\"domain\":\"d\",\"rack\":\"r\"}]}");
 
-    static final class Recorder implements BalancerCore.Session {
+    static final class Recorder implements SidecarSession {
         final List<BalancerMessage> got = new ArrayList<>();
         ErrorNotice closedWith;
 
@@ -155,7 +155,7 @@ class BalancerCoreTest {
     @Test
     void aMemoryBudgetCapsTheReplicasAndOneTooSmallIsRefused() {
         Parallelism par = new Parallelism(4, 1, 1);
-        long homesOnly = (long) Math.ceil(MemoryBudget.peakBytes(BalancerCore.shape("j", SPEC), Mode.REPLICATE, par, 0));
+        long homesOnly = (long) Math.ceil(MemoryBudget.peakBytes(PlanningSetup.shape("j", SPEC), Mode.REPLICATE, par, 0));
         // Without a budget the skew gets a replica; with room for none, every plan is the static layout.
         skewedSteps(0, 6);
         assertThat(replicas(core.currentPlan())).isPositive();
