@@ -209,4 +209,84 @@ class BalancerCoreTest {
         assertThat(core.lastPublished().sequence()).isGreaterThan(status.writes.get(0).planSequence());
         assertThat(core.lastPublished().sequence()).isGreaterThan(lastSeq);
     }
+
+    static JobSpec withInterval(int steps) {
+        return JobSpec.fromSpec(Map.of(
+                "model", Map.of("moeLayers", 2, "experts", 4, "topK", 1),
+                "parallelism", Map.of("expert", 4), "gpusPerWorker", 2,
+                "balancer", Map.of("replanEverySteps", steps, "redundantSlotsPerGpu", 1)));
+    }
+
+    /** Reports of steps [from, to) from both pods (already connected as {@code ia}, {@code ib}) with one hot expert. */
+    void hotSteps(long ia, long ib, long from, long to, int hot) {
+        for (long step = from; step < to; step++) {
+            for (int rank = 0; rank < 4; rank++) {
+                long[] counts = new long[8];
+                for (int i = 0; i < 8; i++) {
+                    counts[i] = i % 4 == hot ? 59_536 : 2_000;
+                }
+                core.onMessage(rank < 2 ? ia : ib, report(3, step, rank, 4, counts));
+            }
+        }
+    }
+
+    long[] connectBoth(Recorder a) {
+        long ia = core.open(a);
+        long ib = core.open(new Recorder());
+        core.onMessage(ia, hello(1, "j", "ns", "tok", 5, 3));
+        core.onMessage(ib, hello(1, "j", "ns", "tok", 0, 3));
+        return new long[] {ia, ib};
+    }
+
+    static List<Long> planEarliestSteps(Recorder r) {
+        return r.got.stream().filter(BalancerMessage::hasPlan).map(m -> m.getPlan().getEarliestStep()).toList();
+    }
+
+    @Test
+    void theReplanPolicyKeepsABalancedPlanForTheIntervalAndReplansEarlyWhenTheLoadMoves() {
+        core = new BalancerCore("j", "ns", "tok", status, BalancerCore.PlanRunner.SYNC, () -> now, "b");
+        core.onSpec(withInterval(50));
+        core.onWorld(WORLD);
+        Recorder a = new Recorder();
+        long[] ids = connectBoth(a);
+        hotSteps(ids[0], ids[1], 0, 30, 0);
+        assertThat(planEarliestSteps(a)).as("the first plan after step 0, then none: it stays balanced").containsExactly(1L);
+        hotSteps(ids[0], ids[1], 30, 40, 2);
+        // The gain check 30 steps after the plan (they run every 10) sees expert 2 hot on one GPU: re-plan after step 30.
+        assertThat(planEarliestSteps(a)).containsExactly(1L, 31L);
+        hotSteps(ids[0], ids[1], 40, 45, 2);
+        // That plan was made from a prediction still half of the old load (EMA α = 0.5); the next check, a fifth of
+        // the interval later, replaces it.
+        assertThat(planEarliestSteps(a)).containsExactly(1L, 31L, 41L);
+        assertThat(core.status().imbalanceBefore()).isGreaterThan(core.status().imbalanceAfter());
+    }
+
+    @Test
+    void aPlanFinishedAfterAWorldChangeIsDroppedAndTheNewWorldsFirstPlanFollows() {
+        List<Runnable> pending = new ArrayList<>();
+        BalancerCore.PlanRunner later = (job, done, failed) -> pending.add(() -> {
+            try {
+                done.accept(job.call());
+            } catch (Exception e) {
+                failed.accept(e);
+            }
+        });
+        core = new BalancerCore("j", "ns", "tok", status, later, () -> now, "b");
+        core.onSpec(SPEC);
+        core.onWorld(WORLD);
+        Recorder a = new Recorder();
+        long[] ids = connectBoth(a);
+        hotSteps(ids[0], ids[1], 0, 1, 0);
+        assertThat(pending).as("one plan at a time").hasSize(1);
+        hotSteps(ids[0], ids[1], 1, 3, 0);
+        assertThat(pending).hasSize(1);
+        World next = World.parse(WORLD.json().replace("\"generation\":3", "\"generation\":4"));
+        core.onWorld(next);
+        pending.remove(0).run();
+        assertThat(core.plansPublished()).as("a generation-3 plan is of no use in generation 4").isZero();
+        assertThat(pending).as("generation 4's first plan started from the history").hasSize(1);
+        pending.remove(0).run();
+        assertThat(core.lastPublished().worldGeneration()).isEqualTo(4);
+        assertThat(core.plansPublished()).isEqualTo(1);
+    }
 }
