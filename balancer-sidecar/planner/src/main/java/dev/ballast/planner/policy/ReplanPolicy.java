@@ -119,8 +119,4 @@ public final class ReplanPolicy {
     public boolean planning() {
         return planning;
     }
-
-    public int replanEverySteps() {
-        return replanEverySteps;
-    }
 }
