@@ -22,10 +22,7 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 
 class BalancerCoreTest {
-    static final JobSpec SPEC = JobSpec.fromSpec(Map.of(
-            "model", Map.of("moeLayers", 2, "experts", 4, "topK", 1),
-            "parallelism", Map.of("expert", 4), "gpusPerWorker", 2,
-            "balancer", Map.of("replanEverySteps", 2, "redundantSlotsPerGpu", 1)));
+    static final JobSpec SPEC = spec(Map.of("replanEverySteps", 2, "redundantSlotsPerGpu", 1));
     static final World WORLD = World.parse("{\"job\":\"j\",\"namespace\":\"ns\",\"generation\":3,\"gpusPerWorker\":2,\"nodes\":["
             + "{\"index\":0,\"pod\":\"j-worker-0\",\"nodeRank\":1,\"node\":\"a\",\"domain\":\"d\",\"rack\":\"r\"},"
             + "{\"index\":5,\"pod\":\"j-worker-5\",\"nodeRank\":0,\"node\":\"b\",\"domain\":\"d\",\"rack\":\"r\"}]}");
@@ -128,27 +125,47 @@ class BalancerCoreTest {
         assertThat(core.reportsAccepted()).isEqualTo(1);
     }
 
-    static JobSpec withBudget(long bytes) {
+    /** Two MoE layers of 4 experts over EP 4 (2 pods of 2 GPUs), with these balancer settings. */
+    static JobSpec spec(Map<String, Object> balancer) {
         return JobSpec.fromSpec(Map.of(
                 "model", Map.of("moeLayers", 2, "experts", 4, "topK", 1),
-                "parallelism", Map.of("expert", 4), "gpusPerWorker", 2,
-                "balancer", Map.of("replanEverySteps", 2, "redundantSlotsPerGpu", 1, "memoryBudgetBytes", bytes)));
+                "parallelism", Map.of("expert", 4), "gpusPerWorker", 2, "balancer", balancer));
     }
 
-    /** Skewed reports from both pods for steps [from, to); returns the recorders. */
-    List<Recorder> skewedSteps(long from, long to) {
-        Recorder a = new Recorder();
-        Recorder b = new Recorder();
+    static JobSpec withBudget(long bytes) {
+        return spec(Map.of("replanEverySteps", 2, "redundantSlotsPerGpu", 1, "memoryBudgetBytes", bytes));
+    }
+
+    /** Connects both pods (pod 5 is node rank 0, pod 0 node rank 1) and returns their session ids. */
+    long[] connectBoth(Recorder a, Recorder b) {
         long ia = core.open(a);
         long ib = core.open(b);
         core.onMessage(ia, hello(1, "j", "ns", "tok", 5, 3));
         core.onMessage(ib, hello(1, "j", "ns", "tok", 0, 3));
+        return new long[] {ia, ib};
+    }
+
+    /**
+     * Reports of steps [from, to) from both pods with expert {@code hot} hot in both layers, at a realistic 65,536
+     * assignments per GPU (a replica pays for its refresh).
+     */
+    void hotSteps(long[] ids, long from, long to, int hot) {
+        long[] counts = new long[8];
+        for (int i = 0; i < 8; i++) {
+            counts[i] = i % 4 == hot ? 59_536 : 2_000;
+        }
         for (long step = from; step < to; step++) {
             for (int rank = 0; rank < 4; rank++) {
-                // One hot expert per layer, at a realistic 65,536 assignments per GPU: a replica pays for its refresh.
-                core.onMessage(rank < 2 ? ia : ib, report(3, step, rank, 4, 59_536, 2_000, 2_000, 2_000, 59_536, 2_000, 2_000, 2_000));
+                core.onMessage(rank < 2 ? ids[0] : ids[1], report(3, step, rank, 4, counts));
             }
         }
+    }
+
+    /** Connects both pods and sends steps [from, to) with expert 0 hot; returns the recorders. */
+    List<Recorder> skewedSteps(long from, long to) {
+        Recorder a = new Recorder();
+        Recorder b = new Recorder();
+        hotSteps(connectBoth(a, b), from, to, 0);
         return List.of(a, b);
     }
 
@@ -210,34 +227,6 @@ class BalancerCoreTest {
         assertThat(core.lastPublished().sequence()).isGreaterThan(lastSeq);
     }
 
-    static JobSpec withInterval(int steps) {
-        return JobSpec.fromSpec(Map.of(
-                "model", Map.of("moeLayers", 2, "experts", 4, "topK", 1),
-                "parallelism", Map.of("expert", 4), "gpusPerWorker", 2,
-                "balancer", Map.of("replanEverySteps", steps, "redundantSlotsPerGpu", 1)));
-    }
-
-    /** Reports of steps [from, to) from both pods (already connected as {@code ia}, {@code ib}) with one hot expert. */
-    void hotSteps(long ia, long ib, long from, long to, int hot) {
-        for (long step = from; step < to; step++) {
-            for (int rank = 0; rank < 4; rank++) {
-                long[] counts = new long[8];
-                for (int i = 0; i < 8; i++) {
-                    counts[i] = i % 4 == hot ? 59_536 : 2_000;
-                }
-                core.onMessage(rank < 2 ? ia : ib, report(3, step, rank, 4, counts));
-            }
-        }
-    }
-
-    long[] connectBoth(Recorder a) {
-        long ia = core.open(a);
-        long ib = core.open(new Recorder());
-        core.onMessage(ia, hello(1, "j", "ns", "tok", 5, 3));
-        core.onMessage(ib, hello(1, "j", "ns", "tok", 0, 3));
-        return new long[] {ia, ib};
-    }
-
     static List<Long> planEarliestSteps(Recorder r) {
         return r.got.stream().filter(BalancerMessage::hasPlan).map(m -> m.getPlan().getEarliestStep()).toList();
     }
@@ -245,16 +234,16 @@ class BalancerCoreTest {
     @Test
     void theReplanPolicyKeepsABalancedPlanForTheIntervalAndReplansEarlyWhenTheLoadMoves() {
         core = new BalancerCore("j", "ns", "tok", status, BalancerCore.PlanRunner.SYNC, () -> now, "b");
-        core.onSpec(withInterval(50));
+        core.onSpec(spec(Map.of("replanEverySteps", 50, "redundantSlotsPerGpu", 1)));
         core.onWorld(WORLD);
         Recorder a = new Recorder();
-        long[] ids = connectBoth(a);
-        hotSteps(ids[0], ids[1], 0, 30, 0);
+        long[] ids = connectBoth(a, new Recorder());
+        hotSteps(ids, 0, 30, 0);
         assertThat(planEarliestSteps(a)).as("the first plan after step 0, then none: it stays balanced").containsExactly(1L);
-        hotSteps(ids[0], ids[1], 30, 40, 2);
+        hotSteps(ids, 30, 40, 2);
         // The gain check 30 steps after the plan (they run every 10) sees expert 2 hot on one GPU: re-plan after step 30.
         assertThat(planEarliestSteps(a)).containsExactly(1L, 31L);
-        hotSteps(ids[0], ids[1], 40, 45, 2);
+        hotSteps(ids, 40, 45, 2);
         // That plan was made from a prediction still half of the old load (EMA α = 0.5); the next check, a fifth of
         // the interval later, replaces it.
         assertThat(planEarliestSteps(a)).containsExactly(1L, 31L, 41L);
@@ -274,11 +263,10 @@ class BalancerCoreTest {
         core = new BalancerCore("j", "ns", "tok", status, later, () -> now, "b");
         core.onSpec(SPEC);
         core.onWorld(WORLD);
-        Recorder a = new Recorder();
-        long[] ids = connectBoth(a);
-        hotSteps(ids[0], ids[1], 0, 1, 0);
+        long[] ids = connectBoth(new Recorder(), new Recorder());
+        hotSteps(ids, 0, 1, 0);
         assertThat(pending).as("one plan at a time").hasSize(1);
-        hotSteps(ids[0], ids[1], 1, 3, 0);
+        hotSteps(ids, 1, 3, 0);
         assertThat(pending).hasSize(1);
         World next = World.parse(WORLD.json().replace("\"generation\":3", "\"generation\":4"));
         core.onWorld(next);
