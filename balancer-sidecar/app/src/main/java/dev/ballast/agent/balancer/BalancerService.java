@@ -36,7 +36,7 @@ public final class BalancerService extends BalancerGrpc.BalancerImplBase {
         ServerCallStreamObserver<BalancerMessage> out = (ServerCallStreamObserver<BalancerMessage>) responses;
         out.disableAutoRequest();
         out.request(INBOUND_WINDOW);
-        BalancerCore.Session session = new BalancerCore.Session() {
+        SidecarSession session = new SidecarSession() {
             private boolean closed;
 
             @Override

@@ -6,8 +6,8 @@ import dev.ballast.agent.proto.Hello;
 import dev.ballast.agent.proto.LoadReport;
 import dev.ballast.agent.proto.SidecarMessage;
 import dev.ballast.agent.sim.MemoryStatusStore;
-import dev.ballast.agent.sim.TestWorlds;
 import dev.ballast.agent.wire.Protocol;
+import dev.ballast.agent.sim.TestWorlds;
 import dev.ballast.contracts.world.PlanningSpec;
 import dev.ballast.contracts.world.WorldDocument;
 import dev.ballast.planner.model.MemoryBudget;
@@ -24,15 +24,17 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 
 class BalancerCoreTest {
+    /** Two MoE layers of 4 experts over EP 4 (2 pods of 2 GPUs), one redundant slot, a re-plan every 2 steps. */
     static final PlanningSpec SPEC = TestWorlds.spec(2, 4, 1, 4, 1, 2);
-    static final WorldDocument WORLD = world(SPEC);
+    static final WorldDocument WORLD = world(SPEC, 3);
 
-    static WorldDocument world(PlanningSpec spec) {
-        return TestWorlds.world("j", 3, 2, spec, TestWorlds.worker("j", 0, 1, "a", "d", "r"),
+    /** Generation {@code generation} of job j: pod 5 at node rank 0, pod 0 at node rank 1. */
+    static WorldDocument world(PlanningSpec spec, long generation) {
+        return TestWorlds.world("j", generation, 2, spec, TestWorlds.worker("j", 0, 1, "a", "d", "r"),
                 TestWorlds.worker("j", 5, 0, "b", "d", "r"));
     }
 
-    static final class Recorder implements BalancerCore.Session {
+    static final class Recorder implements SidecarSession {
         final List<BalancerMessage> got = new ArrayList<>();
         ErrorNotice closedWith;
 
@@ -130,48 +132,46 @@ class BalancerCoreTest {
     }
 
     static WorldDocument withBudget(long bytes) {
-        return world(TestWorlds.withBudget(2, 4, 1, 4, 1, 2, bytes));
+        return world(TestWorlds.withBudget(2, 4, 1, 4, 1, 2, bytes), 3);
     }
 
-    /** Skewed reports from both pods for steps [from, to); returns the recorders. */
-    List<Recorder> skewedSteps(long from, long to) {
-        Recorder a = new Recorder();
-        Recorder b = new Recorder();
+    /** Connects both pods (pod 5 is node rank 0, pod 0 node rank 1) and returns their session ids. */
+    long[] connectBoth(Recorder a, Recorder b) {
         long ia = core.open(a);
         long ib = core.open(b);
         core.onMessage(ia, hello(1, "j", "ns", "tok", 5, 3));
         core.onMessage(ib, hello(1, "j", "ns", "tok", 0, 3));
-        for (long step = from; step < to; step++) {
-            for (int rank = 0; rank < 4; rank++) {
-                // One hot expert per layer, at a realistic 65,536 assignments per GPU: a replica pays for its refresh.
-                core.onMessage(rank < 2 ? ia : ib, report(3, step, rank, 4, 59_536, 2_000, 2_000, 2_000, 59_536, 2_000, 2_000, 2_000));
-            }
-        }
-        return List.of(a, b);
+        return new long[] {ia, ib};
     }
 
-    @Test
-    void theStepHeartbeatFollowsCompleteStepsAtMostEveryThirtySeconds() {
-        skewedSteps(0, 3);
-        now += BalancerCore.STATUS_MIN_INTERVAL_NANOS;
-        core.tick();
-        assertThat(status.last().heartbeat()).satisfies(h -> {
-            assertThat(h.generation()).isEqualTo(3);
-            assertThat(h.step()).isEqualTo(2);
-        });
-        skewedSteps(3, 5);
-        now += BalancerCore.STATUS_MIN_INTERVAL_NANOS;
-        core.tick();
-        assertThat(status.last().heartbeat().step()).as("within 30 s of the last beat").isEqualTo(2);
-        now += BalancerCore.HEARTBEAT_EVERY_NANOS;
-        core.tick();
-        assertThat(status.last().heartbeat().step()).isEqualTo(4);
+    /**
+     * Reports of steps [from, to) from both pods with expert {@code hot} hot in both layers, at a realistic 65,536
+     * assignments per GPU (a replica pays for its refresh).
+     */
+    void hotSteps(long[] ids, long from, long to, int hot) {
+        long[] counts = new long[8];
+        for (int i = 0; i < 8; i++) {
+            counts[i] = i % 4 == hot ? 59_536 : 2_000;
+        }
+        for (long step = from; step < to; step++) {
+            for (int rank = 0; rank < 4; rank++) {
+                core.onMessage(rank < 2 ? ids[0] : ids[1], report(3, step, rank, 4, counts));
+            }
+        }
+    }
+
+    /** Connects both pods and sends steps [from, to) with expert 0 hot; returns the recorders. */
+    List<Recorder> skewedSteps(long from, long to) {
+        Recorder a = new Recorder();
+        Recorder b = new Recorder();
+        hotSteps(connectBoth(a, b), from, to, 0);
+        return List.of(a, b);
     }
 
     @Test
     void aMemoryBudgetCapsTheReplicasAndOneTooSmallIsRefused() {
         Parallelism par = new Parallelism(4, 1, 1);
-        long homesOnly = (long) Math.ceil(MemoryBudget.peakBytes(BalancerCore.shape("j", SPEC), Mode.REPLICATE, par, 0));
+        long homesOnly = (long) Math.ceil(MemoryBudget.peakBytes(PlanningSetup.shape("j", SPEC), Mode.REPLICATE, par, 0));
         // Without a budget the skew gets a replica; with room for none, every plan is the static layout.
         skewedSteps(0, 6);
         assertThat(replicas(core.currentPlan())).isPositive();
@@ -222,5 +222,71 @@ class BalancerCoreTest {
         assertThat(core.lastPublished()).isNotNull();
         assertThat(core.lastPublished().sequence()).isGreaterThan(status.writes.get(0).planSequence());
         assertThat(core.lastPublished().sequence()).isGreaterThan(lastSeq);
+    }
+
+    static List<Long> planEarliestSteps(Recorder r) {
+        return r.got.stream().filter(BalancerMessage::hasPlan).map(m -> m.getPlan().getEarliestStep()).toList();
+    }
+
+    @Test
+    void theReplanPolicyKeepsABalancedPlanForTheIntervalAndReplansEarlyWhenTheLoadMoves() {
+        core = new BalancerCore("j", "ns", "tok", status, BalancerCore.PlanRunner.SYNC, () -> now, "b");
+        core.onWorld(world(TestWorlds.spec(2, 4, 1, 4, 1, 50), 3));
+        Recorder a = new Recorder();
+        long[] ids = connectBoth(a, new Recorder());
+        hotSteps(ids, 0, 30, 0);
+        assertThat(planEarliestSteps(a)).as("the first plan after step 0, then none: it stays balanced").containsExactly(1L);
+        hotSteps(ids, 30, 40, 2);
+        // The gain check 30 steps after the plan (they run every 10) sees expert 2 hot on one GPU: re-plan after step 30.
+        assertThat(planEarliestSteps(a)).containsExactly(1L, 31L);
+        hotSteps(ids, 40, 45, 2);
+        // That plan was made from a prediction still half of the old load (EMA α = 0.5); the next check, a fifth of
+        // the interval later, replaces it.
+        assertThat(planEarliestSteps(a)).containsExactly(1L, 31L, 41L);
+        assertThat(core.status().imbalanceBefore()).isGreaterThan(core.status().imbalanceAfter());
+    }
+
+    @Test
+    void aPlanFinishedAfterAWorldChangeIsDroppedAndTheNewWorldsFirstPlanFollows() {
+        List<Runnable> pending = new ArrayList<>();
+        BalancerCore.PlanRunner later = (job, done, failed) -> pending.add(() -> {
+            try {
+                done.accept(job.call());
+            } catch (Exception e) {
+                failed.accept(e);
+            }
+        });
+        core = new BalancerCore("j", "ns", "tok", status, later, () -> now, "b");
+        core.onWorld(WORLD);
+        long[] ids = connectBoth(new Recorder(), new Recorder());
+        hotSteps(ids, 0, 1, 0);
+        assertThat(pending).as("one plan at a time").hasSize(1);
+        hotSteps(ids, 1, 3, 0);
+        assertThat(pending).hasSize(1);
+        core.onWorld(world(SPEC, 4));
+        pending.remove(0).run();
+        assertThat(core.plansPublished()).as("a generation-3 plan is of no use in generation 4").isZero();
+        assertThat(pending).as("generation 4's first plan started from the history").hasSize(1);
+        pending.remove(0).run();
+        assertThat(core.lastPublished().worldGeneration()).isEqualTo(4);
+        assertThat(core.plansPublished()).isEqualTo(1);
+    }
+
+    @Test
+    void theStepHeartbeatFollowsCompleteStepsAtMostEveryThirtySeconds() {
+        skewedSteps(0, 3);
+        now += StatusWriter.MIN_INTERVAL_NANOS;
+        core.tick();
+        assertThat(status.last().heartbeat()).satisfies(h -> {
+            assertThat(h.generation()).isEqualTo(3);
+            assertThat(h.step()).isEqualTo(2);
+        });
+        skewedSteps(3, 5);
+        now += StatusWriter.MIN_INTERVAL_NANOS;
+        core.tick();
+        assertThat(status.last().heartbeat().step()).as("within 30 s of the last beat").isEqualTo(2);
+        now += StatusWriter.HEARTBEAT_EVERY_NANOS;
+        core.tick();
+        assertThat(status.last().heartbeat().step()).isEqualTo(4);
     }
 }

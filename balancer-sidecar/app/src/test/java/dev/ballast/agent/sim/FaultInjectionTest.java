@@ -1,6 +1,7 @@
 package dev.ballast.agent.sim;
 
 import dev.ballast.agent.balancer.BalancerCore;
+import dev.ballast.agent.balancer.SidecarSession;
 import dev.ballast.agent.proto.BalancerMessage;
 import dev.ballast.agent.proto.ErrorNotice;
 import dev.ballast.agent.proto.SidecarMessage;
@@ -105,7 +106,7 @@ class FaultInjectionTest {
         void connect() {
             open = true;
             peer = balancer;
-            sessionId = balancer.open(new BalancerCore.Session() {
+            sessionId = balancer.open(new SidecarSession() {
                 @Override
                 public void send(BalancerMessage m) {
                     if (m.hasPlan()) {

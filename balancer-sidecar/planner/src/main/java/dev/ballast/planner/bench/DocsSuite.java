@@ -72,8 +72,11 @@ final class DocsSuite {
                 .append(" (the machine is shared; plan and quota-rule times are thread CPU time for that reason).\n\n");
         sb.append("Defaults (DESIGN §6, sources in [cost-model.md](cost-model.md)): mode `replicate`, 2 redundant slots per GPU, ")
                 .append("re-plan every 50 steps, 8,192 tokens per GPU per step, EMA predictor α=0.5, EP = min(experts, GPUs). ")
-                .append("`eval` says how a row was scored: **causal** = every plan computed only from earlier steps and scored ")
-                .append("from the step after the first plan; **oracle** = planned and scored on the same step (the real traces ")
+                .append("`eval` says how a row was scored: **causal** = the running balancer's re-plan policy (`ReplanPolicy`: ")
+                .append("every interval, earlier when a gain check every 10 steps finds the plan in use predicting max/mean ")
+                .append("above 1.10, after a fifth of the interval), driven step by step on a virtual clock; every plan computed ")
+                .append("only from earlier steps and scored from the step after the first plan; **oracle** = planned and scored ")
+                .append("on the same step (the real traces ")
                 .append("are single-step aggregates, so they can only be scored this way). Byte columns are per training step ")
                 .append("for the whole model; `moved MB/re-plan` is expert weight bytes newly placed per re-plan; peak expert ")
                 .append("memory is per GPU over all layers (masters with optimizer state + working copies). Topologies: 2x8 = 1 rack, ")

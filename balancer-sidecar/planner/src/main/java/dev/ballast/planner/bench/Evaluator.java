@@ -3,7 +3,7 @@ package dev.ballast.planner.bench;
 import dev.ballast.contracts.plan.PlanVersion;
 import dev.ballast.planner.cost.CostModel;
 import dev.ballast.planner.cost.LayerCost;
-import dev.ballast.planner.load.EmaPredictor;
+import dev.ballast.planner.load.LoadForecast;
 import dev.ballast.planner.load.ModelLoads;
 import dev.ballast.planner.load.SourceMapping;
 import dev.ballast.planner.model.GroupTopology;
@@ -15,6 +15,8 @@ import dev.ballast.planner.model.Topology;
 import dev.ballast.planner.planners.PlanRequest;
 import dev.ballast.planner.planners.Planner;
 import dev.ballast.planner.planners.PlanningContext;
+import dev.ballast.planner.policy.PlacementScore;
+import dev.ballast.planner.policy.ReplanPolicy;
 import dev.ballast.planner.quota.QuotaResult;
 import dev.ballast.planner.trace.TraceHeader;
 import dev.ballast.planner.trace.TraceSource;
@@ -24,12 +26,19 @@ import java.util.Collections;
 import java.util.List;
 
 /**
- * Scores a planner on a trace (DESIGN §8). Causal: the plan scored on step t was computed only from steps before t
- * by the EMA predictor, re-planned every interval, scoring from step 1 (the first step after the first plan); the
- * step on which a new plan is adopted pays its new copies. Oracle (single-step traces, or forced): each step is
- * planned from its own counts and scored in steady state.
+ * Scores a planner on a trace (DESIGN §8). Causal: the running balancer's {@link ReplanPolicy} and
+ * {@link LoadForecast}, driven step by step on a virtual clock, decide when to plan and from what; the plan scored
+ * on step t was computed only from steps before t, scoring from the first step after the first plan; the step on
+ * which a new plan is adopted pays its new copies. Oracle (single-step traces, or forced): each step is planned from
+ * its own counts and scored in steady state.
  */
 public final class Evaluator {
+    /**
+     * Virtual time per training step. A plan is charged no virtual time (it finishes before the next step), so the
+     * policy's duty cycle never holds a re-plan back here; every figure but plan time is a function of the input.
+     */
+    static final long VIRTUAL_STEP_NANOS = 1_000_000_000L;
+
     private Evaluator() {
     }
 
@@ -44,7 +53,9 @@ public final class Evaluator {
         CostModel cost = ctx.newCostModel();
         Acc acc = new Acc(ctx);
         List<Double> planMs = new ArrayList<>();
-        EmaPredictor predictor = new EmaPredictor(cfg.alpha());
+        ReplanPolicy policy = new ReplanPolicy(interval);
+        LoadForecast forecast = new LoadForecast(cfg.alpha());
+        forecast.restart(h.layers(), par.dp(), par.ep(), h.experts());
         Plan inUse = null;
         long sequence = 0;
         for (int t = 0; t < steps; t++) {
@@ -54,18 +65,25 @@ public final class Evaluator {
                         trace.stepNumber(t)), cfg.planRepeats(), planMs);
                 acc.moved(null, plan);
                 acc.score(planner, cost, plan, null, actual);
-            } else {
-                if (t >= 1 && (t - 1) % interval == 0) {
-                    Plan plan = timedPlan(planner, new PlanRequest(ctx, predictor.predict(par.ep(), h.experts()), inUse,
-                            new PlanVersion(0, ++sequence), trace.stepNumber(t)), cfg.planRepeats(), planMs);
-                    acc.moved(inUse, plan);
-                    acc.score(planner, cost, plan, inUse == null ? staticPlan(ctx) : inUse, actual);
-                    inUse = plan;
-                } else if (t >= 1) {
-                    acc.score(planner, cost, inUse, null, actual);
-                }
-                predictor.observe(actual);
+                continue;
             }
+            // The balancer's decision point before step t: everything up to step t - 1 is observed.
+            long now = t * VIRTUAL_STEP_NANOS;
+            ModelLoads predicted = policy.shouldStart(now) ? forecast.predict() : null;
+            if (predicted != null) {
+                policy.started(now);
+                Plan plan = timedPlan(planner, new PlanRequest(ctx, predicted, inUse, new PlanVersion(0, ++sequence),
+                        trace.stepNumber(t)), cfg.planRepeats(), planMs);
+                policy.finished(now, 0, 0); // one world generation; the virtual clock charges a plan no time
+                acc.moved(inUse, plan);
+                acc.score(planner, cost, plan, inUse == null ? staticPlan(ctx) : inUse, actual);
+                inUse = plan;
+            } else if (inUse != null) {
+                acc.score(planner, cost, inUse, null, actual);
+            }
+            forecast.observe(trace.stepNumber(t), actual);
+            Plan planInUse = inUse;
+            policy.stepObserved(() -> PlacementScore.of(ctx, planner.routing(), planInUse, forecast.predict()).imbalance());
         }
         Collections.sort(planMs);
         return acc.result(trace.name(), planner.name(), topo.label(), par.toString(), oracle ? "oracle" : "causal",

@@ -1,22 +1,38 @@
-package dev.ballast.agent.balancer;
+package dev.ballast.planner.load;
 
 /**
  * Per-(layer, expert) token totals over all GPUs, smoothed across steps and kept across world generations
  * (unlike the per-source attribution, which depends on the world). The first plan of a new generation is computed
- * from it. Not thread-safe; the balancer's loop owns it.
+ * from it ({@link LoadForecast}); the balancer's dashboard shows it. Not thread-safe.
  */
-final class LoadHistory {
+public final class LoadHistory {
     private final double alpha;
     private double[][] ema;      // [layer][expert]
     private long[][] last;       // last observed step's totals
     private long lastStep = -1;
     private long observedSteps;
 
-    LoadHistory(double alpha) {
+    public LoadHistory(double alpha) {
         this.alpha = alpha;
     }
 
-    void observe(long step, long[][] totals) {
+    /** Adds one step's loads, summed over data-parallel copies and sources. */
+    public void observe(long step, ModelLoads loads) {
+        long[][] totals = new long[loads.layers()][];
+        for (int l = 0; l < loads.layers(); l++) {
+            long[] t = new long[loads.experts()];
+            for (int c = 0; c < loads.dp(); c++) {
+                long[] x = loads.expertTotals(l, c);
+                for (int e = 0; e < t.length; e++) {
+                    t[e] += x[e];
+                }
+            }
+            totals[l] = t;
+        }
+        observeTotals(step, totals);
+    }
+
+    private void observeTotals(long step, long[][] totals) {
         if (ema == null || ema.length != totals.length || ema[0].length != totals[0].length) {
             ema = new double[totals.length][totals[0].length];
             for (int l = 0; l < totals.length; l++) {
@@ -36,12 +52,8 @@ final class LoadHistory {
         observedSteps++;
     }
 
-    boolean isEmpty() {
-        return ema == null;
-    }
-
     /** Smoothed totals, rounded; null when nothing was observed. */
-    long[][] smoothed() {
+    public long[][] smoothed() {
         if (ema == null) {
             return null;
         }
@@ -54,15 +66,16 @@ final class LoadHistory {
         return out;
     }
 
-    long[][] last() {
+    /** The last observed step's totals [layer][expert], or null. */
+    public long[][] last() {
         return last;
     }
 
-    long lastStep() {
+    public long lastStep() {
         return lastStep;
     }
 
-    long observedSteps() {
+    public long observedSteps() {
         return observedSteps;
     }
 }
