@@ -10,6 +10,6 @@ public record OperatorSettings(
     int masterPort) {
 
   public static OperatorSettings defaults() {
-    return new OperatorSettings("ballast/agent:0.1.0", "ballast/agent:0.1.0", 8470, 8471, 8472, 29500);
+    return new OperatorSettings(OperatorConfig.AGENT_IMAGE, OperatorConfig.AGENT_IMAGE, 8470, 8471, 8472, 29500);
   }
 }
