@@ -6,8 +6,9 @@
 # Names and tag: images/images.properties. Bases: Debian packages pinned by images/debian.lock
 # (name, version, sha256) plus a jlink runtime made from the pinned JDK's jmods.
 #
-# Usage: images/build.sh [--push REGISTRY [--insecure]] [--fresh] [--relock]
+# Usage: images/build.sh [--out DIR | --push REGISTRY [--insecure]] [--fresh] [--relock]
 #   (no flag)         OCI tarballs in images/target/oci/<name>.tar, digests in images/target/oci/digests
+#   --out DIR         the tarballs and digests in DIR instead
 #   --push REGISTRY   push to REGISTRY/<name>:<tag> instead (REGISTRY overrides images.properties)
 #   --insecure        allow a plain-HTTP registry (a local test registry)
 #   --fresh           rebuild the bases and every layer from nothing (no cache): the reproducibility check
@@ -29,10 +30,11 @@ PUSH="" INSECURE=0 FRESH=0 RELOCK=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --push) [[ $# -ge 2 && -n "$2" ]] || die "--push needs a registry, e.g. --push ghcr.io/my-org"; PUSH="$2"; shift ;;
+    --out) [[ $# -ge 2 && -n "$2" ]] || die "--out needs a directory"; OUT="$(realpath -m "$2")"; shift ;;
     --insecure) INSECURE=1 ;;
     --fresh) FRESH=1 ;;
     --relock) RELOCK=1 ;;
-    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
   shift
