@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # Checks the images `bin/ballast images` built (images/target/oci), with real tools and processes:
 #  - crane (go-containerregistry) serves a registry on loopback; each OCI tarball is pushed to it and
-#    keeps its digest; `crane validate` checks every blob; `images/build.sh --push` (Jib's registry
-#    path) pushes the same digests;
+#    keeps its digest; `crane validate` checks every blob;
 #  - each image's config: the non-root user 65532, the org.opencontainers.image.* labels, the tag from
 #    images/images.properties, an entrypoint that exists in the image, and no shell in the image;
 #  - each image is unpacked (`crane export`) and its entrypoint runs from that root filesystem as the
