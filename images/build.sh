@@ -102,13 +102,15 @@ stage_base() {
   rm -rf "$dir/usr/share/doc" "$dir/usr/share/man" "$dir/usr/share/lintian" "$dir/usr/share/locale" "$dir/usr/share/gdb"
 }
 
-# The Java runtime: jlink over the pinned JDK's jmods (the host's jlink, JDK 17, only links them).
+# The Java runtime: jlink over the pinned JDK's jmods (the host's jlink, JDK 17, only links them);
+# the JDK package is listed with the Java base's packages (LIST).
 stage_jre() {
-  local dir="$1" jdk; jdk="$(mktemp -d)"
+  local dir="$1" list="$2" jdk; jdk="$(mktemp -d)"
   local base pkg ver sum
   while read -r base pkg ver sum; do
     [[ "$base" == jdk ]] || continue
     dpkg-deb --fsys-tarfile "$(fetch_deb "$pkg" "$ver" "$sum")" | tar -x -C "$jdk" "./$JDK_DIR/jmods"
+    echo "$pkg $ver $sum (jmods only, linked by jlink into /opt/java)" >>"$list"
   done < <(lock_lines)
   command -v jlink >/dev/null || die "jlink is missing: install a JDK 17"
   jlink --module-path "$jdk/$JDK_DIR/jmods" --add-modules "$JAVA_MODULES" --strip-debug --no-header-files \
@@ -139,7 +141,7 @@ if [[ ! -f "$STAGE/.complete" ]]; then
   mkdir -p "$STAGE"
   stage_base java "$STAGE/java"
   stage_base python "$STAGE/python"
-  stage_jre "$STAGE/jre"
+  stage_jre "$STAGE/jre" "$STAGE/java/usr/share/ballast/debian-packages"
   touch "$STAGE/.complete"
 fi
 
