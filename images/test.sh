@@ -30,7 +30,11 @@ helm status "$REL" -n "$NS" >/dev/null 2>&1 && fail "release $REL already instal
 PIDS=()
 cleanup() {
   local p
-  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  # The image's process first (the PID namespace's init: the rest of the namespace dies with it);
+  # unshare --fork ignores SIGTERM, and its --kill-child does not survive the switch to uid 65532.
+  for p in "${PIDS[@]}"; do
+    kill -KILL $(pgrep -P "$p") "$p" 2>/dev/null || true
+  done
   helm uninstall "$REL" -n "$NS" >/dev/null 2>&1 || true
   kubectl delete namespace "$NS" --wait=false >/dev/null 2>&1 || true
 }
