@@ -34,6 +34,7 @@ cleanup() {
   # unshare --fork ignores SIGTERM, and its --kill-child does not survive the switch to uid 65532.
   for p in "${PIDS[@]}"; do
     kill -KILL $(pgrep -P "$p") "$p" 2>/dev/null || true
+    wait "$p" 2>/dev/null || true   # (no "Killed" notices)
   done
   helm uninstall "$REL" -n "$NS" >/dev/null 2>&1 || true
   kubectl delete namespace "$NS" --wait=false >/dev/null 2>&1 || true
