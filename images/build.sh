@@ -129,10 +129,12 @@ if [[ $PACKAGE -eq 1 ]]; then
   echo "images: building the operator, the agent and the image builder"
   "$ROOT/mvnw" -q -B -pl operator,balancer-sidecar/app,images -am package -DskipTests \
     || die "building the applications failed"
+fi
+[[ -d "$HERE/target/classes" ]] || die "the image builder is not built: run without --no-package"
+if [[ $PACKAGE -eq 1 || ! -f "$HERE/target/classpath.txt" || "$HERE/pom.xml" -nt "$HERE/target/classpath.txt" ]]; then
   "$ROOT/mvnw" -q -B -pl images dependency:build-classpath -Dmdep.outputFile="$HERE/target/classpath.txt" \
     || die "resolving the image builder's classpath failed"
 fi
-[[ -f "$HERE/target/classpath.txt" ]] || die "the image builder is not built: run without --no-package"
 
 # --- The bases (cached by the lock, this script and the JDK that links the runtime) ---------------
 key="$( (cat "$LOCK" "$0"; jlink --version) | sha256sum | cut -c1-16)"
