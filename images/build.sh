@@ -24,7 +24,7 @@ LOCK="$HERE/debian.lock"
 CACHE="${BALLAST_CACHE:-$HOME/.cache/ballast}/images"
 OUT="$HERE/target/oci"
 JDK_DIR=usr/lib/jvm/java-17-openjdk-amd64
-# What the two Quarkus apps use of the JDK (jdeps over their jars, plus the modules they load reflectively).
+# The JDK modules the operator and the agent need (images/test.sh starts both: a missing module fails there).
 JAVA_MODULES=java.base,java.logging,java.management,java.naming,java.net.http,java.security.jgss,java.sql,java.xml,jdk.crypto.ec,jdk.management,jdk.unsupported,jdk.zipfs
 die() { echo "images/build.sh: $*" >&2; exit 1; }
 
@@ -90,6 +90,7 @@ fetch_deb() {
 # stage_base BASE DIR: unpack the lock's packages of BASE into DIR (dpkg-deb -x, no maintainer scripts).
 stage_base() {
   local want="$1" dir="$2" base pkg ver sum
+  command -v dpkg-deb >/dev/null || die "dpkg-deb is missing (Debian's dpkg package)"
   mkdir -p "$dir/usr/share/ballast"
   while read -r base pkg ver sum; do
     [[ "$base" == "$want" ]] || continue
@@ -145,7 +146,7 @@ if [[ $FRESH -eq 1 ]]; then
 fi
 if [[ ! -f "$STAGE/.complete" ]]; then
   echo "images: staging the bases from images/debian.lock into $STAGE"
-  rm -rf "$STAGE"
+  [[ $FRESH -eq 1 ]] || rm -rf "$CACHE"/base-*   # bases of an older lock or script
   mkdir -p "$STAGE"
   stage_base java "$STAGE/java"
   stage_base python "$STAGE/python"

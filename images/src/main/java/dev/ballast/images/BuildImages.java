@@ -1,6 +1,7 @@
 package dev.ballast.images;
 
 import com.google.cloud.tools.jib.api.Containerizer;
+import com.google.cloud.tools.jib.api.ImageReference;
 import com.google.cloud.tools.jib.api.Jib;
 import com.google.cloud.tools.jib.api.JibContainer;
 import com.google.cloud.tools.jib.api.JibContainerBuilder;
@@ -11,6 +12,7 @@ import com.google.cloud.tools.jib.api.buildplan.AbsoluteUnixPath;
 import com.google.cloud.tools.jib.api.buildplan.FileEntriesLayer;
 import com.google.cloud.tools.jib.api.buildplan.ImageFormat;
 import com.google.cloud.tools.jib.api.buildplan.Port;
+import com.google.cloud.tools.jib.frontend.CredentialRetrieverFactory;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -140,7 +142,12 @@ public final class BuildImages {
         .setCreationTime(Instant.EPOCH);
     Containerizer containerizer;
     if (options.has("push")) {
-      containerizer = Containerizer.to(RegistryImage.named(names.reference(image)))
+      // Credentials as docker and Jib's plugins find them: ~/.docker/config.json and credential helpers.
+      ImageReference reference = ImageReference.parse(names.reference(image));
+      CredentialRetrieverFactory credentials = CredentialRetrieverFactory.forImage(reference, e -> { });
+      containerizer = Containerizer.to(RegistryImage.named(reference)
+              .addCredentialRetriever(credentials.dockerConfig())
+              .addCredentialRetriever(credentials.wellKnownCredentialHelpers()))
           .setAllowInsecureRegistries(options.has("insecure"));
     } else {
       Path out = options.path("out");
