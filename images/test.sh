@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Checks the images `bin/ballast images` built (images/target/oci), with real tools and processes:
 #  - crane (go-containerregistry) serves a registry on loopback; each OCI tarball is pushed to it and
-#    keeps its digest; `crane validate` checks every blob;
+#    keeps its digest; `crane validate` checks every blob; `bin/ballast images --push` (Jib) pushes
+#    the same digests;
 #  - each image's config: the non-root user 65532, the org.opencontainers.image.* labels, the tag from
 #    images/images.properties, an entrypoint that exists in the image, and no shell in the image;
 #  - each image is unpacked (`crane export`) and its entrypoint runs from that root filesystem as the
@@ -71,6 +72,16 @@ while read -r name ref digest; do
 done <"$OCI/digests"
 [[ ${#REF[@]} -eq 3 ]] || fail "expected 3 images in $OCI/digests, found ${#REF[@]}"
 ok "3 OCI tarballs pushed to a crane registry with the digests bin/ballast images reported; crane validate"
+
+# Jib's own push (bin/ballast images --push) gives the same images as the tarballs.
+"$HERE/build.sh" --no-package --push "$REG/jib" --insecure >"$WORK/jib-push.log" 2>&1 \
+  || { cat "$WORK/jib-push.log" >&2; fail "bin/ballast images --push $REG/jib failed"; }
+for name in operator agent trainer; do
+  got="$(crane digest --insecure "$REG/jib/$name:$TAG")"
+  [[ "$got" == "${DIGEST[$name]}" ]] \
+    || fail "$name: --push gave $got, the tarball ${DIGEST[$name]} (a commit since bin/ballast images changes the revision label)"
+done
+ok "bin/ballast images --push (Jib) to the registry: the tarballs' digests"
 
 # --- configs -------------------------------------------------------------------------------------
 for name in operator agent trainer; do

@@ -135,7 +135,7 @@ public final class BuildImages {
 
   private String build(String image, JibContainerBuilder builder, Map<String, String> labels)
       throws Exception {
-    labels.put("org.opencontainers.image.ref.name", names.reference(image));
+    // No label names the registry (the tarball's index does): a pushed image is the tarball's image.
     builder.setLabels(labels)
         .setUser(USER)
         .setFormat(ImageFormat.OCI)
