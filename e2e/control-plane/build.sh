@@ -5,6 +5,7 @@
 #   etcd                                                              (go.etcd.io/etcd/server/v3)
 #   kwok, kwokctl                                                     (sigs.k8s.io/kwok)
 #   helm                                                              (helm.sh/helm/v3)
+#   crane                                   (github.com/google/go-containerregistry/cmd/crane)
 # Versions are pinned by the wrapper modules next to this script (their go.mod/go.sum are the
 # single source of truth). Each binary gets the version ldflags its upstream release build sets,
 # so `kubectl version`, `etcd --version`, `helm version` report the real version.
@@ -21,7 +22,7 @@ CACHE="${BALLAST_CACHE:-$HOME/.cache/ballast}"
 BIN="$CACHE/bin"
 STAMPS="$BIN/.stamps"
 GO_MIN="1.26.0"
-ALL=(kube-apiserver kube-controller-manager kube-scheduler kubectl etcd kwok kwokctl helm)
+ALL=(kube-apiserver kube-controller-manager kube-scheduler kubectl etcd kwok kwokctl helm crane)
 
 die() { echo "build.sh: $*" >&2; exit 1; }
 
@@ -138,6 +139,13 @@ if want helm; then
   hld+=" -X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMinor=$CGMIN"
   hld+=" -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMinor=$CGMIN"
   build helm helm helm.sh/helm/v3/cmd/helm "" "$hld"
+fi
+
+# --- crane (inspects, serves and exports the images bin/ballast images builds) -------------------
+if want crane; then
+  CV="$(modver crane github.com/google/go-containerregistry)"
+  build crane crane github.com/google/go-containerregistry/cmd/crane "" \
+    "-s -w -X github.com/google/go-containerregistry/cmd/crane/cmd.Version=$CV"
 fi
 
 echo "build.sh: done in $((SECONDS - T_ALL))s; binaries in $BIN"

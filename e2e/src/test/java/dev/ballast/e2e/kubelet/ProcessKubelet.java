@@ -135,8 +135,17 @@ public final class ProcessKubelet implements AutoCloseable {
   private Proc spawn(RunningPod rp, Container c) throws IOException {
     Map<String, String> env = new EnvResolver(client, addresses, rp.pod, rp.ip).resolve(c);
     serviceAccountKubeconfig(rp.pod).ifPresent(k -> env.put("KUBECONFIG", k.toString()));
-    List<String> command = programs.commandFor(rp.pod, c);
+    // A container from an image sees the kubeconfig (and the CA file it may name) at the same path.
+    List<Path> binds = new java.util.ArrayList<>(List.of(logDir));
+    if (client.getConfiguration().getCaCertFile() != null) {
+      binds.add(Path.of(client.getConfiguration().getCaCertFile()).toAbsolutePath().getParent());
+    }
+    List<String> command = programs.commandFor(rp.pod, c, binds);
     ProcessBuilder pb = new ProcessBuilder(command);
+    programs.imageFor(c).ifPresent(image -> {
+      pb.environment().clear(); // the image's env and the container's, not the host's
+      pb.environment().putAll(image.env());
+    });
     pb.environment().putAll(env);
     Path log = logDir.resolve(rp.pod.getMetadata().getNamespace() + "_" + rp.pod.getMetadata().getName() + "_"
         + c.getName() + ".log");
@@ -345,11 +354,17 @@ public final class ProcessKubelet implements AutoCloseable {
   /** One container's process. */
   record Proc(String name, Process process, Instant started) {
     void stop() {
+      // A container from an image runs under unshare, which ignores SIGTERM: its process gets it directly.
+      process.descendants().forEach(ProcessHandle::destroy);
       process.destroy();
       try {
-        if (!process.waitFor(5, TimeUnit.SECONDS)) process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+        if (!process.waitFor(5, TimeUnit.SECONDS)) {
+          process.descendants().forEach(ProcessHandle::destroyForcibly);
+          process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+        }
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
+        process.descendants().forEach(ProcessHandle::destroyForcibly);
         process.destroyForcibly();
       }
     }

@@ -10,17 +10,39 @@ import java.util.List;
  * {@code balancer}) run the real agent, built by Maven before the suite, with the container's args;
  * {@code trainer} runs the stand-in in e2e/programs (see its README) until the reference trainer
  * exists; any other container sleeps until stopped.
+ *
+ * <p>With {@code -Dballast.e2e.images=DIR} (images/target/test after images/test.sh), the agent runs
+ * from the unpacked agent image instead: its entrypoint, env and user (see {@link UnpackedImage}).
  */
 public final class Programs {
   private final Path dir;
   private final Path agentJar;
+  private final UnpackedImage agentImage;
 
   public Programs(Path root) {
     this.dir = root.resolve("e2e/programs");
     this.agentJar = root.resolve("balancer-sidecar/app/target/quarkus-app/quarkus-run.jar");
+    String images = System.getProperty("ballast.e2e.images", "");
+    try {
+      this.agentImage = images.isEmpty() ? null : UnpackedImage.load(root.resolve(images), "agent");
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
   }
 
-  List<String> commandFor(Pod pod, Container c) {
+  /** The image a container runs from, when it runs from one (its env replaces the host's). */
+  java.util.Optional<UnpackedImage> imageFor(Container c) {
+    return isAgent(c) ? java.util.Optional.ofNullable(agentImage) : java.util.Optional.empty();
+  }
+
+  private static boolean isAgent(Container c) {
+    return c.getName().equals("ballast-sidecar") || c.getName().equals("balancer");
+  }
+
+  List<String> commandFor(Pod pod, Container c, List<Path> binds) throws java.io.IOException {
+    if (isAgent(c) && agentImage != null) {
+      return agentImage.command(c.getArgs(), binds);
+    }
     return switch (c.getName()) {
       case "ballast-sidecar", "balancer" -> agent(c);
       case "trainer" -> python("trainer.py");

@@ -7,12 +7,18 @@ import io.smallrye.config.WithDefault;
 /** Operator configuration (application.properties or BALLAST_* environment variables). */
 @ConfigMapping(prefix = "ballast")
 public interface OperatorConfig {
+  /**
+   * The agent image bin/ballast images builds (images/images.properties; the chart passes the same by
+   * default). ImageNamesTest keeps the three in step.
+   */
+  String AGENT_IMAGE = "ghcr.io/ballast-dev/agent:0.1.0";
+
   /** Image of the sidecar (the Ballast agent in its sidecar role). */
-  @WithDefault("ballast/agent:0.1.0")
+  @WithDefault(AGENT_IMAGE)
   String sidecarImage();
 
   /** Image of the per-job balancer (the Ballast agent in its balancer role). */
-  @WithDefault("ballast/agent:0.1.0")
+  @WithDefault(AGENT_IMAGE)
   String balancerImage();
 
   @WithDefault("" + ProcessEnv.SIDECAR_PORT)

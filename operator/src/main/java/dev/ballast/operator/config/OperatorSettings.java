@@ -12,7 +12,7 @@ public record OperatorSettings(
     int masterPort) {
 
   public static OperatorSettings defaults() {
-    return new OperatorSettings("ballast/agent:0.1.0", "ballast/agent:0.1.0", ProcessEnv.SIDECAR_PORT,
+    return new OperatorSettings(OperatorConfig.AGENT_IMAGE, OperatorConfig.AGENT_IMAGE, ProcessEnv.SIDECAR_PORT,
         ProcessEnv.BALANCER_GRPC_PORT, ProcessEnv.BALANCER_HTTP_PORT, ProcessEnv.MASTER_PORT);
   }
 }

@@ -1,0 +1,206 @@
+#!/usr/bin/env bash
+# Checks the images `bin/ballast images` built (images/target/oci), with real tools and processes:
+#  - crane (go-containerregistry) serves a registry on loopback; each OCI tarball is pushed to it and
+#    keeps its digest; `crane validate` checks every blob; `bin/ballast images --push` (Jib) pushes
+#    the same digests;
+#  - each image's config: the non-root user 65532, the org.opencontainers.image.* labels, the tag from
+#    images/images.properties, an entrypoint that exists in the image, and no shell in the image;
+#  - each image is unpacked (`crane export`) and its entrypoint runs from that root filesystem as the
+#    image's user (unshare: own mount and PID namespaces; nsenter: chroot, uid and gid), with the env
+#    the operator gives it: the balancer (file mode) and a sidecar answer their health endpoints and
+#    the sidecar gets its world from the balancer; the trainer image's Python reports a step to that
+#    sidecar with the Ballast client; the operator, installed by the chart on the running cluster,
+#    uses the chart's ServiceAccount token as a pod would, answers /q/health/ready and takes its Lease.
+# Needs: root (mounts, chroot), `bin/ballast images` run first, a cluster (e2e/cluster/up.sh).
+set -euo pipefail
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/.." && pwd)"
+. "$ROOT/e2e/cluster/env.sh"
+OCI="$HERE/target/oci"
+WORK="$HERE/target/test"
+REL=ballast NS=ballast-images-test
+fail() { echo "FAIL: $*" >&2; exit 1; }
+ok() { echo "ok   $*"; }
+
+[[ "$(id -u)" -eq 0 ]] || fail "needs root: it mounts /proc and /dev into the unpacked images and chroots into them"
+[[ -f "$OCI/digests" ]] || fail "no images in $OCI: run bin/ballast images first"
+command -v crane >/dev/null || fail "crane is missing: run e2e/control-plane/build.sh crane"
+kubectl get --raw /readyz >/dev/null 2>&1 || fail "no cluster at $KUBECONFIG: run e2e/cluster/up.sh"
+helm status "$REL" -n "$NS" >/dev/null 2>&1 && fail "release $REL already installed in $NS; uninstall it first"
+
+PIDS=()
+cleanup() {
+  local p
+  # The image's process first (the PID namespace's init: the rest of the namespace dies with it);
+  # unshare --fork ignores SIGTERM, and its --kill-child does not survive the switch to uid 65532.
+  for p in "${PIDS[@]}"; do
+    kill -KILL $(pgrep -P "$p") "$p" 2>/dev/null || true
+    wait "$p" 2>/dev/null || true   # (no "Killed" notices)
+  done
+  helm uninstall "$REL" -n "$NS" >/dev/null 2>&1 || true
+  kubectl delete namespace "$NS" --wait=false >/dev/null 2>&1 || true
+}
+trap cleanup EXIT
+rm -rf "$WORK"
+mkdir -p "$WORK"
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+wait_http() {  # URL SECONDS LOG
+  local i
+  for i in $(seq 1 "$2"); do
+    curl -sf "$1" >/dev/null 2>&1 && return 0
+    sleep 1
+  done
+  echo "--- last lines of $3:" >&2; tail -40 "$3" >&2
+  return 1
+}
+
+# --- a registry on loopback; the tarballs go in unchanged ---------------------------------------
+REG="127.0.0.1:$(free_port)"
+crane registry serve --address "$REG" >"$WORK/registry.log" 2>&1 &
+PIDS+=($!)
+wait_http "http://$REG/v2/" 20 "$WORK/registry.log" || fail "crane registry did not start"
+TAG="$(sed -n 's/^tag=//p' "$HERE/images.properties")"
+declare -A REF DIGEST
+while read -r name ref digest; do
+  mkdir -p "$WORK/layout/$name"
+  tar -xf "$OCI/$name.tar" -C "$WORK/layout/$name"
+  REF[$name]="$REG/${ref#*/}"   # ghcr.io/ballast-dev/agent:0.1.0 -> 127.0.0.1:PORT/ballast-dev/agent:0.1.0
+  DIGEST[$name]="$digest"
+  pushed="$(crane push --insecure "$WORK/layout/$name" "${REF[$name]}" 2>>"$WORK/registry.log")"
+  [[ "${pushed#*@}" == "$digest" ]] || fail "$name: pushed as ${pushed#*@}, but bin/ballast images reported $digest"
+  crane validate --insecure --remote "${REF[$name]}" >/dev/null || fail "$name: crane validate"
+done <"$OCI/digests"
+[[ ${#REF[@]} -eq 3 ]] || fail "expected 3 images in $OCI/digests, found ${#REF[@]}"
+ok "3 OCI tarballs pushed to a crane registry with the digests bin/ballast images reported; crane validate"
+
+# Jib's own push (bin/ballast images --push) gives the same images as the tarballs.
+"$HERE/build.sh" --no-package --push "$REG/jib" --insecure >"$WORK/jib-push.log" 2>&1 \
+  || { cat "$WORK/jib-push.log" >&2; fail "bin/ballast images --push $REG/jib failed"; }
+for name in operator agent trainer; do
+  got="$(crane digest --insecure "$REG/jib/$name:$TAG")"
+  [[ "$got" == "${DIGEST[$name]}" ]] \
+    || fail "$name: --push gave $got, the tarball ${DIGEST[$name]} (a commit since bin/ballast images changes the revision label)"
+done
+ok "bin/ballast images --push (Jib) to the registry: the tarballs' digests"
+
+# --- configs -------------------------------------------------------------------------------------
+for name in operator agent trainer; do
+  crane config --insecure "${REF[$name]}" >"$WORK/$name.config.json"
+  c="$WORK/$name.config.json"
+  [[ "$(jq -r .config.User "$c")" == 65532:65532 ]] || fail "$name: user $(jq -r .config.User "$c"), want 65532:65532"
+  for l in title description version revision vendor base.name; do
+    [[ -n "$(jq -r --arg l "org.opencontainers.image.$l" '.config.Labels[$l] // empty' "$c")" ]] \
+      || fail "$name: label org.opencontainers.image.$l is missing"
+  done
+  [[ "$(jq -r '.config.Labels["org.opencontainers.image.version"]' "$c")" == "$TAG" ]] || fail "$name: version label is not $TAG"
+  mkdir -p "$WORK/root/$name"
+  crane export --insecure "${REF[$name]}" - | tar -x --warning=no-unknown-keyword -C "$WORK/root/$name"
+  r="$WORK/root/$name"
+  for sh in bin/sh bin/bash bin/dash usr/bin/sh usr/bin/bash usr/bin/dash bin/busybox; do
+    [[ ! -e "$r/$sh" && ! -L "$r/$sh" ]] || fail "$name: the image has a shell ($sh)"
+  done
+  entry="$(jq -r '.config.Entrypoint[0]' "$c")"
+  [[ -x "$r$entry" ]] || fail "$name: entrypoint $entry is not an executable in the image"
+  [[ "$(stat -c %u:%g "$r/home/nonroot")" == 65532:65532 ]] || fail "$name: /home/nonroot is not the user's"
+  [[ "$(stat -c %a "$r/tmp")" == 1777 ]] || fail "$name: /tmp is not 1777"
+done
+ok "configs: user 65532:65532, OCI labels (version $TAG), entrypoints present, no shell; unpacked with crane export"
+
+# --- run entrypoints from the unpacked roots -----------------------------------------------------
+# start NAME LOG [VAR=VALUE...] -- [ARG...]: the image's entrypoint and env, plus VARs and ARGs, in its
+# root, as its user, in new mount and PID namespaces (the host's network: the test reaches it on loopback).
+start() {
+  local name="$1" log="$2" c="$WORK/$1.config.json" r="$WORK/root/$1"
+  shift 2
+  local env=() entry=()
+  mapfile -t env < <(jq -r '.config.Env[]' "$c")
+  while [[ $# -gt 0 && "$1" != -- ]]; do env+=("$1"); shift; done
+  [[ $# -gt 0 ]] && shift
+  mapfile -t entry < <(jq -r '.config.Entrypoint[]' "$c")
+  local user wd
+  user="$(jq -r .config.User "$c")" wd="$(jq -r '.config.WorkingDir // "/"' "$c")"
+  mkdir -p "$r/proc" "$r/dev"
+  unshare --mount --pid --fork --kill-child --propagation private -- \
+    /usr/bin/env -i "${env[@]}" /bin/bash -c \
+    'mount -t proc proc "$0/proc" && mount --rbind /dev "$0/dev" && exec /usr/bin/nsenter --root="$0" --wd="$0$1" -S "$2" -G "$3" -- "${@:4}"' \
+    "$r" "$wd" "${user%:*}" "${user#*:}" "${entry[@]}" "$@" >"$log" 2>&1 &
+  PIDS+=($!)
+}
+
+JOB=imgjob TOKEN=image-test-token
+GRPC="$(free_port)" BHTTP="$(free_port)" SIDECAR="$(free_port)"
+mkdir -p "$WORK/root/agent/run/ballast"
+cat >"$WORK/root/agent/run/ballast/world.json" <<EOF
+{"job": "$JOB", "namespace": "default", "generation": 1, "gpusPerWorker": 2, "nodes": [
+ {"index": 0, "pod": "$JOB-worker-0", "nodeRank": 0, "node": "n0", "domain": "d0", "rack": "r0"}]}
+EOF
+cat >"$WORK/root/agent/run/ballast/spec.json" <<'EOF'
+{"model": {"moeLayers": 2, "experts": 8, "topK": 2}, "parallelism": {"expert": 2, "pipeline": 1}, "gpusPerWorker": 2,
+ "balancer": {"mode": "replicate", "planner": "ballast", "redundantSlotsPerGpu": 1, "replanEverySteps": 3}}
+EOF
+chown -R 65532:65532 "$WORK/root/agent/run/ballast"
+common=(BALLAST_JOB="$JOB" BALLAST_NAMESPACE=default BALLAST_TOKEN="$TOKEN" BALLAST_BIND_ADDRESS=127.0.0.1)
+start agent "$WORK/balancer.log" "${common[@]}" BALLAST_ROLE=balancer BALLAST_GRPC_PORT="$GRPC" BALLAST_HTTP_PORT="$BHTTP" \
+  BALLAST_WORLD_FILE=/run/ballast/world.json BALLAST_SPEC_FILE=/run/ballast/spec.json \
+  BALLAST_STATUS_FILE=/run/ballast/status.json -- balancer
+start agent "$WORK/sidecar.log" "${common[@]}" BALLAST_ROLE=sidecar BALLAST_POD_INDEX=0 BALLAST_GPUS_PER_WORKER=2 \
+  BALLAST_POD_NAME="$JOB-worker-0" BALLAST_SIDECAR_PORT="$SIDECAR" BALLAST_BALANCER_ADDRESS="127.0.0.1:$GRPC" -- sidecar
+wait_http "http://127.0.0.1:$BHTTP/q/health/ready" 90 "$WORK/balancer.log" || fail "the balancer (agent image) is not ready"
+ok "agent image, balancer role: /q/health/ready answers 200"
+wait_http "http://127.0.0.1:$SIDECAR/healthz" 90 "$WORK/sidecar.log" || fail "the sidecar (agent image) is not healthy"
+ok "agent image, sidecar role: /healthz answers 200"
+for p in "${PIDS[@]:1}"; do   # the two unshare processes; each one's child is the image's entrypoint
+  child="$(pgrep -P "$p")" || fail "an agent process is gone"
+  ids="$(awk '/^Uid:|^Gid:/{printf "%s ", $2} /^Groups:/{printf "[%s]", $2}' "/proc/$child/status")"
+  [[ "$ids" == "65532 65532 []" ]] || fail "an agent process runs as uid gid [groups] $ids, want 65532 65532 []"
+  [[ "$(readlink "/proc/$child/root")" == "$WORK/root/agent" ]] || fail "an agent process is not chrooted into the image"
+done
+ok "agent processes run as uid 65532, gid 65532, no supplementary groups, rooted in the unpacked image"
+
+start trainer "$WORK/trainer.log" BALLAST_SIDECAR_URL="http://127.0.0.1:$SIDECAR" -- -c '
+import os, time
+from ballast_client import SidecarClient
+sidecar = SidecarClient()
+deadline = time.time() + 60
+while not sidecar.world().get("nodes"):          # the world comes from the balancer over gRPC
+    if time.time() > deadline:
+        raise SystemExit("the sidecar has no world from the balancer")
+    time.sleep(0.5)
+sidecar.send_report_now(1, 0, 0, [[3, 1, 0, 0, 2, 0, 1, 1], [0, 2, 2, 0, 1, 1, 1, 1]])
+print("trainer image: uid", os.getuid(), "reported step 0 to the sidecar")
+'
+trainer_pid="${PIDS[-1]}"
+wait "$trainer_pid" || { cat "$WORK/trainer.log" >&2; fail "the trainer image's client could not report to the sidecar"; }
+grep -q "uid 65532 reported step 0" "$WORK/trainer.log" || { cat "$WORK/trainer.log" >&2; fail "trainer image: unexpected output"; }
+ok "trainer image: python3 with ballast_client, as uid 65532, got the world and reported a step to the sidecar"
+
+# --- the operator, as the chart's ServiceAccount ----------------------------------------------------
+helm install "$REL" "$ROOT/charts/ballast" -n "$NS" --create-namespace >/dev/null || fail "helm install"
+sa="$WORK/root/operator/var/run/secrets/kubernetes.io/serviceaccount"
+mkdir -p "$sa"
+kubectl -n "$NS" create token "$REL" --duration=10m >"$sa/token"
+echo -n "$NS" >"$sa/namespace"
+kubectl config view --raw --minify -o jsonpath='{.clusters[0].cluster.certificate-authority-data}' | base64 -d >"$sa/ca.crt"
+if [[ ! -s "$sa/ca.crt" ]]; then
+  cp "$(kubectl config view --raw --minify -o jsonpath='{.clusters[0].cluster.certificate-authority}')" "$sa/ca.crt"
+fi
+server="$(kubectl config view --minify -o jsonpath='{.clusters[0].cluster.server}')"   # https://127.0.0.1:PORT
+hostport="${server#https://}"
+OPHTTP="$(free_port)"
+# The chart's Deployment env (charts/ballast/templates/deployment.yaml), with the pod's values filled in.
+start operator "$WORK/operator.log" KUBERNETES_SERVICE_HOST="${hostport%:*}" KUBERNETES_SERVICE_PORT="${hostport##*:}" \
+  POD_NAMESPACE="$NS" POD_NAME="$REL-image-test" QUARKUS_HTTP_PORT="$OPHTTP" QUARKUS_LOG_LEVEL=INFO \
+  BALLAST_SIDECAR_IMAGE="$(helm get manifest "$REL" -n "$NS" | sed -n '/BALLAST_SIDECAR_IMAGE/{n;s/.*value: "\(.*\)"/\1/p}')" \
+  BALLAST_BALANCER_IMAGE="$(helm get manifest "$REL" -n "$NS" | sed -n '/BALLAST_BALANCER_IMAGE/{n;s/.*value: "\(.*\)"/\1/p}')" --
+wait_http "http://127.0.0.1:$OPHTTP/q/health/ready" 120 "$WORK/operator.log" || fail "the operator (operator image) is not ready"
+ok "operator image: /q/health/ready answers 200 (in-cluster config: the chart's ServiceAccount token)"
+# No other operator runs (the chart's own pod is simulated by KWOK), so a holder is the image's operator.
+holder=""
+for _ in $(seq 1 30); do
+  holder="$(kubectl -n "$NS" get lease ballast-operator -o jsonpath='{.spec.holderIdentity}' 2>/dev/null || true)"
+  [[ -n "$holder" ]] && break
+  sleep 1
+done
+[[ -n "$holder" ]] || fail "the operator did not take the Lease ballast-operator in $NS"
+ok "operator image: took the Lease ballast-operator in $NS (holder $holder)"
+echo "PASS"
