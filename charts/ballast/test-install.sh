@@ -40,7 +40,7 @@ can() { kubectl auth can-i "$@" --as="$SA" 2>/dev/null || true; }
 for check in "yes:list trainingjobs.ballast.dev -A" "yes:patch trainingjobs.ballast.dev --subresource=status -n $JOBNS" \
              "yes:update trainingjobs.ballast.dev --subresource=finalizers -n $JOBNS" "yes:create pods -n $JOBNS" \
              "yes:delete services -n $JOBNS" "yes:watch nodes" "yes:create rolebindings -n $JOBNS" \
-             "yes:create events.events.k8s.io -n $JOBNS" "yes:update leases.coordination.k8s.io -n $NS" \
+             "yes:create events.events.k8s.io -n $JOBNS" "yes:update leases.coordination.k8s.io -n $NS" "yes:patch leases.coordination.k8s.io -n $NS" \
              "no:update leases.coordination.k8s.io -n $JOBNS" "no:delete nodes" "yes:delete trainingjobs.ballast.dev -n $JOBNS" "no:update trainingjobs.ballast.dev -n $JOBNS" \
              "no:create clusterrolebindings" "no:create customresourcedefinitions.apiextensions.k8s.io" \
              "no:bind clusterroles/cluster-admin" "yes:bind clusterroles/ballast-balancer"; do

@@ -89,7 +89,8 @@ public final class ProcessKubelet implements AutoCloseable {
 
   private void handle(Pod pod) {
     String key = key(pod);
-    if (downNodes.contains(pod.getSpec().getNodeName())) return;
+    String node = pod.getSpec().getNodeName();
+    if (node != null && downNodes.contains(node)) return;
     try {
       if (pod.getMetadata().getDeletionTimestamp() != null) {
         stop(key);

@@ -54,7 +54,15 @@ final class ServiceProxy implements AutoCloseable {
           in.close(); // no ready endpoint: the connection is refused, as with an empty Endpoints object
           continue;
         }
-        Socket out = new Socket(backend, targetPort);
+        Socket out;
+        try {
+          out = new Socket(backend, targetPort);
+        } catch (IOException e) {
+          // the pod runs but does not listen yet (a JVM starting): refuse, as kube-proxy's reset would,
+          // instead of leaving the client on a connection that never answers
+          in.close();
+          throw e;
+        }
         pipe(in, out);
         pipe(out, in);
       } catch (IOException e) {

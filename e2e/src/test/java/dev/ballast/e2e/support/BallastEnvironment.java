@@ -84,6 +84,7 @@ public final class BallastEnvironment implements AutoCloseable {
    */
   public BallastEnvironment start() throws IOException {
     Files.createDirectories(logs);
+    Files.deleteIfExists(logs.resolve("operator.log")); // each start of the operator appends to it
     step("building the control plane (cached after the first run) and starting cluster '" + cluster + "'",
         () -> script(Duration.ofMinutes(60), "e2e/cluster/up.sh"));
     admin = new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(Files.readString(kubeconfig()))).build();
