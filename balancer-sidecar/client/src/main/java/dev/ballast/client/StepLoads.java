@@ -6,12 +6,12 @@ import dev.ballast.contracts.plan.PlanVersion;
  * One GPU's token counts for one optimizer step: {@code counts[i][e]} for layer {@code firstLayer + i} and expert e.
  * {@code adopted} is the plan the rank used for this step (null: the static layout).
  */
-public record LoadReport(long worldGeneration, long step, int gpuRank, int firstLayer, long[][] counts,
+public record StepLoads(long worldGeneration, long step, int gpuRank, int firstLayer, long[][] counts,
                          PlanVersion adopted) {
     /** The sidecar's limit (docs/protocol.md, "Limits"); refused at the caller so no buffer grows past it. */
     public static final int MAX_COUNTS = 65_536;
 
-    public LoadReport {
+    public StepLoads {
         check(worldGeneration, step, gpuRank, firstLayer, counts);
     }
 
@@ -54,11 +54,11 @@ public record LoadReport(long worldGeneration, long step, int gpuRank, int first
     }
 
     /** A deep copy, so the caller may reuse its arrays after handing the report on. */
-    public LoadReport copy() {
+    public StepLoads copy() {
         long[][] c = new long[counts.length][];
         for (int i = 0; i < c.length; i++) {
             c[i] = counts[i].clone();
         }
-        return new LoadReport(worldGeneration, step, gpuRank, firstLayer, c, adopted);
+        return new StepLoads(worldGeneration, step, gpuRank, firstLayer, c, adopted);
     }
 }

@@ -7,7 +7,7 @@ import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.Required;
 
 /** How a world's GPUs are split into expert-parallel groups and pipeline stages. */
-public class Parallelism {
+public class ParallelismSpec {
   @Required
   @Min(1)
   @Max(4096)
@@ -20,9 +20,9 @@ public class Parallelism {
   @JsonPropertyDescription("Pipeline stages; each stage's MoE layers are balanced over that stage's GPUs.")
   public Integer pipeline = 1;
 
-  public Parallelism() {}
+  public ParallelismSpec() {}
 
-  public Parallelism(int expert, int pipeline) {
+  public ParallelismSpec(int expert, int pipeline) {
     this.expert = expert;
     this.pipeline = pipeline;
   }

@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.Optional;
 
 /** What admission reads of the cluster: nodes, the unfinished pods on them, and whether a pod is known yet. */
-public interface ClusterView {
+public interface AdmissionView {
   List<Node> nodes();
 
   /** Unfinished pods bound or promised to any of {@code nodeNames}. */
