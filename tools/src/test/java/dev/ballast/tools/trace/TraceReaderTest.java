@@ -77,7 +77,7 @@ class TraceReaderTest {
     @Test
     void readsTheVendoredOlmoeTrace() throws IOException {
         // the repository's traces/ folder, from this module's directory (where Maven runs its tests)
-        Path p = Path.of("../../traces/olmoe-1b-7b-domains.jsonl");
+        Path p = Path.of("../traces/olmoe-1b-7b-domains.jsonl");
         assertThat(p).as("the vendored trace").isRegularFile();
         MemoryTrace t = TraceReader.read(p);
         assertThat(t.header().experts()).isEqualTo(64);
