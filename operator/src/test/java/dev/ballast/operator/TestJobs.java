@@ -1,7 +1,7 @@
 package dev.ballast.operator;
 
 import dev.ballast.operator.api.ModelShape;
-import dev.ballast.operator.api.Parallelism;
+import dev.ballast.operator.api.ParallelismSpec;
 import dev.ballast.operator.api.TrainingJob;
 import dev.ballast.operator.api.TrainingJobSpec;
 import dev.ballast.operator.api.Workers;
@@ -29,7 +29,7 @@ public final class TestJobs {
         .build();
     spec.workers = new Workers(min, max);
     spec.gpusPerWorker = gpusPerWorker;
-    spec.parallelism = new Parallelism(Math.min(8, gpusPerWorker * min), 1);
+    spec.parallelism = new ParallelismSpec(Math.min(8, gpusPerWorker * min), 1);
     spec.model = new ModelShape(16, 64, 8);
     job.setSpec(spec);
     return job;

@@ -72,7 +72,7 @@ public final class HttpSidecarClient implements SidecarApi, AutoCloseable {
     }
 
     @Override
-    public void report(LoadReport report) {
+    public void report(StepLoads report) {
         report(report.worldGeneration(), report.step(), report.gpuRank(), report.firstLayer(), report.counts(),
                 report.adopted());
     }
@@ -80,11 +80,11 @@ public final class HttpSidecarClient implements SidecarApi, AutoCloseable {
     /**
      * Queues one GPU's counts for one step ({@code counts[i][e]}: layer {@code firstLayer + i}, expert e); the caller
      * may reuse {@code counts} as soon as this returns. Bad input (a negative count, ragged rows, a negative field,
-     * more than {@link LoadReport#MAX_COUNTS} counts) throws IllegalArgumentException naming it, and nothing is queued.
+     * more than {@link StepLoads#MAX_COUNTS} counts) throws IllegalArgumentException naming it, and nothing is queued.
      */
     @Override
     public void report(long worldGeneration, long step, int gpuRank, int firstLayer, long[][] counts, PlanVersion adopted) {
-        int experts = LoadReport.check(worldGeneration, step, gpuRank, firstLayer, counts);
+        int experts = StepLoads.check(worldGeneration, step, gpuRank, firstLayer, counts);
         ring.offer(worldGeneration, step, gpuRank, firstLayer, counts, experts, adopted);
     }
 

@@ -20,7 +20,7 @@ public final class ReportJson {
     private ReportJson() {
     }
 
-    public static String encode(LoadReport r) {
+    public static String encode(StepLoads r) {
         FlatReport f = new FlatReport();
         f.fill(r.worldGeneration(), r.step(), r.gpuRank(), r.firstLayer(), r.counts(), r.counts()[0].length, r.adopted());
         AsciiBuffer out = new AsciiBuffer();

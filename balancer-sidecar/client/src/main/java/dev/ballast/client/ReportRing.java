@@ -81,7 +81,7 @@ final class ReportRing {
         top = capacity; // buffer capacity - 1 on top, tag 0
     }
 
-    /** Enqueues a checked report ({@link LoadReport#check}); never waits for another thread. */
+    /** Enqueues a checked report ({@link StepLoads#check}); never waits for another thread. */
     void offer(long worldGeneration, long step, int gpuRank, int firstLayer, long[][] rows, int experts, PlanVersion adopted) {
         int b = popFree();
         if (b < 0) {

@@ -44,13 +44,13 @@ class HttpSidecarClientTest {
 
     @Test
     void sendsTheSameBodyAsReportJsonInOrderAcrossShapeChanges() {
-        List<LoadReport> reports = List.of(
-                new LoadReport(1, 0, 3, 0, new long[][] {{1, 2, 3}, {4, 5, 6}}, null),
-                new LoadReport(1, 1, 3, 0, ReportRingTest.counts(3, 1, 60, 64), new PlanVersion(1, 4)),
-                new LoadReport(2, 2, 3, 5, new long[][] {{0}, {1L << 48}}, new PlanVersion(2, 0)),
-                new LoadReport(2, 3, 3, 0, ReportRingTest.counts(3, 3, 60, 64), null));
+        List<StepLoads> reports = List.of(
+                new StepLoads(1, 0, 3, 0, new long[][] {{1, 2, 3}, {4, 5, 6}}, null),
+                new StepLoads(1, 1, 3, 0, ReportRingTest.counts(3, 1, 60, 64), new PlanVersion(1, 4)),
+                new StepLoads(2, 2, 3, 5, new long[][] {{0}, {1L << 48}}, new PlanVersion(2, 0)),
+                new StepLoads(2, 3, 3, 0, ReportRingTest.counts(3, 3, 60, 64), null));
         try (HttpSidecarClient c = new HttpSidecarClient(url)) {
-            for (LoadReport r : reports) {
+            for (StepLoads r : reports) {
                 c.report(r.worldGeneration(), r.step(), r.gpuRank(), r.firstLayer(), r.counts(), r.adopted());
             }
             await(() -> c.sentReports() == reports.size());

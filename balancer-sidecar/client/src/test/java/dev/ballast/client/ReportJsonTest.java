@@ -12,7 +12,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class ReportJsonTest {
     @Test
     void encodesTheTrainerApiBody() {
-        LoadReport r = new LoadReport(3, 120, 5, 0, new long[][] {{1, 2}, {3, 0}}, new dev.ballast.contracts.plan.PlanVersion(3, 7));
+        StepLoads r = new StepLoads(3, 120, 5, 0, new long[][] {{1, 2}, {3, 0}}, new dev.ballast.contracts.plan.PlanVersion(3, 7));
         @SuppressWarnings("unchecked")
         Map<String, Object> m = (Map<String, Object>) Json.parse(ReportJson.encode(r));
         assertThat(m).containsEntry("worldGeneration", 3L).containsEntry("step", 120L).containsEntry("gpuRank", 5L)
@@ -34,13 +34,13 @@ class ReportJsonTest {
             }
             dev.ballast.contracts.plan.PlanVersion adopted = rnd.nextBoolean() ? null
                     : new dev.ballast.contracts.plan.PlanVersion(rnd.nextInt(1000), rnd.nextLong() >>> 1);
-            LoadReport r = new LoadReport(rnd.nextLong() >>> 1, rnd.nextInt(1 << 30), rnd.nextInt(4096), rnd.nextInt(100), c, adopted);
+            StepLoads r = new StepLoads(rnd.nextLong() >>> 1, rnd.nextInt(1 << 30), rnd.nextInt(4096), rnd.nextInt(100), c, adopted);
             assertThat(ReportJson.encode(r)).isEqualTo(reference(r));
         }
     }
 
     /** The body as the client wrote it before the byte encoder (StringBuilder and Long.toString). */
-    private static String reference(LoadReport r) {
+    private static String reference(StepLoads r) {
         StringBuilder sb = new StringBuilder("{\"worldGeneration\":").append(r.worldGeneration())
                 .append(",\"step\":").append(r.step()).append(",\"gpuRank\":").append(r.gpuRank())
                 .append(",\"firstLayer\":").append(r.firstLayer());
@@ -60,7 +60,7 @@ class ReportJsonTest {
 
     @Test
     void refusesRaggedOrNegativeCountsAtTheCaller() {
-        assertThatThrownBy(() -> new LoadReport(1, 1, 0, 0, new long[][] {{1, 2}, {3}}, null)).hasMessageContaining("layer 1 has 1 counts");
-        assertThatThrownBy(() -> new LoadReport(1, 1, 0, 0, new long[][] {{1, -2}}, null)).hasMessageContaining("negative");
+        assertThatThrownBy(() -> new StepLoads(1, 1, 0, 0, new long[][] {{1, 2}, {3}}, null)).hasMessageContaining("layer 1 has 1 counts");
+        assertThatThrownBy(() -> new StepLoads(1, 1, 0, 0, new long[][] {{1, -2}}, null)).hasMessageContaining("negative");
     }
 }

@@ -6,7 +6,7 @@ import dev.ballast.operator.config.OperatorSettings;
 import dev.ballast.operator.desired.WorkerPods;
 import dev.ballast.operator.observe.ClusterCache;
 import dev.ballast.operator.observe.ClusterCapacity;
-import dev.ballast.operator.observe.ClusterView;
+import dev.ballast.operator.observe.AdmissionView;
 import dev.ballast.operator.placement.GangPlacer;
 import dev.ballast.operator.placement.GangRequest;
 import dev.ballast.operator.placement.Placement;
@@ -41,7 +41,7 @@ public class GangAdmission {
   private final KubernetesClient client;
   private final OperatorSettings settings;
   private final Reservations reservations = new Reservations();
-  private final ClusterView view;
+  private final AdmissionView view;
 
   public GangAdmission(KubernetesClient client, OperatorSettings settings) {
     this.client = client;
@@ -50,7 +50,7 @@ public class GangAdmission {
   }
 
   /** Reading the cluster from {@code view} (tests: a cache that lags as long as they like). */
-  GangAdmission(KubernetesClient client, OperatorSettings settings, ClusterView view) {
+  GangAdmission(KubernetesClient client, OperatorSettings settings, AdmissionView view) {
     this.client = client;
     this.settings = settings;
     this.view = view;

@@ -12,7 +12,7 @@ import io.fabric8.kubernetes.client.utils.Serialization;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class CommittedSpec {
   @JsonPropertyDescription("spec.parallelism when the world was committed.")
-  public Parallelism parallelism;
+  public ParallelismSpec parallelism;
 
   @JsonPropertyDescription("spec.model when the world was committed.")
   public ModelShape model;

@@ -109,7 +109,7 @@ public class TrainingJobSpec {
   @ValidationRule(value = "self == oldSelf",
       message = "parallelism is immutable: the checkpoint's expert and pipeline sharding depend on it; create a new TrainingJob to change it")
   @JsonPropertyDescription("Immutable. How the GPUs of a world are split: expert-parallel group size and pipeline stages; the rest is data-parallel.")
-  public Parallelism parallelism;
+  public ParallelismSpec parallelism;
 
   @Required
   @ValidationRule(value = "self == oldSelf",

@@ -18,7 +18,7 @@ import java.util.function.Consumer;
  * or a gated Ballast worker promised there). Started on first use; that call blocks until both caches
  * have listed the cluster, so an operator that just started sees every promise already made.
  */
-public final class ClusterCache implements ClusterView, AutoCloseable {
+public final class ClusterCache implements AdmissionView, AutoCloseable {
   static final String BY_NODE = "node";
 
   private final KubernetesClient client;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.ballast.operator.TestJobs;
 import dev.ballast.operator.api.TrainingJob;
 import dev.ballast.operator.config.OperatorSettings;
-import dev.ballast.operator.observe.ClusterView;
+import dev.ballast.operator.observe.AdmissionView;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -27,7 +27,7 @@ class GangAdmissionTest {
   KubernetesClient client;
 
   /** A view that shows exactly the pods the test hands it. */
-  static final class LaggingView implements ClusterView {
+  static final class LaggingView implements AdmissionView {
     final List<Node> nodes = new ArrayList<>();
     final List<Pod> pods = new ArrayList<>();
 

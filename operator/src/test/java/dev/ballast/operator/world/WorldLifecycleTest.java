@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ballast.operator.TestJobs;
 import dev.ballast.operator.api.BalancerStatusSchema;
-import dev.ballast.operator.api.Parallelism;
+import dev.ballast.operator.api.ParallelismSpec;
 import dev.ballast.operator.api.RecoverySpec;
 import dev.ballast.operator.api.TrainingJob;
 import dev.ballast.operator.api.TrainingJobStatus.Phase;
@@ -328,7 +328,7 @@ class WorldLifecycleTest {
 
   @Test
   void everyWorldHoldsWholeExpertTimesPipelineGroups() {
-    job.getSpec().parallelism = new Parallelism(8, 2); // 16 GPUs per group: an even number of workers
+    job.getSpec().parallelism = new ParallelismSpec(8, 2); // 16 GPUs per group: an even number of workers
     job.getSpec().workers.max = 6;
     sim.nodes("n0", "n1", "n2");
     runWorld();

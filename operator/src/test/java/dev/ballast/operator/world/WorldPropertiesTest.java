@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.fail;
 
 import dev.ballast.operator.TestJobs;
 import dev.ballast.operator.admission.WorldSizes;
-import dev.ballast.operator.api.Parallelism;
+import dev.ballast.operator.api.ParallelismSpec;
 import dev.ballast.operator.api.TrainingJob;
 import dev.ballast.operator.api.TrainingJobStatus.Phase;
 import dev.ballast.operator.desired.WorkerPods;
@@ -64,7 +64,7 @@ class WorldPropertiesTest {
     TrainingJob a = TestJobs.job("a", 1 + rnd.nextInt(2), 2 + rnd.nextInt(4), 8);
     TrainingJob b = TestJobs.job("b", 1 + rnd.nextInt(3), 3 + rnd.nextInt(3), 8);
     if (rnd.nextBoolean()) {
-      a.getSpec().parallelism = new Parallelism(8, 2); // whole groups of two workers
+      a.getSpec().parallelism = new ParallelismSpec(8, 2); // whole groups of two workers
       a.getSpec().workers.min = 2;
       a.getSpec().workers.max = 4;
     }

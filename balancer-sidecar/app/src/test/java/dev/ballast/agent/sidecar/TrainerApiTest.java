@@ -9,7 +9,7 @@ import dev.ballast.agent.sim.TestWorlds;
 import dev.ballast.agent.wire.Protocol;
 import dev.ballast.client.HttpSidecarClient;
 import dev.ballast.client.InProcessAllReduce;
-import dev.ballast.client.LoadReport;
+import dev.ballast.client.StepLoads;
 import dev.ballast.client.PlanAdopter;
 import dev.ballast.contracts.plan.PlanHeads;
 import dev.ballast.contracts.plan.PlanVersion;
@@ -84,8 +84,8 @@ class TrainerApiTest {
             assertThat(a.atStepBoundary(2)).isNull();
             assertThat(a.atStepBoundary(3)).isEqualTo(p1);
 
-            c.report(new LoadReport(1, 3, 1, 0, new long[][] {{1, 2, 3, 4}, {5, 6, 7, 8}}, a.currentVersion()));
-            c.report(new LoadReport(1, 3, 7, 0, new long[][] {{1, 2, 3, 4}, {5, 6, 7, 8}}, null)); // rank of another pod
+            c.report(new StepLoads(1, 3, 1, 0, new long[][] {{1, 2, 3, 4}, {5, 6, 7, 8}}, a.currentVersion()));
+            c.report(new StepLoads(1, 3, 7, 0, new long[][] {{1, 2, 3, 4}, {5, 6, 7, 8}}, null)); // rank of another pod
             await().atMost(10, TimeUnit.SECONDS).until(() -> c.sentReports() + c.refusedReports() == 2);
             assertThat(c.sentReports()).isEqualTo(1);
             assertThat(c.lastError()).contains("gpuRank 7 is not a rank of this pod");

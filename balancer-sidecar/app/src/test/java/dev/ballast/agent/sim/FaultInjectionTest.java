@@ -10,7 +10,7 @@ import dev.ballast.agent.sidecar.SidecarCore;
 import dev.ballast.agent.sidecar.SidecarIdentity;
 import dev.ballast.agent.wire.BadReportException;
 import dev.ballast.client.InProcessAllReduce;
-import dev.ballast.client.LoadReport;
+import dev.ballast.client.StepLoads;
 import dev.ballast.client.PlanAdopter;
 import dev.ballast.client.ReportJson;
 import dev.ballast.client.SidecarApi;
@@ -144,7 +144,7 @@ class FaultInjectionTest {
         Pod pod;
 
         @Override
-        public void report(LoadReport report) {
+        public void report(StepLoads report) {
             try {
                 pod.core.acceptReport(ReportJson.encode(report));
             } catch (BadReportException e) {
@@ -324,7 +324,7 @@ class FaultInjectionTest {
                 previous[r] = v;
             }
             for (int r = 0; r < RANKS; r++) {
-                rankSidecars[r].report(new LoadReport(generation, step, r, 0, counts(r, step), adopters[r].currentVersion()));
+                rankSidecars[r].report(new StepLoads(generation, step, r, 0, counts(r, step), adopters[r].currentVersion()));
             }
 
             // After the faults: every newly published plan (or a newer one) is adopted within CATCH_UP_STEPS.

@@ -1,5 +1,6 @@
 package dev.ballast.planner.ballast;
 
+import dev.ballast.planner.Fixtures;
 import dev.ballast.planner.model.GroupTopology;
 import dev.ballast.planner.model.LayerPlacement;
 import dev.ballast.planner.model.Mode;
@@ -7,10 +8,9 @@ import dev.ballast.planner.model.MoeShape;
 import dev.ballast.planner.model.Parallelism;
 import dev.ballast.planner.model.Topology;
 import dev.ballast.planner.planners.PlanningContext;
-import dev.ballast.planner.synth.Scenarios;
-import dev.ballast.planner.synth.SyntheticTrace;
-import dev.ballast.planner.load.SourceMapping;
 import org.junit.jupiter.api.Test;
+
+import java.util.SplittableRandom;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -19,16 +19,17 @@ class LocalPicksTest {
 
     @Test
     void replayedLocalPicksGiveTheSamePlacementAsPickingAgain() {
-        SyntheticTrace t = new SyntheticTrace(Scenarios.byName("zipf-top8"));
+        int layers = 16;
+        SplittableRandom r = new SplittableRandom(8);
         Topology topo = Topology.parse("nodes=8,gpusPerNode=8,racks=2");
-        MoeShape shape = MoeShape.forModel(t.header().model(), t.header().layers(), 256, 8);
+        MoeShape shape = MoeShape.forModel("olmoe", layers, 256, 8);
         Parallelism par = Parallelism.resolve(64, 256, null, 1);
         PlanningContext ctx = new PlanningContext(topo, par, shape, Mode.REPLICATE, 2, 50);
         GroupTopology gt = ctx.group(0, 0);
         int slots = ctx.redundantSlots() * par.ep();
         int replayed = 0;
-        for (int layer = 0; layer < t.header().layers(); layer++) {
-            long[] counts = SourceMapping.toGpus(t.counts(5), par, 256, 8192L * 64).counts(layer, 0);
+        for (int layer = 0; layer < layers; layer++) {
+            long[] counts = Fixtures.counts(r, par.ep(), 256, 8192 * 8);
             LayerDemand d = LayerDemand.of(gt, counts, 256);
             LocalPicks picks = new LocalPicks(slots / 2);
             LayerPlacement half = LocalShareCandidates.shed(ctx, gt, d, slots / 2, picks);

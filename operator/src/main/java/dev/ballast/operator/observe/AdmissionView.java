@@ -1,0 +1,18 @@
+package dev.ballast.operator.observe;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+
+/** What admission reads of the cluster: nodes, the unfinished pods on them, and whether a pod is known yet. */
+public interface AdmissionView {
+  List<Node> nodes();
+
+  /** Unfinished pods bound or promised to any of {@code nodeNames}. */
+  List<Pod> podsOn(Collection<String> nodeNames);
+
+  /** The uid of the pod this view holds under that name, if any. */
+  Optional<String> cachedUid(String namespace, String name);
+}

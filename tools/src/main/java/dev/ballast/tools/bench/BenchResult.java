@@ -1,0 +1,38 @@
+package dev.ballast.tools.bench;
+
+import dev.ballast.contracts.json.JsonWriter;
+
+/**
+ * One (trace, topology, planner) evaluation. Byte figures are per training step for the whole model (all layers and
+ * EP groups); {@code paramBytesMoved} is the mean placement change per re-plan after the first plan (the first plan,
+ * made from the static layout, when it is the only one).
+ */
+public record BenchResult(String trace, String planner, String topology, String parallelism, String mode, String balancerMode,
+                          int scoredSteps, int replans, double fractionOfIdeal, double imbalance, double imbalanceWorst,
+                          double interNodeBytes, double interNodeTokenBytes, double interNodeParamBytes,
+                          double paramBytesPerStep, double paramBytesMoved, double planMillisMedian, double planMillisP99,
+                          double peakExpertMemoryBytes) {
+    public void write(JsonWriter w) {
+        w.beginObject()
+                .field("trace", trace)
+                .field("planner", planner)
+                .field("topology", topology)
+                .field("parallelism", parallelism)
+                .field("mode", mode)
+                .field("balancerMode", balancerMode)
+                .field("scoredSteps", scoredSteps)
+                .field("replans", replans)
+                .field("fractionOfIdeal", fractionOfIdeal)
+                .field("imbalance", imbalance)
+                .field("imbalanceWorst", imbalanceWorst)
+                .field("interNodeBytes", interNodeBytes)
+                .field("interNodeTokenBytes", interNodeTokenBytes)
+                .field("interNodeParamBytes", interNodeParamBytes)
+                .field("paramBytesPerStep", paramBytesPerStep)
+                .field("paramBytesMoved", paramBytesMoved)
+                .field("planMillisMedian", planMillisMedian)
+                .field("planMillisP99", planMillisP99)
+                .field("peakExpertMemoryBytes", peakExpertMemoryBytes)
+                .endObject();
+    }
+}

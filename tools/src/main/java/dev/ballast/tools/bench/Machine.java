@@ -1,0 +1,24 @@
+package dev.ballast.tools.bench;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/** The machine a bench ran on: CPUs, CPU model (from /proc/cpuinfo) and JDK. */
+record Machine(int cpus, String cpuModel, String jdk) {
+    static Machine current() {
+        String model = "unknown CPU";
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/cpuinfo"))) {
+                if (line.startsWith("model name")) {
+                    model = line.substring(line.indexOf(':') + 1).trim();
+                    break;
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // Not Linux: keep "unknown CPU".
+        }
+        return new Machine(Runtime.getRuntime().availableProcessors(), model,
+                System.getProperty("java.vm.name") + " " + System.getProperty("java.version"));
+    }
+}
