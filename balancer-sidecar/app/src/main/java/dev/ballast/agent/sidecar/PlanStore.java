@@ -24,7 +24,7 @@ public final class PlanStore {
     /** Most plans a sidecar keeps; beyond it the oldest is dropped (which can only delay adoption). */
     public static final int DEFAULT_CAPACITY = 32;
 
-    private record Entry(Plan plan, byte[] payload, PlanVersion previous, boolean chainStart) {
+    private record Entry(Plan plan, PlanVersion previous, boolean chainStart) {
     }
 
     private final int capacity;
@@ -44,7 +44,7 @@ public final class PlanStore {
      *
      * @param previous the plan published before it, or null when the plan starts a chain
      */
-    public boolean offer(Plan plan, byte[] payload, PlanVersion previous) {
+    public boolean offer(Plan plan, PlanVersion previous) {
         PlanVersion v = plan.version();
         if ((floor != null && v.compareTo(floor) < 0) || plans.containsKey(v)) {
             return false;
@@ -56,7 +56,7 @@ public final class PlanStore {
             // A chain start: plans of an earlier balancer may be missing here but held elsewhere; drop them all.
             raiseFloor(v);
         }
-        plans.put(v, new Entry(plan, payload, previous, previous == null));
+        plans.put(v, new Entry(plan, previous, previous == null));
         while (plans.size() > capacity) {
             PlanVersion oldest = plans.firstKey();
             plans.remove(oldest);
@@ -126,11 +126,6 @@ public final class PlanStore {
     public Plan get(PlanVersion v) {
         Entry e = plans.get(v);
         return e == null ? null : e.plan;
-    }
-
-    public byte[] payload(PlanVersion v) {
-        Entry e = plans.get(v);
-        return e == null ? null : e.payload;
     }
 
     public List<PlanVersion> versions() {

@@ -141,7 +141,7 @@ public final class SidecarCore {
             lastError = "plan " + v + ": payload does not match its header";
             return;
         }
-        if (store.offer(plan, pm.getPayload().toByteArray(), pm.hasPrevious() ? Protocol.fromWire(pm.getPrevious()) : null)) {
+        if (store.offer(plan, pm.hasPrevious() ? Protocol.fromWire(pm.getPrevious()) : null)) {
             plansReceived++;
         }
         if (balancerNewest == null || v.compareTo(balancerNewest) > 0) {

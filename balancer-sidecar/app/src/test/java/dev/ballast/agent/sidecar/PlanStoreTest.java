@@ -20,12 +20,12 @@ class PlanStoreTest {
     @Test
     void offersOnlyLinkedPlansAsNewest() {
         PlanStore st = new PlanStore(8);
-        st.offer(plan(1, 1, 0), new byte[0], null);
-        st.offer(plan(1, 3, 0), new byte[0], v(1, 2)); // 1.2 was lost
+        st.offer(plan(1, 1, 0), null);
+        st.offer(plan(1, 3, 0), v(1, 2)); // 1.2 was lost
         assertThat(st.newestEligible(1, 100)).isEqualTo(v(1, 1));
         assertThat(st.hasGap()).isTrue();
         assertThat(st.newestLinkedPrefix()).isEqualTo(v(1, 1));
-        st.offer(plan(1, 2, 0), new byte[0], v(1, 1)); // the resync fills the gap
+        st.offer(plan(1, 2, 0), v(1, 1)); // the resync fills the gap
         assertThat(st.newestEligible(1, 100)).isEqualTo(v(1, 3));
         assertThat(st.hasGap()).isFalse();
     }
@@ -33,10 +33,10 @@ class PlanStoreTest {
     @Test
     void ignoresDuplicatesAndPlansBelowTheFloor() {
         PlanStore st = new PlanStore(8);
-        assertThat(st.offer(plan(1, 5, 0), new byte[0], null)).isTrue();
-        assertThat(st.offer(plan(1, 5, 0), new byte[0], null)).isFalse();
-        assertThat(st.offer(plan(1, 4, 0), new byte[0], v(1, 3))).as("older than a chain start").isFalse();
-        st.offer(plan(1, 6, 0), new byte[0], v(1, 5));
+        assertThat(st.offer(plan(1, 5, 0), null)).isTrue();
+        assertThat(st.offer(plan(1, 5, 0), null)).isFalse();
+        assertThat(st.offer(plan(1, 4, 0), v(1, 3))).as("older than a chain start").isFalse();
+        st.offer(plan(1, 6, 0), v(1, 5));
         st.raiseFloor(v(1, 6));
         assertThat(st.versions()).containsExactly(v(1, 6));
         assertThat(st.newestEligible(1, 0)).as("predecessor below the floor counts as linked").isEqualTo(v(1, 6));
@@ -45,9 +45,9 @@ class PlanStoreTest {
     @Test
     void aChainStartDropsEverythingOlder() {
         PlanStore st = new PlanStore(8);
-        st.offer(plan(1, 1, 0), new byte[0], null);
-        st.offer(plan(1, 2, 0), new byte[0], v(1, 1));
-        st.offer(plan(1, 70, 0), new byte[0], null); // a restarted balancer's first plan
+        st.offer(plan(1, 1, 0), null);
+        st.offer(plan(1, 2, 0), v(1, 1));
+        st.offer(plan(1, 70, 0), null); // a restarted balancer's first plan
         assertThat(st.versions()).containsExactly(v(1, 70));
         assertThat(st.oldest()).isEqualTo(v(1, 70));
     }
@@ -55,8 +55,8 @@ class PlanStoreTest {
     @Test
     void respectsGenerationAndEarliestStep() {
         PlanStore st = new PlanStore(8);
-        st.offer(plan(1, 1, 0), new byte[0], null);
-        st.offer(plan(2, 2, 50), new byte[0], v(1, 1));
+        st.offer(plan(1, 1, 0), null);
+        st.offer(plan(2, 2, 50), v(1, 1));
         assertThat(st.newestEligible(2, 49)).isNull();
         assertThat(st.newestEligible(2, 50)).isEqualTo(v(2, 2));
         assertThat(st.newestEligible(1, 1000)).isEqualTo(v(1, 1));
@@ -66,9 +66,9 @@ class PlanStoreTest {
     @Test
     void capacityDropsTheOldestAndCountsIt() {
         PlanStore st = new PlanStore(3);
-        st.offer(plan(1, 1, 0), new byte[0], null);
+        st.offer(plan(1, 1, 0), null);
         for (int s = 2; s <= 6; s++) {
-            st.offer(plan(1, s, 0), new byte[0], v(1, s - 1));
+            st.offer(plan(1, s, 0), v(1, s - 1));
         }
         assertThat(st.versions()).containsExactly(v(1, 4), v(1, 5), v(1, 6));
         assertThat(st.droppedByCapacity()).isEqualTo(3);
