@@ -252,7 +252,7 @@ def apply(node: Sequence[int], rack: Sequence[int], placement: Sequence[Sequence
 
 
 def static_placement(ep: int, experts: int) -> List[List[int]]:
-    """The static layout (DESIGN §5): expert e lives on EP rank floor(e * ep / experts)."""
+    """The static layout (docs/quota-rule.md): expert e lives on EP rank floor(e * ep / experts)."""
     placement: List[List[int]] = [[] for _ in range(ep)]
     for e in range(experts):
         placement[e * ep // experts].append(e)

@@ -5,7 +5,7 @@ import dev.ballast.contracts.plan.PlanVersion;
 import dev.ballast.contracts.plan.PlanVersions;
 
 /**
- * The plan-adoption rule (DESIGN §4), as pure functions. At an optimizer-step boundary every rank contributes
+ * The plan-adoption rule (docs/protocol.md), as pure functions. At an optimizer-step boundary every rank contributes
  * {@code (newest, -oldest)}; one element-wise MIN all-reduce gives {@code v = min newest} and {@code o = max oldest};
  * every rank adopts v when {@code v >= o} and v is newer than its current plan, else keeps its current plan.
  * Because all ranks see the same (v, o) and hold the same current plan, they decide the same.

@@ -1,6 +1,6 @@
 package dev.ballast.contracts.plan;
 
-/** Plan version (worldGeneration, sequence), ordered lexicographically (DESIGN §4). */
+/** Plan version (worldGeneration, sequence), ordered lexicographically (docs/protocol.md). */
 public record PlanVersion(long worldGeneration, long sequence) implements Comparable<PlanVersion> {
     public PlanVersion {
         if (worldGeneration < 0 || sequence < 0) {

@@ -7,7 +7,7 @@ import dev.ballast.planner.model.MoeShape;
 import dev.ballast.planner.model.Parallelism;
 
 /**
- * Evaluation parameters shared by all runs of one bench invocation (DESIGN §6 defaults).
+ * Evaluation parameters shared by all runs of one bench invocation (the defaults of docs/cost-model.md).
  *
  * @param ep             EP group size, or null for min(experts, GPUs per stage)
  * @param replanInterval steps between re-plans; a scenario's own interval wins when {@code scenarioInterval} is set

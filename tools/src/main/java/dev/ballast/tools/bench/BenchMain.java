@@ -35,7 +35,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 
-/** Entry point of {@code bin/ballast bench} and {@code bin/ballast plan} (DESIGN §8). */
+/** Entry point of {@code bin/ballast bench} and {@code bin/ballast plan} (docs/planner.md, "CLI"). */
 public final class BenchMain {
     static final String DEFAULT_TOPOLOGY = "nodes=8,gpusPerNode=8";
     private static final Set<String> COMMON = Set.of("trace", "synthetic", "topology", "ep", "pp", "mode", "slots", "replan",

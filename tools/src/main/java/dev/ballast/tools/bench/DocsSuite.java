@@ -70,7 +70,7 @@ final class DocsSuite {
         sb.append("Machine: ").append(m.cpus()).append(" CPUs (").append(m.cpuModel()).append("), ").append(m.jdk())
                 .append("; load average when the page was generated: ").append(loadAverage())
                 .append(" (the machine is shared; plan and quota-rule times are thread CPU time for that reason).\n\n");
-        sb.append("Defaults (DESIGN §6, sources in [cost-model.md](cost-model.md)): mode `replicate`, 2 redundant slots per GPU, ")
+        sb.append("Defaults (sources in [cost-model.md](cost-model.md)): mode `replicate`, 2 redundant slots per GPU, ")
                 .append("re-plan every 50 steps, 8,192 tokens per GPU per step, EMA predictor α=0.5, EP = min(experts, GPUs). ")
                 .append("`eval` says how a row was scored: **causal** = the running balancer's re-plan policy (`ReplanPolicy`: ")
                 .append("every interval, earlier when a gain check every 10 steps finds the plan in use predicting max/mean ")

@@ -26,7 +26,7 @@ import java.util.Collections;
 import java.util.List;
 
 /**
- * Scores a planner on a trace (DESIGN §8). Causal: the running balancer's {@link ReplanPolicy} and
+ * Scores a planner on a trace (docs/planner.md, "CLI"). Causal: the running balancer's {@link ReplanPolicy} and
  * {@link LoadForecast}, driven step by step on a virtual clock, decide when to plan and from what; the plan scored
  * on step t was computed only from steps before t, scoring from the first step after the first plan; the step on
  * which a new plan is adopted pays its new copies. Oracle (single-step traces, or forced): each step is planned from

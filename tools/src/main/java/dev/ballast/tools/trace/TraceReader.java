@@ -14,7 +14,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Reads ballast-trace/v1 (DESIGN §7) strictly: the whole file or an error naming the line; never a partial trace.
+ * Reads ballast-trace/v1 (traces/README.md) strictly: the whole file or an error naming the line; never a partial trace.
  * Rules beyond the format: records of a step are contiguous and steps increase; every step has exactly one record
  * per (layer, source); blank lines are allowed only at the end.
  */

@@ -209,7 +209,7 @@ public final class CostModel {
     }
 
     /**
-     * The force-balanced ideal (DESIGN §6, after UltraEP): every GPU computes the mean load, tokens travel as under
+     * The force-balanced ideal (docs/cost-model.md, after UltraEP): every GPU computes the mean load, tokens travel as under
      * uniform routing over the static layout, no parameter moves.
      */
     public LayerCost ideal(GroupTopology gt, long[] counts) {

@@ -3,7 +3,7 @@ package dev.ballast.planner.load;
 import dev.ballast.planner.model.Parallelism;
 
 /**
- * Maps a trace step's per-source counts onto the GPUs of each layer's stage (DESIGN §7) and optionally rescales
+ * Maps a trace step's per-source counts onto the GPUs of each layer's stage (traces/README.md) and optionally rescales
  * every GPU to a fixed number of tokens. With S sources and G GPUs in the stage: if S <= G, GPU g takes source
  * floor(g·S/G), a source's counts split evenly among its GPUs (remainder one each to the lowest-indexed);
  * if S > G, GPU g takes the sum of sources s with floor(s·G/S) = g.

@@ -2,7 +2,7 @@ package dev.ballast.planner.model;
 
 import java.util.Locale;
 
-/** How copies beyond the home experts are paid for (DESIGN §5). */
+/** How copies beyond the home experts are paid for (docs/quota-rule.md). */
 public enum Mode {
     /** Home experts own weights and optimizer state; replicas are refreshed and return gradients every step. */
     REPLICATE,

@@ -16,7 +16,7 @@ public record MoeShape(String name, int layers, int experts, int topK, int share
         }
     }
 
-    /** Generic shape for models the bench does not know (DESIGN §6): hidden 2048, FFN 1024, 2 bytes per parameter. */
+    /** Generic shape for models the bench does not know (docs/cost-model.md): hidden 2048, FFN 1024, 2 bytes per parameter. */
     public static MoeShape generic(String name, int layers, int experts, int topK) {
         return new MoeShape(name, layers, experts, topK, 0, 2048, 1024, 2, 2, 12, 3);
     }

@@ -13,7 +13,7 @@ public record Parallelism(int ep, int dp, int pp) {
     }
 
     /**
-     * Resolves the layout for a world: {@code ep} null means min(experts, gpus/pp) (DESIGN §8).
+     * Resolves the layout for a world: {@code ep} null means min(experts, gpus/pp) (docs/planner.md, "CLI").
      * Fails with a message when the GPUs do not divide into EP groups.
      */
     public static Parallelism resolve(int gpus, int experts, Integer ep, int pp) {

@@ -1,7 +1,7 @@
 package dev.ballast.planner.model;
 
 /**
- * The static layout (DESIGN §5): expert e lives on EP rank floor(e × EP / E); blocks differ by at most one expert.
+ * The static layout (docs/quota-rule.md): expert e lives on EP rank floor(e × EP / E); blocks differ by at most one expert.
  */
 public final class StaticLayout {
     private StaticLayout() {

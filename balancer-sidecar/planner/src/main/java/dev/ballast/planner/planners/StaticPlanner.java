@@ -2,7 +2,7 @@ package dev.ballast.planner.planners;
 
 import dev.ballast.planner.model.Plan;
 
-/** Always the static layout (DESIGN §5): the floor every other planner is measured against. */
+/** Always the static layout (docs/quota-rule.md): the floor every other planner is measured against. */
 public final class StaticPlanner implements Planner {
     @Override
     public String name() {
