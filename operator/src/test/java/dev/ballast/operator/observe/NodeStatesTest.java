@@ -10,8 +10,8 @@ import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-class NodeStatesTest {
-  static Node node(String name, String ready, String since, String taint) {
+public class NodeStatesTest {
+  public static Node node(String name, String ready, String since, String taint) {
     var b = new NodeBuilder().withNewMetadata().withName(name).withCreationTimestamp("2026-01-01T00:00:00Z")
         .endMetadata().withNewSpec().endSpec()
         .withNewStatus().addToAllocatable("nvidia.com/gpu", new Quantity("8"))
