@@ -1,5 +1,6 @@
 package dev.ballast.operator.world;
 
+import dev.ballast.operator.admission.GangAdmission;
 import dev.ballast.operator.admission.WorldSizes;
 import dev.ballast.operator.api.RecoverySpec;
 import dev.ballast.operator.api.TrainingJob;
@@ -15,7 +16,6 @@ import dev.ballast.operator.placement.GangPlacer;
 import dev.ballast.operator.placement.GangRequest;
 import dev.ballast.operator.placement.GpuNode;
 import dev.ballast.operator.placement.NodeProblem;
-import dev.ballast.operator.placement.Toleration;
 import dev.ballast.operator.status.Conditions;
 import dev.ballast.operator.status.StatusAggregator;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -350,16 +350,10 @@ public final class WorldLifecycle {
     private List<NodeProblem> drainedNodes(World world) {
       List<String> placed = world.seats().stream().map(Seat::node).filter(cluster.nodes()::containsKey).toList();
       List<GpuNode> known = placed.stream().distinct().map(n -> cluster.nodes().get(n).node()).toList();
-      var request = new GangRequest(1, Math.max(1, world.size()), spec.gpusPerWorker, tolerations());
+      var request = new GangRequest(1, Math.max(1, world.size()), spec.gpusPerWorker, GangAdmission.tolerations(spec));
       return GangPlacer.revalidate(known, placed, request).stream()
           .filter(p -> p.cause() != Exclusion.NOT_READY && p.cause() != Exclusion.GONE) // lost nodes: see lossOf
           .toList();
-    }
-
-    private List<Toleration> tolerations() {
-      if (spec.template.getSpec() == null) return List.of();
-      return spec.template.getSpec().getTolerations().stream()
-          .map(t -> new Toleration(t.getKey(), t.getOperator(), t.getValue(), t.getEffect())).toList();
     }
 
     private Decision restart(long g, String reason, String message) {
