@@ -148,7 +148,7 @@ public class GangAdmission {
     return podSpec == null || podSpec.getNodeSelector() == null ? Map.of() : podSpec.getNodeSelector();
   }
 
-  private static List<Toleration> tolerations(TrainingJobSpec spec) {
+  public static List<Toleration> tolerations(TrainingJobSpec spec) {
     if (spec.template.getSpec() == null) return List.of();
     return spec.template.getSpec().getTolerations().stream()
         .map(t -> new Toleration(t.getKey(), t.getOperator(), t.getValue(), t.getEffect()))

@@ -20,12 +20,16 @@ public final class TemplateHash {
   private TemplateHash() {}
 
   public static String of(HasMetadata desired) {
+    return digest(desired);
+  }
+
+  /** 20 hex digits of the SHA-256 of the value's JSON with map keys sorted. */
+  static String digest(Object value) {
     try {
-      byte[] json = SORTED.writeValueAsBytes(desired);
-      byte[] digest = MessageDigest.getInstance("SHA-256").digest(json);
+      byte[] digest = MessageDigest.getInstance("SHA-256").digest(SORTED.writeValueAsBytes(value));
       return HexFormat.of().formatHex(digest, 0, 10);
     } catch (NoSuchAlgorithmException | com.fasterxml.jackson.core.JsonProcessingException e) {
-      throw new IllegalStateException("cannot hash " + desired.getKind() + " " + desired.getMetadata().getName(), e);
+      throw new IllegalStateException("cannot hash " + value.getClass().getSimpleName(), e);
     }
   }
 

@@ -1,13 +1,6 @@
 package dev.ballast.operator.desired;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.ballast.operator.api.TrainingJobSpec;
-import io.fabric8.kubernetes.client.utils.Serialization;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -18,9 +11,6 @@ import java.util.Map;
  * live (restartLimit, timeouts, elastic and recovery policy), by resize (workers) or are immutable.
  */
 public final class WorldSpecHash {
-  private static final ObjectMapper SORTED = Serialization.jsonMapper().copy()
-      .configure(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true);
-
   private WorldSpecHash() {}
 
   public static String of(TrainingJobSpec spec) {
@@ -29,11 +19,6 @@ public final class WorldSpecHash {
     fields.put("checkpoint", spec.checkpoint);
     fields.put("topology", spec.topology);
     fields.put("balancer", spec.balancer);
-    try {
-      byte[] json = SORTED.writeValueAsString(fields).getBytes(StandardCharsets.UTF_8);
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(json), 0, 10);
-    } catch (NoSuchAlgorithmException | com.fasterxml.jackson.core.JsonProcessingException e) {
-      throw new IllegalStateException("cannot hash the spec", e);
-    }
+    return TemplateHash.digest(fields);
   }
 }

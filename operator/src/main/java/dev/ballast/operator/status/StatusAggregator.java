@@ -10,6 +10,7 @@ import dev.ballast.operator.api.WorldNode;
 import dev.ballast.operator.api.WorldStatus;
 import dev.ballast.operator.api.WorldTransition;
 import dev.ballast.operator.desired.Names;
+import dev.ballast.operator.world.Backoff;
 import dev.ballast.operator.world.Decision;
 import dev.ballast.operator.world.Seat;
 import dev.ballast.operator.world.World;
@@ -204,8 +205,7 @@ public final class StatusAggregator {
     int timeouts = previous != null && Objects.equals(previous.nodes, rb.nodes()) && previous.timeouts != null
         ? previous.timeouts + 1 : 1;
     if (timeouts < 2) return new BindingBackoff(rb.nodes(), timeouts, null);
-    long delay = Math.min((long) spec.recovery.backoffSeconds << Math.min(timeouts - 1, 20),
-        spec.recovery.maxBackoffSeconds);
+    long delay = Backoff.seconds(spec.recovery, timeouts - 1);
     return new BindingBackoff(rb.nodes(), timeouts, now.plusSeconds(delay).toString());
   }
 

@@ -1,5 +1,6 @@
 package dev.ballast.operator.world;
 
+import dev.ballast.operator.admission.GangAdmission;
 import dev.ballast.operator.admission.WorldSizes;
 import dev.ballast.operator.api.RecoverySpec;
 import dev.ballast.operator.api.TrainingJob;
@@ -8,13 +9,13 @@ import dev.ballast.operator.api.TrainingJobStatus;
 import dev.ballast.operator.api.TrainingJobStatus.Phase;
 import dev.ballast.operator.api.WorldNode;
 import dev.ballast.operator.api.WorldTransition;
+import dev.ballast.operator.desired.Names;
 import dev.ballast.operator.desired.WorldSpecHash;
 import dev.ballast.operator.placement.Exclusion;
 import dev.ballast.operator.placement.GangPlacer;
 import dev.ballast.operator.placement.GangRequest;
 import dev.ballast.operator.placement.GpuNode;
 import dev.ballast.operator.placement.NodeProblem;
-import dev.ballast.operator.placement.Toleration;
 import dev.ballast.operator.status.Conditions;
 import dev.ballast.operator.status.StatusAggregator;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -347,19 +348,12 @@ public final class WorldLifecycle {
 
     /** Nodes of the world that still run but should be left: cordoned, newly tainted, or with too few GPUs now. */
     private List<NodeProblem> drainedNodes(World world) {
-      List<GpuNode> known = world.seats().stream().map(Seat::node).distinct()
-          .map(n -> cluster.nodes().get(n)).filter(Objects::nonNull).map(NodeState::node).toList();
-      var request = new GangRequest(1, Math.max(1, world.size()), spec.gpusPerWorker, tolerations());
-      return GangPlacer.revalidate(known, world.seats().stream().map(Seat::node).filter(n -> cluster.nodes()
-              .containsKey(n)).toList(), request).stream()
-          .filter(p -> p.cause() != Exclusion.NOT_READY && p.cause() != Exclusion.GONE)
+      List<String> placed = world.seats().stream().map(Seat::node).filter(cluster.nodes()::containsKey).toList();
+      List<GpuNode> known = placed.stream().distinct().map(n -> cluster.nodes().get(n).node()).toList();
+      var request = new GangRequest(1, Math.max(1, world.size()), spec.gpusPerWorker, GangAdmission.tolerations(spec));
+      return GangPlacer.revalidate(known, placed, request).stream()
+          .filter(p -> p.cause() != Exclusion.NOT_READY && p.cause() != Exclusion.GONE) // lost nodes: see lossOf
           .toList();
-    }
-
-    private List<Toleration> tolerations() {
-      if (spec.template.getSpec() == null) return List.of();
-      return spec.template.getSpec().getTolerations().stream()
-          .map(t -> new Toleration(t.getKey(), t.getOperator(), t.getValue(), t.getEffect())).toList();
     }
 
     private Decision restart(long g, String reason, String message) {
@@ -369,7 +363,7 @@ public final class WorldLifecycle {
         return done(new WorldStep.Finish(false, "RestartLimitExceeded", "restartLimit (" + spec.restartLimit
             + ") is exhausted after " + restarts + " restarts; last failure (" + reason + "): " + message), true);
       }
-      long delay = Math.min((long) spec.recovery.backoffSeconds << Math.min(restarts, 20), spec.recovery.maxBackoffSeconds);
+      long delay = Backoff.seconds(spec.recovery, restarts);
       var t = new WorldTransition(reason, message, g, false, null, now.toString(), now.plusSeconds(delay).toString());
       wake(now);
       return done(new WorldStep.Transition(t, true), false);
@@ -450,7 +444,7 @@ public final class WorldLifecycle {
     }
 
     private String podName(long g, int index) {
-      return dev.ballast.operator.desired.Names.workerPod(job.getMetadata().getName(), g, index);
+      return Names.workerPod(job.getMetadata().getName(), g, index);
     }
 
     private void wake(Instant at) {

@@ -51,7 +51,7 @@ class WorldPropertiesTest {
     if (histories == HISTORIES) {
       assertThat(seen).as("decisions the histories reached: " + seen).allSatisfy((kind, n) -> assertThat(n).isGreaterThan(20))
           .containsKeys("Commit", "WorkerFailed", "NodeLost", "WorkerLost", "CapacityAvailable", "WorkersChanged",
-              "NodeDrained", "Finish", "RollBack", "ForceDelete");
+              "NodeDrained", "SpecChanged", "Suspend", "Finish", "RollBack", "ForceDelete");
     }
   }
 
@@ -110,7 +110,15 @@ class WorldPropertiesTest {
           Pod p = evictable.get(rnd.nextInt(evictable.size()));
           p.getMetadata().setDeletionTimestamp(sim.now.toString()); // evicted or deleted by a person
         }
-      } else if (event < 46) {
+      } else if (event < 42) {
+        TrainingJob j = rnd.nextBoolean() ? a : b;
+        j.getSpec().template.getSpec().getContainers().get(0).setImage("registry.example/trainer:" + step);
+        j.getMetadata().setGeneration(j.getMetadata().getGeneration() + 1);
+      } else if (event < 44) {
+        TrainingJob j = rnd.nextBoolean() ? a : b;
+        j.getSpec().suspend = !Boolean.TRUE.equals(j.getSpec().suspend);
+        j.getMetadata().setGeneration(j.getMetadata().getGeneration() + 1);
+      } else if (event < 48) {
         TrainingJob j = rnd.nextBoolean() ? a : b;
         int max = 1 + rnd.nextInt(6);
         int min = 1 + rnd.nextInt(max);
