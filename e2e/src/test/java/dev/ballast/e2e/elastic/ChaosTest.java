@@ -132,10 +132,14 @@ class ChaosTest {
     return OptionalInt.empty();
   }
 
-  /** Deletes the last node of the job's world, unless that would leave less than both jobs' workers.min. */
+  /**
+   * Deletes the last node of the job's world that still exists (status.world may name one deleted a round
+   * ago while the job restarts), unless that would leave less than both jobs' workers.min.
+   */
   private void deleteANodeOf(String job, GpuNodes pool) {
-    List<String> nodes = jobs.worldNodes(job);
-    if (pool.nodes().size() <= 4) {
+    List<String> existing = pool.nodes();
+    List<String> nodes = jobs.worldNodes(job).stream().filter(existing::contains).toList();
+    if (existing.size() <= 4) {
       pool.add(1);
     } else if (!nodes.isEmpty()) {
       pool.delete(nodes.get(nodes.size() - 1));
