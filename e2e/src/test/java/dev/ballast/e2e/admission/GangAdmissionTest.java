@@ -67,7 +67,7 @@ class GangAdmissionTest {
     env.kubectl("wait", "--for=condition=Ready", "tj/packed", "-n", jobs.namespace(), "--timeout=60s").ok();
     String table = env.kubectl("get", "tj", "packed", "-n", jobs.namespace()).ok().stdout();
     assertThat(table.lines().findFirst().orElseThrow().split("\\s+"))
-        .containsExactly("NAME", "PHASE", "READY", "DESIRED", "IMBALANCE", "PLAN", "AGE");
+        .containsExactly("NAME", "PHASE", "READY", "DESIRED", "TARGET", "GEN", "RESTARTS", "IMBALANCE", "PLAN", "AGE");
     assertThat(table).contains("Running");
     env.kubectl("delete", "tj", "packed", "-n", jobs.namespace(), "--wait=false").ok();
   }
