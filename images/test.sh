@@ -109,7 +109,8 @@ ok "configs: user 65532:65532, OCI labels (version $TAG), entrypoints present, n
 
 # --- run entrypoints from the unpacked roots -----------------------------------------------------
 # start NAME LOG [VAR=VALUE...] -- [ARG...]: the image's entrypoint and env, plus VARs and ARGs, in its
-# root, as its user, in new mount and PID namespaces (the host's network: the test reaches it on loopback).
+# root, as its user, in new mount and PID namespaces with its own /tmp (the host's network: the test
+# reaches it on loopback).
 start() {
   local name="$1" log="$2" c="$WORK/$1.config.json" r="$WORK/root/$1"
   shift 2
@@ -123,7 +124,7 @@ start() {
   mkdir -p "$r/proc" "$r/dev"
   unshare --mount --pid --fork --kill-child --propagation private -- \
     /usr/bin/env -i "${env[@]}" /bin/bash -c \
-    'mount -t proc proc "$0/proc" && mount --rbind /dev "$0/dev" && exec /usr/bin/nsenter --root="$0" --wd="$0$1" -S "$2" -G "$3" -- "${@:4}"' \
+    'mount -t proc proc "$0/proc" && mount --rbind /dev "$0/dev" && mount -t tmpfs -o mode=1777 tmpfs "$0/tmp" && exec /usr/bin/nsenter --root="$0" --wd="$0$1" -S "$2" -G "$3" -- "${@:4}"' \
     "$r" "$wd" "${user%:*}" "${user#*:}" "${entry[@]}" "$@" >"$log" 2>&1 &
   PIDS+=($!)
 }
