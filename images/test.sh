@@ -73,14 +73,15 @@ done <"$OCI/digests"
 [[ ${#REF[@]} -eq 3 ]] || fail "expected 3 images in $OCI/digests, found ${#REF[@]}"
 ok "3 OCI tarballs pushed to a crane registry with the digests bin/ballast images reported; crane validate"
 
-# Jib's own push (bin/ballast images --push) gives the same images as the tarballs.
-"$HERE/build.sh" --no-package --push "$REG/jib" --insecure >"$WORK/jib-push.log" 2>&1 \
+# Jib's own push (bin/ballast images --push) gives the images the tarballs hold. Both are built here,
+# from the same commit (the revision label), not compared with an older bin/ballast images.
+"$HERE/build.sh" --no-package --out "$WORK/tarballs" >"$WORK/jib-push.log" 2>&1 \
+  && "$HERE/build.sh" --no-package --push "$REG/jib" --insecure >>"$WORK/jib-push.log" 2>&1 \
   || { cat "$WORK/jib-push.log" >&2; fail "bin/ballast images --push $REG/jib failed"; }
-for name in operator agent trainer; do
+while read -r name _ digest; do
   got="$(crane digest --insecure "$REG/jib/$name:$TAG")"
-  [[ "$got" == "${DIGEST[$name]}" ]] \
-    || fail "$name: --push gave $got, the tarball ${DIGEST[$name]} (a commit since bin/ballast images changes the revision label)"
-done
+  [[ "$got" == "$digest" ]] || fail "$name: --push gave $got, the tarball $digest"
+done <"$WORK/tarballs/digests"
 ok "bin/ballast images --push (Jib) to the registry: the tarballs' digests"
 
 # --- configs -------------------------------------------------------------------------------------
@@ -108,7 +109,8 @@ ok "configs: user 65532:65532, OCI labels (version $TAG), entrypoints present, n
 
 # --- run entrypoints from the unpacked roots -----------------------------------------------------
 # start NAME LOG [VAR=VALUE...] -- [ARG...]: the image's entrypoint and env, plus VARs and ARGs, in its
-# root, as its user, in new mount and PID namespaces (the host's network: the test reaches it on loopback).
+# root, as its user, in new mount and PID namespaces with its own /tmp (the host's network: the test
+# reaches it on loopback).
 start() {
   local name="$1" log="$2" c="$WORK/$1.config.json" r="$WORK/root/$1"
   shift 2
@@ -122,7 +124,7 @@ start() {
   mkdir -p "$r/proc" "$r/dev"
   unshare --mount --pid --fork --kill-child --propagation private -- \
     /usr/bin/env -i "${env[@]}" /bin/bash -c \
-    'mount -t proc proc "$0/proc" && mount --rbind /dev "$0/dev" && exec /usr/bin/nsenter --root="$0" --wd="$0$1" -S "$2" -G "$3" -- "${@:4}"' \
+    'mount -t proc proc "$0/proc" && mount --rbind /dev "$0/dev" && mount -t tmpfs -o mode=1777 tmpfs "$0/tmp" && exec /usr/bin/nsenter --root="$0" --wd="$0$1" -S "$2" -G "$3" -- "${@:4}"' \
     "$r" "$wd" "${user%:*}" "${user#*:}" "${entry[@]}" "$@" >"$log" 2>&1 &
   PIDS+=($!)
 }

@@ -136,12 +136,8 @@ public final class ProcessKubelet implements AutoCloseable {
   private Proc spawn(RunningPod rp, Container c) throws IOException {
     Map<String, String> env = new EnvResolver(client, addresses, rp.pod, rp.ip).resolve(c);
     serviceAccountKubeconfig(rp.pod).ifPresent(k -> env.put("KUBECONFIG", k.toString()));
-    // A container from an image sees the kubeconfig (and the CA file it may name) at the same path.
-    List<Path> binds = new java.util.ArrayList<>(List.of(logDir));
-    if (client.getConfiguration().getCaCertFile() != null) {
-      binds.add(Path.of(client.getConfiguration().getCaCertFile()).toAbsolutePath().getParent());
-    }
-    List<String> command = programs.commandFor(rp.pod, c, binds);
+    // A container from an image sees the kubeconfig the kubelet writes for it at the same path.
+    List<String> command = programs.commandFor(rp.pod, c, List.of(logDir));
     ProcessBuilder pb = new ProcessBuilder(command);
     programs.imageFor(c).ifPresent(image -> {
       pb.environment().clear(); // the image's env and the container's, not the host's
@@ -168,9 +164,13 @@ public final class ProcessKubelet implements AutoCloseable {
         .withNewSpec().withExpirationSeconds(3600L).endSpec().build();
     String token = client.serviceAccounts().inNamespace(ns).withName(sa).tokenRequest(request).getStatus().getToken();
     var config = client.getConfiguration();
-    String ca = config.getCaCertData() != null ? "    certificate-authority-data: " + config.getCaCertData() + "\n"
-        : config.getCaCertFile() != null ? "    certificate-authority: " + config.getCaCertFile() + "\n"
-        : "    insecure-skip-tls-verify: true\n";
+    // The CA inline, as a projected token volume carries ca.crt: the admin's CA file may be unreadable to the
+    // container's user (and outside a container's root).
+    String caData = config.getCaCertData() != null ? config.getCaCertData()
+        : config.getCaCertFile() != null
+            ? java.util.Base64.getEncoder().encodeToString(Files.readAllBytes(Path.of(config.getCaCertFile())))
+            : null;
+    String ca = caData != null ? "    certificate-authority-data: " + caData + "\n" : "    insecure-skip-tls-verify: true\n";
     Path file = logDir.resolve("kubeconfig_" + ns + "_" + pod.getMetadata().getName() + ".yaml");
     Files.writeString(file, "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: "
         + config.getMasterUrl() + "\n" + ca + "users:\n- name: u\n  user:\n    token: " + token + "\n"

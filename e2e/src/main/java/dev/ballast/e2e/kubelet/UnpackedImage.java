@@ -14,7 +14,7 @@ import java.util.Map;
  * An image unpacked to a root filesystem (as images/test.sh leaves them: {@code DIR/root/NAME} and
  * {@code DIR/NAME.config.json}), run the way a container runtime would: its entrypoint and env, in its
  * root, as its user, in new mount and PID namespaces ({@code unshare}, then {@code nsenter} for the
- * chroot, working directory, uid and gid). The host's network stays: pods' addresses are loopback.
+ * chroot, working directory, uid and gid), with its own /tmp. The host's network stays: pods' addresses are loopback.
  * Host directories a container must see (the kubeconfig the kubelet writes for it) are bind-mounted
  * at the same path. Needs root.
  */
@@ -23,6 +23,7 @@ record UnpackedImage(Path root, List<String> entrypoint, Map<String, String> env
   private static final String RUN = String.join(" && ",
       "mount -t proc proc \"$0/proc\"",
       "mount --rbind /dev \"$0/dev\"",
+      "mount -t tmpfs -o mode=1777 tmpfs \"$0/tmp\"", // the container's own /tmp, as an emptyDir would be
       "for d in ${4//:/ }; do mkdir -p \"$0$d\" && mount --bind \"$d\" \"$0$d\"; done",
       "exec /usr/bin/nsenter --root=\"$0\" --wd=\"$0$1\" -S \"$2\" -G \"$3\" -- \"${@:5}\"");
 
