@@ -132,18 +132,20 @@ start() {
 JOB=imgjob TOKEN=image-test-token
 GRPC="$(free_port)" BHTTP="$(free_port)" SIDECAR="$(free_port)"
 mkdir -p "$WORK/root/agent/run/ballast"
+# One world document (docs/contracts.md): the workers and the spec frozen at commit.
 cat >"$WORK/root/agent/run/ballast/world.json" <<EOF
-{"job": "$JOB", "namespace": "default", "generation": 1, "gpusPerWorker": 2, "nodes": [
- {"index": 0, "pod": "$JOB-worker-0", "nodeRank": 0, "node": "n0", "domain": "d0", "rack": "r0"}]}
-EOF
-cat >"$WORK/root/agent/run/ballast/spec.json" <<'EOF'
-{"model": {"moeLayers": 2, "experts": 8, "topK": 2}, "parallelism": {"expert": 2, "pipeline": 1}, "gpusPerWorker": 2,
- "balancer": {"mode": "replicate", "planner": "ballast", "redundantSlotsPerGpu": 1, "replanEverySteps": 3}}
+{"job": "$JOB", "namespace": "default", "generation": 1, "gpusPerWorker": 2,
+ "spec": {"parallelism": {"expert": 2, "pipeline": 1},
+  "model": {"moeLayers": 2, "experts": 8, "topK": 2, "sharedExperts": 0, "hiddenSize": 2048, "ffnHiddenSize": 1024,
+            "bytesPerParam": 2},
+  "balancer": {"mode": "replicate", "planner": "ballast", "redundantSlotsPerGpu": 1, "replanEverySteps": 3,
+               "memoryBudgetBytes": 0}},
+ "nodes": [{"index": 0, "pod": "$JOB-worker-0", "nodeRank": 0, "node": "n0", "domain": "d0", "rack": "r0"}]}
 EOF
 chown -R 65532:65532 "$WORK/root/agent/run/ballast"
 common=(BALLAST_JOB="$JOB" BALLAST_NAMESPACE=default BALLAST_TOKEN="$TOKEN" BALLAST_BIND_ADDRESS=127.0.0.1)
 start agent "$WORK/balancer.log" "${common[@]}" BALLAST_ROLE=balancer BALLAST_GRPC_PORT="$GRPC" BALLAST_HTTP_PORT="$BHTTP" \
-  BALLAST_WORLD_FILE=/run/ballast/world.json BALLAST_SPEC_FILE=/run/ballast/spec.json \
+  BALLAST_WORLD_FILE=/run/ballast/world.json \
   BALLAST_STATUS_FILE=/run/ballast/status.json -- balancer
 start agent "$WORK/sidecar.log" "${common[@]}" BALLAST_ROLE=sidecar BALLAST_POD_INDEX=0 BALLAST_GPUS_PER_WORKER=2 \
   BALLAST_POD_NAME="$JOB-worker-0" BALLAST_SIDECAR_PORT="$SIDECAR" BALLAST_BALANCER_ADDRESS="127.0.0.1:$GRPC" -- sidecar
