@@ -6,12 +6,32 @@ import urllib.error
 import urllib.request
 
 from ballast_client import SidecarClient
+from ballast_client.sidecar import SidecarError
 from ballast_client.versions import PlanVersion
+
+
+def generation(client):
+    """The world generation a sidecar holds, or None while it has none yet (it answers 503 until the balancer's
+    first world reaches it, which can be after its health endpoint is up)."""
+    try:
+        return client.world()["generation"]
+    except SidecarError as e:
+        if e.status == 503:
+            return None
+        raise
+
+
+def wait_for_generation(clients, gen, seconds=30):
+    deadline = time.time() + seconds
+    while time.time() < deadline and not all(generation(c) == gen for c in clients):
+        time.sleep(0.2)
+    return all(generation(c) == gen for c in clients)
 
 
 def test_new_generation_first_plan_comes_from_history(agents):
     work = agents["work"]
     clients = [SidecarClient(u) for u in agents["sidecars"]]
+    assert wait_for_generation(clients, 1), "sidecars learned the first world"
     # Make sure the balancer has some history (the other process tests normally did this already).
     for step in range(1000, 1006):
         for r in range(4):
@@ -23,12 +43,12 @@ def test_new_generation_first_plan_comes_from_history(agents):
     deadline = time.time() + 30
     heads = (None, None)
     while time.time() < deadline:
-        if all(c.world()["generation"] == 2 for c in clients):
+        if all(generation(c) == 2 for c in clients):
             heads = clients[0].heads(2, 0)
             if heads[0] is not None:
                 break
         time.sleep(0.2)
-    assert all(c.world()["generation"] == 2 for c in clients), "sidecars learned the new world"
+    assert wait_for_generation(clients, 2, 1), "sidecars learned the new world"
     newest = heads[0]
     assert newest is not None and newest.generation == 2, "first plan of generation 2, before any of its steps"
     assert clients[1].heads(2, 0)[0] == newest
