@@ -2,6 +2,7 @@ package dev.ballast.operator.desired;
 
 import dev.ballast.contracts.env.ProcessEnv;
 import dev.ballast.operator.api.TrainingJob;
+import dev.ballast.operator.api.TrainingJobStatus.Phase;
 import dev.ballast.operator.config.OperatorSettings;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -15,16 +16,26 @@ import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
 import java.util.List;
 
 /**
- * The job's balancer: a one-replica Deployment of the Ballast agent in its balancer role, a Service
- * for sidecars to stream to, and its identity (ServiceAccount bound to the ballast-balancer ClusterRole
- * in the job's namespace only).
+ * The job's balancer: a Deployment of the Ballast agent in its balancer role (one replica while the job
+ * has a world to plan for, none while it is Pending or Suspended), a Service for sidecars to stream to,
+ * and its identity (ServiceAccount bound to the ballast-balancer ClusterRole in the job's namespace only).
  */
 public final class BalancerResources {
   private BalancerResources() {}
 
   /** In apply order: identity first, so the Deployment's pods can start with their permissions. */
-  public static List<HasMetadata> build(TrainingJob job, OperatorSettings settings) {
-    return List.of(serviceAccount(job), roleBinding(job), service(job, settings), deployment(job, settings));
+  public static List<HasMetadata> build(TrainingJob job, OperatorSettings settings, Phase phase) {
+    return List.of(serviceAccount(job), roleBinding(job), service(job, settings),
+        deployment(job, settings, runs(phase) ? 1 : 0));
+  }
+
+  /**
+   * Whether the balancer runs in this phase: not while the job waits for its first world or is suspended
+   * (nothing to plan for; its load history waits in its ConfigMap). Between two worlds it keeps running, so
+   * the next world's first plan is ready before that world's first step.
+   */
+  public static boolean runs(Phase phase) {
+    return phase != Phase.Pending && phase != Phase.Suspended;
   }
 
   static ServiceAccount serviceAccount(TrainingJob job) {
@@ -61,14 +72,14 @@ public final class BalancerResources {
         .build());
   }
 
-  static Deployment deployment(TrainingJob job, OperatorSettings settings) {
+  static Deployment deployment(TrainingJob job, OperatorSettings settings, int replicas) {
     String name = job.getMetadata().getName();
     String namespace = job.getMetadata().getNamespace();
     var labels = Labels.forRole(name, Labels.ROLE_BALANCER);
     return TemplateHash.stamp(new DeploymentBuilder()
         .withMetadata(Owners.childMeta(job, Names.balancer(name), labels))
         .withNewSpec()
-        .withReplicas(1)
+        .withReplicas(replicas)
         .withNewStrategy().withType("Recreate").endStrategy() // never two balancers issuing plans at once
         .withNewSelector().withMatchLabels(labels).endSelector()
         .withNewTemplate()

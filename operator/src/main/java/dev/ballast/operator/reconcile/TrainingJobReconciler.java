@@ -4,7 +4,6 @@ import dev.ballast.operator.admission.GangAdmission;
 import dev.ballast.operator.api.BalancerSpec;
 import dev.ballast.operator.api.TrainingJob;
 import dev.ballast.operator.api.TrainingJobStatus;
-import dev.ballast.operator.api.WorldStatus;
 import dev.ballast.operator.config.OperatorConfig;
 import dev.ballast.operator.config.OperatorSettings;
 import dev.ballast.operator.desired.BalancerResources;
@@ -15,6 +14,7 @@ import dev.ballast.operator.desired.SidecarSecret;
 import dev.ballast.operator.desired.WorkerPods;
 import dev.ballast.operator.desired.WorldConfigMap;
 import dev.ballast.operator.events.JobEvents;
+import dev.ballast.operator.status.BalancerHealth;
 import dev.ballast.operator.status.Conditions;
 import dev.ballast.operator.status.StatusAggregator;
 import dev.ballast.operator.status.StatusChange;
@@ -157,7 +157,7 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
     GangAdmission.Result admitted = act(job, decision.step(), now);
 
     TrainingJobStatus next = StatusAggregator.aggregate(job, decision, admitted, now);
-    applyChildren(job, ctx, decision.step(), next.world);
+    applyChildren(job, ctx, decision.step(), next);
     return writeStatus(job, next, requeueAfter(job, decision, next, now));
   }
 
@@ -255,18 +255,23 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
     return null;
   }
 
-  /** @param committed status.world as this reconcile writes it (the world document is rendered from it) */
-  private void applyChildren(TrainingJob job, Context<TrainingJob> ctx, WorldStep step, WorldStatus committed) {
+  /**
+   * @param next the status this reconcile writes: the world document is rendered from its world, and its
+   *     phase says whether the balancer runs
+   */
+  private void applyChildren(TrainingJob job, Context<TrainingJob> ctx, WorldStep step, TrainingJobStatus next) {
     boolean ended = step instanceof WorldStep.Ended || step instanceof WorldStep.Finish;
     children.apply(job, ctx, HeadlessService.build(job, settings.masterPort()));
-    children.apply(job, ctx, WorldConfigMap.build(job, committed));
+    children.apply(job, ctx, WorldConfigMap.build(job, next.world));
     boolean wantBalancer = !ended && job.getSpec().balancer.mode != BalancerSpec.Mode.OFF;
     if (wantBalancer) {
       // created once, never updated: a new token would lock out connected sidecars
       if (ChildApplier.find(ctx, Secret.class, Names.sidecarSecret(job.getMetadata().getName())).isEmpty()) {
         children.create(job, SidecarSecret.build(job));
       }
-      for (HasMetadata resource : BalancerResources.build(job, settings)) children.apply(job, ctx, resource);
+      for (HasMetadata resource : BalancerResources.build(job, settings, next.phase)) {
+        children.apply(job, ctx, resource);
+      }
     } else {
       ChildApplier.find(ctx, Deployment.class, Names.balancer(job.getMetadata().getName()))
           .ifPresent(d -> client.resource(d).delete());
@@ -283,7 +288,23 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
     }
   }
 
+  /** How long a running world waits for its balancer to describe it in status.balancer before looking again. */
+  static final Duration BALANCER_RECHECK = Duration.ofSeconds(5);
+
+  /**
+   * When to reconcile again: what the decision asks for, and while the balancer has not described the
+   * running world yet, soon (status.balancer writes are no events: they leave metadata.generation alone).
+   */
   private Duration requeueAfter(TrainingJob job, Decision decision, TrainingJobStatus next, Instant now) {
+    Duration decided = decidedRequeue(job, decision, next, now);
+    if (decision.step() instanceof WorldStep.Run run && BalancerHealth.of(job.getSpec(), run.world().generation(),
+        job.getStatus() == null ? null : job.getStatus().balancer).state() == BalancerHealth.State.UNKNOWN) {
+      return decided == null || decided.compareTo(BALANCER_RECHECK) > 0 ? BALANCER_RECHECK : decided;
+    }
+    return decided;
+  }
+
+  private Duration decidedRequeue(TrainingJob job, Decision decision, TrainingJobStatus next, Instant now) {
     WorldStep step = decision.step();
     if (step instanceof WorldStep.Place || step instanceof WorldStep.RollBack) {
       return Duration.ofSeconds(pendingRetrySeconds);

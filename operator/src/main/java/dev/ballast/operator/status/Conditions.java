@@ -15,6 +15,8 @@ public final class Conditions {
   public static final String SUSPENDED = "Suspended";
   /** True while a voluntary resize (growth, spec change, drain) replaces the world. */
   public static final String RESIZING = "Resizing";
+  /** Whether the balancer can plan the running world (absent with balancer.mode: off); from status.balancer. */
+  public static final String BALANCING = "Balancing";
   /** Set only when spec.recovery.progressDeadlineSeconds is: whether the running world reports steps. */
   public static final String PROGRESSING = "Progressing";
 

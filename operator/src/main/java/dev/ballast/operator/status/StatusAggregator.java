@@ -138,11 +138,19 @@ public final class StatusAggregator {
       s.readyWorkers = run.ready();
       c.set(Conditions.ADMITTED, true, "WorldCommitted", "all " + size + " workers of world "
           + run.world().generation() + " are bound to their nodes");
+      var balancer = BalancerHealth.of(job.getSpec(), run.world().generation(),
+          job.getStatus() == null ? null : job.getStatus().balancer);
+      balancerCondition(c, balancer);
       if (run.ready() == size) {
         s.phase = Phase.Running;
         if (s.startTime == null) s.startTime = ts;
         if (s.worldRunningTime == null) s.worldRunningTime = ts;
-        c.set(Conditions.READY, true, "AllWorkersRunning", "all " + size + " workers are running");
+        if (balancer.state() == BalancerHealth.State.CONFIG_ERROR) {
+          c.set(Conditions.READY, false, BalancerHealth.CONFIG_ERROR_REASON, "all " + size
+              + " workers run on the static expert layout, but " + balancer.message());
+        } else {
+          c.set(Conditions.READY, true, "AllWorkersRunning", "all " + size + " workers are running");
+        }
       } else {
         s.phase = Phase.Admitted;
         c.set(Conditions.READY, false, "Starting", run.ready() + " of " + size + " workers are running");
@@ -208,6 +216,15 @@ public final class StatusAggregator {
     if (timeouts < 2) return new BindingBackoff(rb.nodes(), timeouts, null);
     long delay = Backoff.seconds(spec.recovery, timeouts - 1);
     return new BindingBackoff(rb.nodes(), timeouts, now.plusSeconds(delay).toString());
+  }
+
+  /** The Balancing condition, once the balancer has described the world (a config error also unreadies the job). */
+  private static void balancerCondition(ConditionSetter c, BalancerHealth health) {
+    switch (health.state()) {
+      case PLANNING -> c.set(Conditions.BALANCING, true, "Planning", health.message());
+      case CONFIG_ERROR -> c.set(Conditions.BALANCING, false, BalancerHealth.CONFIG_ERROR_REASON, health.message());
+      case NOT_WANTED, UNKNOWN -> { }
+    }
   }
 
   private static void clearResizing(ConditionSetter c, TrainingJobStatus s, String reason, String message) {
