@@ -29,16 +29,17 @@ class DataPathTest {
   static final Duration WAIT = Duration.ofMinutes(3);
   final BallastEnvironment env;
   final Jobs jobs;
-  final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+  static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
   DataPathTest(BallastEnvironment env) {
     this.env = env;
     this.jobs = new Jobs(env, DataPathTest.class);
   }
 
-  String get(Pod pod, int port, String path) throws IOException, InterruptedException {
+  /** GET of an agent's HTTP endpoint (the sidecar's trainer API, the balancer's dashboard) at the pod's address. */
+  static String get(Pod pod, int port, String path) throws IOException, InterruptedException {
     var uri = URI.create("http://" + pod.getStatus().getPodIP() + ":" + port + path);
-    return http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(5)).build(),
+    return HTTP.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(5)).build(),
         HttpResponse.BodyHandlers.ofString()).body();
   }
 

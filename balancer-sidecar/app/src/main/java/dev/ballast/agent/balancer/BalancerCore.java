@@ -81,6 +81,8 @@ public final class BalancerCore {
     private final AdoptionTracker adoptions = new AdoptionTracker();
     private final FirstPlanTracker firstPlan = new FirstPlanTracker();
     private final HistoryPersistence history;
+    /** The steps of the load history restored at start (0: none), shown on the dashboard. */
+    private final long historyRestoredSteps;
     private final PlanRunner runner;
     private final LongSupplier clock;
 
@@ -106,7 +108,7 @@ public final class BalancerCore {
         this.status = new StatusWriter(statusStore);
         this.sequencer = new PlanSequencer(status);
         this.history = new HistoryPersistence(historyStore, job);
-        this.history.restore(forecast.history());
+        this.historyRestoredSteps = history.restore(forecast.history());
         this.runner = runner;
         this.clock = nanoClock;
     }
@@ -453,7 +455,8 @@ public final class BalancerCore {
         PlanVersion newest = publisher.newest();
         return DashboardJson.status(identity, new DashboardJson.Activity(worldGeneration(), ready, configError,
                 sessions.authenticatedCount(), intake.accepted(), intake.refused(), sessions.hellosRefused(),
-                publisher.published(), newest == null ? "" : newest.toString(), lastPlanNanos),
+                publisher.published(), newest == null ? "" : newest.toString(), lastPlanNanos,
+                historyRestoredSteps),
                 forecast.history(), status.current());
     }
 }

@@ -29,35 +29,35 @@ final class HistoryPersistence {
         this.job = job;
     }
 
-    /** Loads the persisted history into {@code into}; returns whether there was a readable one. */
-    boolean restore(LoadHistory into) {
+    /** Loads the persisted history into {@code into}; returns its observed steps, 0 when there was no readable one. */
+    long restore(LoadHistory into) {
         String json;
         try {
             json = store.load();
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "cannot read the persisted load history; starting from nothing", e);
-            return false;
+            return 0;
         }
         if (json == null) {
-            return false;
+            return 0;
         }
         LoadHistoryDocument d;
         try {
             d = LoadHistoryJson.decode(json);
         } catch (RuntimeException e) {
             LOG.warning("ignoring the persisted load history, starting from nothing: " + e.getMessage());
-            return false;
+            return 0;
         }
         if (!d.job().equals(job)) {
             LOG.warning("ignoring the persisted load history, starting from nothing: it is job " + d.job()
                     + "'s, not " + job + "'s");
-            return false;
+            return 0;
         }
         into.restore(d.totals(), d.lastStep(), d.observedSteps());
         writtenObservedSteps = d.observedSteps();
         LOG.info("restored the load history of " + d.layers() + " layers × " + d.experts() + " experts as of step "
                 + d.lastStep() + " of world generation " + d.generation() + " (" + d.observedSteps() + " steps)");
-        return true;
+        return d.observedSteps();
     }
 
     /** Writes the history when it changed and the last write is long enough ago. */

@@ -49,7 +49,7 @@ class HistoryPersistenceTest {
 
         HistoryPersistence again = new HistoryPersistence(store, "j");
         LoadHistory restored = new LoadHistory(0.5);
-        assertThat(again.restore(restored)).isTrue();
+        assertThat(again.restore(restored)).isEqualTo(1);
         assertThat(restored.smoothed()).isDeepEqualTo(h.smoothed());
         assertThat(restored.lastStep()).isEqualTo(4);
         again.maybeWrite(restored, 7, 0);
@@ -59,16 +59,16 @@ class HistoryPersistenceTest {
     @Test
     void refusesACorruptForeignOrMissingHistoryAndStartsFromNothing() {
         LoadHistory h = new LoadHistory(0.5);
-        assertThat(new HistoryPersistence(store, "j").restore(h)).as("none persisted").isFalse();
+        assertThat(new HistoryPersistence(store, "j").restore(h)).as("none persisted").isZero();
         store.text = "{\"format\":\"ballast-load-history/v1\",\"job\":\"j\",\"generation\":2,\"lastStep\":2,"
                 + "\"observedSteps\":3,\"layers\":1,\"experts\":2,\"totals\":[[23]]}";
-        assertThat(new HistoryPersistence(store, "j").restore(h)).isFalse();
+        assertThat(new HistoryPersistence(store, "j").restore(h)).isZero();
         store.text = "not json";
-        assertThat(new HistoryPersistence(store, "j").restore(h)).isFalse();
+        assertThat(new HistoryPersistence(store, "j").restore(h)).isZero();
         LoadHistory other = new LoadHistory(0.5);
         observe(other, 0, 1, 1);
         new HistoryPersistence(store, "other").flush(other, 1, 0);
-        assertThat(new HistoryPersistence(store, "j").restore(h)).as("another job's").isFalse();
+        assertThat(new HistoryPersistence(store, "j").restore(h)).as("another job's").isZero();
         assertThat(h.smoothed()).isNull();
         assertThat(LoadHistoryJson.decode(store.text).job()).isEqualTo("other");
     }
@@ -93,7 +93,7 @@ class HistoryPersistenceTest {
         };
         HistoryPersistence p = new HistoryPersistence(failing, "j");
         LoadHistory h = new LoadHistory(0.5);
-        assertThat(p.restore(h)).isFalse();
+        assertThat(p.restore(h)).isZero();
         observe(h, 0, 1, 1);
         p.maybeWrite(h, 1, 0);
         assertThat(store.writes).isEmpty();
