@@ -93,6 +93,7 @@ public final class BalancerCore {
     private String configError = "";
     private Plan planInUse;      // this generation's newest plan: the next plan starts from it
     private long lastObservedStep = -1;
+    private long lastObservedGeneration; // of the history's newest step
     private long lastRetentionBroadcast = Long.MIN_VALUE / 2;
     private long lastPlanNanos;
 
@@ -293,6 +294,7 @@ public final class BalancerCore {
     private void observe(long step, ModelLoads loads) {
         forecast.observe(step, loads);
         lastObservedStep = Math.max(lastObservedStep, step);
+        lastObservedGeneration = world.generation();
         firstPlan.stepSeen(step);
         status.firstPlan(firstPlan.current());
         policy.stepObserved(() -> PlacementScore.of(setup.context(), setup.planner().routing(), planInUse,
@@ -382,12 +384,12 @@ public final class BalancerCore {
             status.heartbeat(world.generation(), lastObservedStep, now);
         }
         status.flush(now);
-        history.maybeWrite(forecast.history(), worldGeneration(), now);
+        history.maybeWrite(forecast.history(), lastObservedGeneration, now);
     }
 
     /** Persists the load history now if it changed (at shutdown). */
     public void persistHistory() {
-        history.flush(forecast.history(), worldGeneration(), clock.getAsLong());
+        history.flush(forecast.history(), lastObservedGeneration, clock.getAsLong());
     }
 
     private static long unixNanosNow() {
