@@ -119,8 +119,8 @@ class BalancerLifeTest {
     jobs.patch("lives", "{\"spec\":{\"balancer\":{\"replanEverySteps\":25}}}");
     Map<String, Object> second = firstPlanAdopted("lives", 2);
     assertThat(second.get("firstPlanSource")).isEqualTo("history");
-    assertThat(second.get("firstPlanSteps")).as("steps from world 2's first step to its first adopted plan")
-        .isEqualTo(0L);
+    assertThat(number(second, "firstPlanSteps")).as("steps from world 2's first step to its first adopted plan")
+        .isZero();
     assertThat(jobs.phase("lives")).isEqualTo("Running");
 
     // Suspended: no world to plan for, no balancer; the history stays.
@@ -137,7 +137,7 @@ class BalancerLifeTest {
     jobs.patch("lives", "{\"spec\":{\"suspend\":false}}");
     Map<String, Object> third = firstPlanAdopted("lives", 3);
     assertThat(third.get("firstPlanSource")).isEqualTo("history");
-    assertThat(third.get("firstPlanSteps")).isEqualTo(0L);
+    assertThat(number(third, "firstPlanSteps")).isZero();
     assertThat(balancerDeployment("lives").getSpec().getReplicas()).isEqualTo(1);
     jobs.deleteAll();
   }
