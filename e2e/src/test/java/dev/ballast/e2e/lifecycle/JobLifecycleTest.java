@@ -74,6 +74,8 @@ class JobLifecycleTest {
       assertThat(jobs.phase("steady")).isEqualTo("Running");
       var balancer = env.admin().apps().deployments().inNamespace(jobs.namespace()).withName("steady-balancer").get();
       assertThat(balancer.getStatus().getReadyReplicas()).isEqualTo(1);
+      // the balancer described the world and the operator recorded its verdict: the last status write
+      assertThat(jobs.condition("steady", "Balancing")).isPresent();
     });
     Thread.sleep(3000); // let the last status writes settle
 
