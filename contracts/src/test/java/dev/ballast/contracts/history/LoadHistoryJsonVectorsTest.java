@@ -5,7 +5,6 @@ import dev.ballast.contracts.json.JsonFields;
 import dev.ballast.contracts.vectors.VectorFiles;
 import org.junit.jupiter.api.Test;
 
-import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -16,26 +15,8 @@ class LoadHistoryJsonVectorsTest {
     static final Map<String, Object> VECTORS = VectorFiles.load("load-history.json");
 
     @Test
-    void everyValidDocumentDecodesAndReencodesToItsCanonicalForm() {
-        List<Map<String, Object>> valid = VectorFiles.cases(VECTORS, "valid");
-        assertThat(valid).hasSizeGreaterThanOrEqualTo(3);
-        for (Map<String, Object> v : valid) {
-            LoadHistoryDocument h = LoadHistoryJson.decode(JsonFields.requireString(v, "input"));
-            assertThat(LoadHistoryJson.encode(h)).as(JsonFields.requireString(v, "name"))
-                    .isEqualTo(JsonFields.requireString(v, "canonical"));
-        }
-    }
-
-    @Test
-    void everyInvalidDocumentIsRefusedNamingTheField() {
-        List<Map<String, Object>> invalid = VectorFiles.cases(VECTORS, "invalid");
-        assertThat(invalid).hasSizeGreaterThanOrEqualTo(10);
-        for (Map<String, Object> v : invalid) {
-            String[] mentions = JsonFields.requireArray(v, "errorMentions").toArray(String[]::new);
-            assertThatThrownBy(() -> LoadHistoryJson.decode(JsonFields.requireString(v, "input")))
-                    .as(JsonFields.requireString(v, "name"))
-                    .isInstanceOf(JsonException.class).hasMessageContainingAll(mentions);
-        }
+    void everyValidDocumentReencodesToItsCanonicalFormAndEveryInvalidOneIsRefusedNamingTheField() {
+        VectorFiles.checkCodec(VECTORS, LoadHistoryJson::decode, LoadHistoryJson::encode, 3, 10);
     }
 
     @Test

@@ -70,6 +70,31 @@ public final class Jobs {
   }
 
   /**
+   * Two workers of 4 GPUs in one expert group of 8, a small model (4 layers of 16 experts), whose stand-in
+   * trainers report skewed loads every 100 ms through the Python client and follow the balancer's plans;
+   * {@code balancerFields}: more fields of spec.balancer after {@code replanEverySteps: 20} (e.g. ", mode: x").
+   */
+  public static String reportingManifest(String name, String balancerFields) {
+    return """
+        apiVersion: ballast.dev/v1alpha1
+        kind: TrainingJob
+        metadata: {name: %s}
+        spec:
+          template:
+            spec:
+              containers:
+              - name: trainer
+                image: registry.example/ballast-trainer:0.1.0
+                env: [{name: BALLAST_TEST_LOADS, value: "4,16,100"}]
+          workers: {min: 2, max: 2}
+          gpusPerWorker: 4
+          parallelism: {expert: 8}
+          model: {moeLayers: 4, experts: 16, topK: 2}
+          balancer: {replanEverySteps: 20%s}
+        """.formatted(name, balancerFields);
+  }
+
+  /**
    * A job of {@code min..max} 8-GPU workers kept on a test's node pool, with a small model (whole groups
    * of 2 workers) whose loads the stand-in trainers report every 200 ms. {@code trainerEnv}: more env
    * entries of the trainer (YAML flow, e.g. {@code {name: BALLAST_TEST_EXIT_CODE, value: "75"}}, or "");

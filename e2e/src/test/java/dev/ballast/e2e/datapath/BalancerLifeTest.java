@@ -35,27 +35,6 @@ class BalancerLifeTest {
     this.jobs = new Jobs(env, BalancerLifeTest.class);
   }
 
-  /** Two workers of 4 GPUs whose stand-in trainers report skewed loads every 100 ms; extra balancer fields. */
-  static String reportingJob(String name, String balancerFields) {
-    return """
-        apiVersion: ballast.dev/v1alpha1
-        kind: TrainingJob
-        metadata: {name: %s}
-        spec:
-          template:
-            spec:
-              containers:
-              - name: trainer
-                image: registry.example/ballast-trainer:0.1.0
-                env: [{name: BALLAST_TEST_LOADS, value: "4,16,100"}]
-          workers: {min: 2, max: 2}
-          gpusPerWorker: 4
-          parallelism: {expert: 8}
-          model: {moeLayers: 4, experts: 16, topK: 2}
-          balancer: {replanEverySteps: 20%s}
-        """.formatted(name, balancerFields);
-  }
-
   @SuppressWarnings("unchecked")
   Map<String, Object> balancerStatus(String job) {
     Object b = jobs.status(job).get("balancer");
@@ -96,7 +75,7 @@ class BalancerLifeTest {
 
   @Test
   void theLoadHistorySurvivesARestartAndScaleToZeroAndPlansEveryNewWorldBeforeItsFirstStep() {
-    jobs.apply(reportingJob("lives", ""));
+    jobs.apply(Jobs.reportingManifest("lives", ""));
     await().atMost(WAIT).untilAsserted(() -> assertThat(jobs.phase("lives")).isEqualTo("Running"));
     Map<String, Object> first = firstPlanAdopted("lives", 1);
     assertThat(first.get("firstPlanSource")).as("a new job has no history: its first plan waits for steps")
@@ -159,7 +138,7 @@ class BalancerLifeTest {
 
   @Test
   void aBalancerThatCannotPlanMakesTheJobNotReadyWithItsReason() {
-    jobs.apply(reportingJob("cramped", ", memoryBudgetBytes: 1"));
+    jobs.apply(Jobs.reportingManifest("cramped", ", memoryBudgetBytes: 1"));
     await().atMost(WAIT).untilAsserted(() -> {
       assertThat(jobs.phase("cramped")).isEqualTo("Running");
       assertThat(jobs.condition("cramped", "Balancing")).hasValueSatisfying(c -> {

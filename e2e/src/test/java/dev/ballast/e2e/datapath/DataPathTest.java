@@ -85,23 +85,7 @@ class DataPathTest {
   void trainersReportLoadsAndEveryRankAdoptsTheBalancersPlan() {
     // Stand-in trainers (e2e/programs/trainer.py) report a skewed load per GPU every 100 ms through the Python client
     // and follow plans by the adoption rule; the balancer re-plans every 20 steps.
-    jobs.apply("""
-        apiVersion: ballast.dev/v1alpha1
-        kind: TrainingJob
-        metadata: {name: looped}
-        spec:
-          template:
-            spec:
-              containers:
-              - name: trainer
-                image: registry.example/ballast-trainer:0.1.0
-                env: [{name: BALLAST_TEST_LOADS, value: "4,16,100"}]
-          workers: {min: 2, max: 2}
-          gpusPerWorker: 4
-          parallelism: {expert: 8}
-          model: {moeLayers: 4, experts: 16, topK: 2}
-          balancer: {replanEverySteps: 20}
-        """);
+    jobs.apply(Jobs.reportingManifest("looped", ""));
     await().atMost(WAIT).untilAsserted(() -> assertThat(jobs.phase("looped")).isEqualTo("Running"));
     await().atMost(WAIT).untilAsserted(() -> {
       @SuppressWarnings("unchecked")

@@ -250,16 +250,21 @@ class BalancerCoreTest {
         assertThat(core.status().imbalanceBefore()).isGreaterThan(core.status().imbalanceAfter());
     }
 
-    @Test
-    void aPlanFinishedAfterAWorldChangeIsDroppedAndTheNewWorldsFirstPlanFollows() {
-        List<Runnable> pending = new ArrayList<>();
-        BalancerCore.PlanRunner later = (job, done, failed) -> pending.add(() -> {
+    /** A runner that queues each planning job in {@code pending}, to be run when the test says. */
+    static BalancerCore.PlanRunner deferred(List<Runnable> pending) {
+        return (job, done, failed) -> pending.add(() -> {
             try {
                 done.accept(job.call());
             } catch (Exception e) {
                 failed.accept(e);
             }
         });
+    }
+
+    @Test
+    void aPlanFinishedAfterAWorldChangeIsDroppedAndTheNewWorldsFirstPlanFollows() {
+        List<Runnable> pending = new ArrayList<>();
+        BalancerCore.PlanRunner later = deferred(pending);
         core = new BalancerCore("j", "ns", "tok", status, HistoryStore.NONE, later, () -> now, "b");
         core.onWorld(WORLD);
         long[] ids = connectBoth(new Recorder(), new Recorder());
@@ -345,13 +350,7 @@ class BalancerCoreTest {
         core.persistHistory();
 
         List<Runnable> pending = new ArrayList<>();
-        BalancerCore.PlanRunner later = (job, done, failed) -> pending.add(() -> {
-            try {
-                done.accept(job.call());
-            } catch (Exception e) {
-                failed.accept(e);
-            }
-        });
+        BalancerCore.PlanRunner later = deferred(pending);
         MemoryStatusStore statusAfterRestart = copyOf(status);
         core = new BalancerCore("j", "ns", "tok", statusAfterRestart, history, later, () -> now, "b");
         core.onWorld(world(SPEC, 4));
