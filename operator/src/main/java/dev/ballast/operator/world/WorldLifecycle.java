@@ -15,6 +15,7 @@ import dev.ballast.operator.placement.Exclusion;
 import dev.ballast.operator.placement.GangPlacer;
 import dev.ballast.operator.placement.GpuNode;
 import dev.ballast.operator.placement.NodeProblem;
+import dev.ballast.operator.placement.Taint;
 import dev.ballast.operator.status.Conditions;
 import dev.ballast.operator.status.StatusAggregator;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -348,11 +349,23 @@ public final class WorldLifecycle {
     /** Nodes of the world that still run but should be left: cordoned, newly tainted, or with too few GPUs now. */
     private List<NodeProblem> drainedNodes(World world) {
       List<String> placed = world.seats().stream().map(Seat::node).filter(cluster.nodes()::containsKey).toList();
-      List<GpuNode> known = placed.stream().distinct().map(n -> cluster.nodes().get(n).node()).toList();
+      List<GpuNode> known = placed.stream().distinct()
+          .map(n -> withoutReadinessTaints(cluster.nodes().get(n).node())).toList();
       var request = WorkerRequest.of(spec).withWorkers(1, Math.max(1, world.size()));
       return GangPlacer.revalidate(known, placed, request).stream()
           .filter(p -> p.cause() != Exclusion.NOT_READY && p.cause() != Exclusion.GONE) // lost nodes: see lossOf
           .toList();
+    }
+
+    /**
+     * The node lifecycle controller's not-ready and unreachable taints mirror the Ready condition, which
+     * {@link #lossOf} judges with Ballast's grace period: they are no drain (a node reporting Ready again
+     * keeps them a moment longer, and must not trigger a resize).
+     */
+    private static GpuNode withoutReadinessTaints(GpuNode n) {
+      List<Taint> taints = n.taints().stream().filter(t -> !NodeState.READINESS_TAINTS.contains(t.key())).toList();
+      return new GpuNode(n.name(), n.allocatable(), n.ready(), n.unschedulable(), taints, n.domain(), n.rack(),
+          n.labels());
     }
 
     private Decision restart(long g, String reason, String message) {

@@ -9,6 +9,7 @@ import dev.ballast.operator.api.RecoverySpec;
 import dev.ballast.operator.api.TrainingJob;
 import dev.ballast.operator.api.TrainingJobStatus.Phase;
 import dev.ballast.operator.desired.Labels;
+import dev.ballast.operator.placement.Taint;
 import dev.ballast.operator.status.Conditions;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -421,6 +422,22 @@ class WorldLifecycleTest {
     });
     sim.settle(6);
     assertThat(job.getStatus().world.nodes).extracting(n -> n.node).doesNotContain(node);
+  }
+
+  @Test
+  void theNodeControllersReadinessTaintsAreNoDrain() {
+    sim.nodes("n0", "n1", "n2");
+    job.getSpec().workers.max = 2;
+    runWorld();
+    String node = sim.pods.get("olmoe-g1-w1").getSpec().getNodeName();
+    sim.notReady(node);
+    sim.taint(node, new Taint("node.kubernetes.io/not-ready", null, Taint.NO_SCHEDULE));
+    sim.taint(node, new Taint("node.kubernetes.io/unreachable", null, Taint.NO_EXECUTE));
+    assertThat(sim.reconcile(job, false).step()).as("NotReady within the grace period").isInstanceOf(WorldStep.Run.class);
+    sim.recover(node); // Ready again; the controller removes its taints a moment later
+    assertThat(sim.reconcile(job, false).step()).as("Ready again, the taints not yet removed")
+        .isInstanceOf(WorldStep.Run.class);
+    assertThat(generation()).isEqualTo(1L);
   }
 
   @Test

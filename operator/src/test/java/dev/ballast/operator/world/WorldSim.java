@@ -9,6 +9,7 @@ import dev.ballast.operator.desired.WorkerPods;
 import dev.ballast.operator.observe.ClusterCapacity;
 import dev.ballast.operator.placement.Resources;
 import dev.ballast.operator.placement.GpuNode;
+import dev.ballast.operator.placement.Taint;
 import dev.ballast.operator.status.StatusAggregator;
 import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -68,6 +69,15 @@ final class WorldSim {
   void outOfService(String name) {
     NodeState n = nodes.get(name);
     nodes.put(name, new NodeState(n.node(), n.notReadySince(), true));
+  }
+
+  void taint(String name, Taint taint) {
+    NodeState n = nodes.get(name);
+    List<Taint> taints = new ArrayList<>(n.node().taints());
+    taints.add(taint);
+    GpuNode g = n.node();
+    nodes.put(name, new NodeState(new GpuNode(g.name(), g.allocatable(), g.ready(), g.unschedulable(), taints, g.domain(),
+        g.rack(), g.labels()), n.notReadySince(), n.outOfService()));
   }
 
   void deleteNode(String name) {
