@@ -2,6 +2,7 @@ package dev.ballast.e2e.support;
 
 import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.api.model.NodeConditionBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -104,7 +105,18 @@ public final class GpuNodes {
     return written;
   }
 
+  /** Writes Ready=False, again on a conflict (KWOK and the node controller write the node too). */
   private Instant writeNotReady(String node) {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return tryWriteNotReady(node);
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != 409 || attempt == 10) throw e;
+      }
+    }
+  }
+
+  private Instant tryWriteNotReady(String node) {
     String now = Instant.now().toString();
     env.admin().nodes().withName(node).editStatus(n -> {
       List<NodeCondition> conditions = new ArrayList<>(n.getStatus().getConditions());

@@ -76,6 +76,11 @@ public final class GangPlacer {
     return new Placement.Placed(workers, perWorker, locality);
   }
 
+  /** Whether {@code node} could host a worker of {@code request} were it empty (its free resources aside). */
+  public static boolean eligible(GpuNode node, GangRequest request) {
+    return Exclusion.of(node, node.allocatable(), request) == null;
+  }
+
   /**
    * Checks that an existing placement can still hold its workers: every node still exists, is Ready,
    * not cordoned, still matches the template's nodeSelector and required node affinity, has no taint

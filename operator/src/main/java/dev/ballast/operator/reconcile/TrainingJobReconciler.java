@@ -166,11 +166,8 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
     @SuppressWarnings("unchecked")
     var nodeCache = (Cache<Node>) ctx.eventSourceRetriever().getEventSourceFor(Node.class, NODES);
     var nodes = NodeStates.of(nodeCache.list().toList(), job.getSpec().topology);
-    List<String> waiting = ctx.getPrimaryCache().list()
-        .filter(other -> !other.getMetadata().getUid().equals(job.getMetadata().getUid()))
-        .filter(WorldLifecycle::waitingForRoom)
-        .map(other -> other.getMetadata().getNamespace() + "/" + other.getMetadata().getName())
-        .sorted().toList();
+    List<String> waiting = WorldLifecycle.jobsToYieldTo(job, ctx.getPrimaryCache().list().toList(),
+        nodes.values().stream().map(NodeState::node).toList());
     Integer room = WorldLifecycle.wantsRoom(job, waiting, now) ? admission.placeableWorkers(job) : null;
     return new ClusterView(nodes, room, waiting);
   }

@@ -13,6 +13,7 @@ import dev.ballast.operator.desired.Names;
 import dev.ballast.operator.desired.WorldSpecHash;
 import dev.ballast.operator.placement.Exclusion;
 import dev.ballast.operator.placement.GangPlacer;
+import dev.ballast.operator.placement.GangRequest;
 import dev.ballast.operator.placement.GpuNode;
 import dev.ballast.operator.placement.NodeProblem;
 import dev.ballast.operator.placement.Taint;
@@ -22,6 +23,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
@@ -67,10 +69,30 @@ public final class WorldLifecycle {
   }
 
   /**
-   * Whether another job is waiting for GPUs to reach its workers.min (no world, or between worlds, and its
-   * last admission found too little room): a growing job yields to it.
+   * The other jobs {@code job}'s growth yields to ("namespace/name", sorted): those waiting for room
+   * ({@link #waitingForRoom}) that could use a node {@code job} could grow onto, i.e. some node is eligible
+   * for a worker of both (Ready, not cordoned, selected, tolerated, large enough when empty). A job waiting
+   * for other nodes (another pool, another GPU shape) does not hold this one back.
    */
-  public static boolean waitingForRoom(TrainingJob other) {
+  public static List<String> jobsToYieldTo(TrainingJob job, Collection<TrainingJob> others, Collection<GpuNode> nodes) {
+    GangRequest growing = WorkerRequest.of(job.getSpec());
+    List<GpuNode> ours = nodes.stream().filter(n -> GangPlacer.eligible(n, growing)).toList();
+    return others.stream()
+        .filter(other -> !other.getMetadata().getUid().equals(job.getMetadata().getUid()))
+        .filter(WorldLifecycle::waitingForRoom)
+        .filter(other -> {
+          GangRequest waiting = WorkerRequest.of(other.getSpec());
+          return ours.stream().anyMatch(n -> GangPlacer.eligible(n, waiting));
+        })
+        .map(other -> other.getMetadata().getNamespace() + "/" + other.getMetadata().getName())
+        .sorted().toList();
+  }
+
+  /**
+   * Whether another job is waiting for GPUs to reach its workers.min (no world, or between worlds, and its
+   * last admission found too little room).
+   */
+  static boolean waitingForRoom(TrainingJob other) {
     TrainingJobStatus s = other.getStatus();
     if (s == null || Boolean.TRUE.equals(other.getSpec().suspend)) return false;
     if (s.phase == Phase.Succeeded || s.phase == Phase.Failed || s.phase == Phase.Suspended) return false;

@@ -328,6 +328,23 @@ class WorldLifecycleTest {
   }
 
   @Test
+  void growthDoesNotYieldToAJobWaitingForNodesItCannotUse() {
+    sim.nodes("n0", "n1");
+    runWorld();
+    TrainingJob other = TestJobs.job("elsewhere", 3, 3, 8);
+    other.getSpec().template.getSpec().setNodeSelector(java.util.Map.of("pool", "other"));
+    sim.jobs.add(other);
+    sim.settle(2);
+    assertThat(other.getStatus().phase).isEqualTo(Phase.Pending);
+    assertThat(WorldLifecycle.waitingForRoom(other)).isTrue();
+    sim.nodes("n2");
+    tick(60);
+    assertThat(sim.reconcile(job, false).step()).as("no node of this job's could serve the waiting one")
+        .isInstanceOfSatisfying(WorldStep.Transition.class,
+            t -> assertThat(t.transition().reason).isEqualTo("CapacityAvailable"));
+  }
+
+  @Test
   void everyWorldHoldsWholeExpertTimesPipelineGroups() {
     job.getSpec().parallelism = new ParallelismSpec(8, 2); // 16 GPUs per group: an even number of workers
     job.getSpec().workers.max = 6;

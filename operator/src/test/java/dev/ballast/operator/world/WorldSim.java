@@ -101,8 +101,7 @@ final class WorldSim {
 
   /** One reconcile of {@code job}, as the reconciler does it; {@code crash} drops the status write. */
   Decision reconcile(TrainingJob job, boolean crash) {
-    List<String> waiting = jobs.stream().filter(o -> o != job).filter(WorldLifecycle::waitingForRoom)
-        .map(o -> o.getMetadata().getName()).toList();
+    List<String> waiting = WorldLifecycle.jobsToYieldTo(job, jobs, nodes.values().stream().map(NodeState::node).toList());
     Integer room = WorldLifecycle.wantsRoom(job, waiting, now)
         ? GangAdmission.room(job.getSpec(), capacity(job.getMetadata().getName())) : null;
     Decision d = WorldLifecycle.decide(job, podsOf(job), new ClusterView(nodes, room, waiting), now);
