@@ -19,7 +19,8 @@ import java.util.Map;
 public final class GpuNodes {
   public static final String POOL_LABEL = "ballast.dev/e2e-pool";
   public static final String OUT_OF_SERVICE = "node.kubernetes.io/out-of-service";
-  private static final String KWOK_MANAGED = "kwok.x-k8s.io/node";
+  /** KWOK's node stages skip a node with this annotation "down" (e2e/cluster/gen-kwok-stages.sh). */
+  private static final String KUBELET_DOWN = "ballast.dev/e2e-kubelet=down";
   /** How long a written NotReady must hold before KWOK is known to have let go of the node. */
   private static final Duration SETTLE = Duration.ofSeconds(2);
 
@@ -85,12 +86,12 @@ public final class GpuNodes {
    * The node's kubelet dies with its processes (so pods deleted there stay Terminating), KWOK stops
    * heartbeating it, and its Ready condition turns False at once (as a kubelet reports before it goes,
    * or as the node controller sets Unknown after its grace period). Returns when the condition was written
-   * for good: KWOK, until its watch sees the annotation gone, still sets any node that is not Ready back to
+   * for good: KWOK, until its watch sees the node's annotation, still sets a node that is not Ready back to
    * Ready at once, so the condition is written again until it stays False for {@link #SETTLE}.
    */
   public Instant notReady(String node) {
     env.kubelet().nodeDown(node);
-    env.kubectl("annotate", "node", node, KWOK_MANAGED + "-").ok();
+    env.kubectl("annotate", "node", node, KUBELET_DOWN, "--overwrite").ok();
     Instant written = writeNotReady(node);
     Instant stable = written.plus(SETTLE);
     int rewrites = 0;

@@ -35,7 +35,8 @@ public class GangAdmission {
   public sealed interface Result {
     record Admitted(World world) implements Result {}
 
-    record Unschedulable(String message) implements Result {}
+    /** @param reason the Admitted condition's reason, naming the short resource ({@link InsufficientRoom}) */
+    record Unschedulable(String reason, String message) implements Result {}
   }
 
   private final KubernetesClient client;
@@ -101,11 +102,13 @@ public class GangAdmission {
   public static Result choose(TrainingJobSpec spec, ClusterCapacity capacity, long generation) {
     GangRequest request = WorkerRequest.of(spec);
     Placement placement = GangPlacer.place(capacity.nodes(), capacity.used(), request);
-    if (placement instanceof Placement.Unplaceable u) return new Result.Unschedulable(u.reason());
+    if (placement instanceof Placement.Unplaceable u) {
+      return new Result.Unschedulable(InsufficientRoom.reason(u.shortResource()), u.reason());
+    }
 
     int fitting = ((Placement.Placed) placement).workers().size();
     int size = WorldSizes.largestValid(fitting, spec);
-    if (size < spec.workers.min) return new Result.Unschedulable(WorldSizes.explain(fitting, spec));
+    if (size < spec.workers.min) return new Result.Unschedulable(InsufficientRoom.GPUS, WorldSizes.explain(fitting, spec));
     if (size < fitting) {
       // the tightest fit for the smaller gang may lie elsewhere than a prefix of the larger one
       placement = GangPlacer.place(capacity.nodes(), capacity.used(), request.withWorkers(size, size));

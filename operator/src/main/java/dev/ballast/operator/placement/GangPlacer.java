@@ -47,7 +47,8 @@ public final class GangPlacer {
       hosts.add(node);
     }
     if (totalCapacity < request.minWorkers()) {
-      return new Placement.Unplaceable(tally.explain(request, nodes.size(), hosts.size(), totalCapacity));
+      return new Placement.Unplaceable(tally.explain(request, nodes.size(), hosts.size(), totalCapacity),
+          tally.shortResource(request));
     }
     CapacityTree tree = CapacityTree.of(hosts, capacity);
     int[] perNode = tree.select((int) Math.min(request.maxWorkers(), totalCapacity));

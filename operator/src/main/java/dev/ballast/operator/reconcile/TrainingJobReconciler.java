@@ -205,7 +205,7 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
         events.normal(job, "Placed", "Placed " + a.world().size() + " workers for world " + a.world().generation()
             + ": " + describe(a.world()));
       } else if (result instanceof GangAdmission.Result.Unschedulable u && !sameAdmissionMessage(job, u.message())) {
-        events.warning(job, "InsufficientGPUs", "Cannot admit the job yet: " + u.message());
+        events.warning(job, u.reason(), "Cannot admit the job yet: " + u.message());
       }
       return result;
     }

@@ -1,5 +1,6 @@
 package dev.ballast.operator.world;
 
+import dev.ballast.operator.admission.InsufficientRoom;
 import dev.ballast.operator.admission.WorkerRequest;
 import dev.ballast.operator.admission.WorldSizes;
 import dev.ballast.operator.api.RecoverySpec;
@@ -98,7 +99,7 @@ public final class WorldLifecycle {
     if (s.phase == Phase.Succeeded || s.phase == Phase.Failed || s.phase == Phase.Suspended) return false;
     if (s.world != null && s.transition == null) return false;
     return s.conditions.stream().anyMatch(c -> Conditions.ADMITTED.equals(c.getType())
-        && "False".equals(c.getStatus()) && "InsufficientGPUs".equals(c.getReason()));
+        && "False".equals(c.getStatus()) && InsufficientRoom.isWaitingForRoom(c.getReason()));
   }
 
   private static boolean cooldownOver(TrainingJob job, Instant now) {
@@ -195,7 +196,7 @@ public final class WorldLifecycle {
     private Decision place(long g, WorldTransition transition) {
       Integer timeout = spec.elastic.belowMinTimeoutSeconds;
       var admitted = status.conditions.stream().filter(c -> Conditions.ADMITTED.equals(c.getType())).findFirst();
-      if (timeout != null && admitted.isPresent() && "InsufficientGPUs".equals(admitted.get().getReason())) {
+      if (timeout != null && admitted.isPresent() && InsufficientRoom.isWaitingForRoom(admitted.get().getReason())) {
         String since = transition != null ? transition.since : job.getMetadata().getCreationTimestamp();
         if (since != null) {
           Instant deadline = Instant.parse(since).plusSeconds(timeout);

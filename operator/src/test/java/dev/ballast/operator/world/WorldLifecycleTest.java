@@ -345,6 +345,20 @@ class WorldLifecycleTest {
   }
 
   @Test
+  void aJobShortOfCpuSaysSoAndCountsAsWaitingForRoom() {
+    sim.nodes("n0", "n1");
+    job.getSpec().template.getSpec().getContainers().get(0).setResources(new io.fabric8.kubernetes.api.model
+        .ResourceRequirementsBuilder().addToRequests("cpu", new io.fabric8.kubernetes.api.model.Quantity("2000")).build());
+    sim.settle(2);
+    assertThat(job.getStatus().phase).isEqualTo(Phase.Pending);
+    assertThat(condition(Conditions.ADMITTED)).hasValueSatisfying(c -> {
+      assertThat(c.getReason()).isEqualTo("InsufficientCPU");
+      assertThat(c.getMessage()).contains("cpu");
+    });
+    assertThat(WorldLifecycle.waitingForRoom(job)).isTrue();
+  }
+
+  @Test
   void everyWorldHoldsWholeExpertTimesPipelineGroups() {
     job.getSpec().parallelism = new ParallelismSpec(8, 2); // 16 GPUs per group: an even number of workers
     job.getSpec().workers.max = 6;
