@@ -1,7 +1,9 @@
 package dev.ballast.operator.admission;
 
+import dev.ballast.operator.api.BindingBackoff;
 import dev.ballast.operator.api.TrainingJob;
 import dev.ballast.operator.api.TrainingJobSpec;
+import dev.ballast.operator.api.TrainingJobStatus;
 import dev.ballast.operator.config.OperatorSettings;
 import dev.ballast.operator.desired.WorkerPods;
 import dev.ballast.operator.observe.ClusterCache;
@@ -19,6 +21,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import org.jboss.logging.Logger;
 
 /**
@@ -60,7 +63,20 @@ public class GangAdmission {
   public synchronized Result admit(TrainingJob job, long generation) {
     TrainingJobSpec spec = job.getSpec();
     List<Node> nodes = view.nodes();
-    return admit(job, generation, ClusterCapacity.of(nodes, podsHoldingResources(nodes), spec.topology));
+    ClusterCapacity capacity = ClusterCapacity.of(nodes, podsHoldingResources(nodes), spec.topology);
+    Result result = choose(spec, capacity, generation, avoidedNodes(job.getStatus()));
+    if (result instanceof Result.Admitted a) createGated(job, a.world());
+    return result;
+  }
+
+  /**
+   * The nodes of a gang the scheduler did not bind twice in a row (status.bindingBackoff), which the next
+   * admission avoids; empty before the second identical timeout.
+   */
+  public static Set<String> avoidedNodes(TrainingJobStatus status) {
+    BindingBackoff b = status == null ? null : status.bindingBackoff;
+    if (b == null || b.nodes == null || b.timeouts == null || b.timeouts < 2) return Set.of();
+    return Set.of(b.nodes.split(","));
   }
 
   /** Unfinished pods on these nodes, from the cache, and those admission created that the cache does not show yet. */
@@ -92,10 +108,16 @@ public class GangAdmission {
     return placement instanceof Placement.Placed p ? p.workers().size() : 0;
   }
 
-  private Result admit(TrainingJob job, long generation, ClusterCapacity capacity) {
-    Result result = choose(job.getSpec(), capacity, generation);
-    if (result instanceof Result.Admitted a) createGated(job, a.world());
-    return result;
+  /**
+   * As {@link #choose(TrainingJobSpec, ClusterCapacity, long)}, but first without the {@code avoid} nodes (a
+   * placement the scheduler kept refusing); only when nothing fits elsewhere is the usual choice made. Pure.
+   */
+  public static Result choose(TrainingJobSpec spec, ClusterCapacity capacity, long generation, Set<String> avoid) {
+    if (!avoid.isEmpty()) {
+      Result elsewhere = choose(spec, capacity.without(avoid), generation);
+      if (elsewhere instanceof Result.Admitted) return elsewhere;
+    }
+    return choose(spec, capacity, generation);
   }
 
   /** Chooses the nodes of a new world: as many workers as fit, in whole groups, never fewer than workers.min. Pure. */

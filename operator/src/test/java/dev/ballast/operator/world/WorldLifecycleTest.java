@@ -494,6 +494,24 @@ class WorldLifecycleTest {
   }
 
   @Test
+  void afterTwoIdenticalBindingTimeoutsAdmissionPlacesTheGangElsewhereWhenItFits() {
+    sim.nodes("n0", "n1", "n2", "n3");
+    job.getSpec().workers.max = 2;
+    job.getSpec().admissionTimeoutSeconds = 30;
+    for (int round = 1; round <= 2; round++) {
+      sim.reconcile(job, false);
+      sim.reconcile(job, false);
+      tick(31);
+      assertThat(sim.reconcile(job, false).step()).isInstanceOfSatisfying(WorldStep.RollBack.class,
+          r -> assertThat(r.nodes()).isEqualTo("n0,n1"));
+    }
+    tick(20);
+    assertThat(sim.reconcile(job, false).step()).isInstanceOf(WorldStep.Place.class);
+    assertThat(sim.live(job)).extracting(p -> p.getMetadata().getAnnotations().get(Labels.ASSIGNED_NODE))
+        .containsExactlyInAnyOrder("n2", "n3");
+  }
+
+  @Test
   void belowMinForLongerThanTheTimeoutFailsTheJob() {
     sim.nodes("n0");
     job.getSpec().elastic.belowMinTimeoutSeconds = 600;

@@ -117,7 +117,8 @@ final class WorldSim {
     d.forceDelete().forEach(p -> pods.remove(p.getMetadata().getName()));
     GangAdmission.Result admitted = null;
     if (d.step() instanceof WorldStep.Place place) {
-      admitted = GangAdmission.choose(job.getSpec(), capacity(null), place.generation());
+      admitted = GangAdmission.choose(job.getSpec(), capacity(null), place.generation(),
+          GangAdmission.avoidedNodes(job.getStatus()));
       if (admitted instanceof GangAdmission.Result.Admitted a) {
         for (Pod p : podsOf(job)) {
           var v = new WorkerPodView(p);
