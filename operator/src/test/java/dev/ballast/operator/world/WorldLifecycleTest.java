@@ -471,44 +471,45 @@ class WorldLifecycleTest {
     assertThat(generation()).isEqualTo(1L);
   }
 
-  @Test
-  void twoIdenticalBindingTimeoutsMakeAdmissionBackOff() {
-    sim.nodes("n0", "n1");
+  /** Places, releases and lets the gang time out unbound (no kubelet runs), twice, on {@code nodes}. */
+  void twoBindingTimeoutsOn(String nodes) {
     job.getSpec().admissionTimeoutSeconds = 30;
     for (int round = 1; round <= 2; round++) {
       sim.reconcile(job, false); // place
-      sim.reconcile(job, false); // release; no kubelet runs, so nothing binds
+      sim.reconcile(job, false); // release; nothing binds
       tick(31);
-      var d = sim.reconcile(job, false);
-      assertThat(d.step()).isInstanceOfSatisfying(WorldStep.RollBack.class, r -> {
+      assertThat(sim.reconcile(job, false).step()).isInstanceOfSatisfying(WorldStep.RollBack.class, r -> {
         assertThat(r.reason()).isEqualTo("BindingTimeout");
-        assertThat(r.nodes()).isEqualTo("n0,n1");
+        assertThat(r.nodes()).isEqualTo(nodes);
       });
     }
+  }
+
+  List<String> promisedNodes() {
+    return sim.live(job).stream().map(p -> p.getMetadata().getAnnotations().get(Labels.ASSIGNED_NODE)).sorted().toList();
+  }
+
+  @Test
+  void twoIdenticalBindingTimeoutsMakeAdmissionBackOff() {
+    sim.nodes("n0", "n1");
+    twoBindingTimeoutsOn("n0,n1");
     assertThat(job.getStatus().bindingBackoff.timeouts).isEqualTo(2);
     var wait = sim.reconcile(job, false);
     assertThat(wait.step()).isInstanceOfSatisfying(WorldStep.Wait.class,
         w -> assertThat(w.reason()).isEqualTo("BindingBackoff"));
     tick(20);
     assertThat(sim.reconcile(job, false).step()).isInstanceOf(WorldStep.Place.class);
+    assertThat(promisedNodes()).as("no other nodes: the same placement once more").containsExactly("n0", "n1");
   }
 
   @Test
   void afterTwoIdenticalBindingTimeoutsAdmissionPlacesTheGangElsewhereWhenItFits() {
     sim.nodes("n0", "n1", "n2", "n3");
     job.getSpec().workers.max = 2;
-    job.getSpec().admissionTimeoutSeconds = 30;
-    for (int round = 1; round <= 2; round++) {
-      sim.reconcile(job, false);
-      sim.reconcile(job, false);
-      tick(31);
-      assertThat(sim.reconcile(job, false).step()).isInstanceOfSatisfying(WorldStep.RollBack.class,
-          r -> assertThat(r.nodes()).isEqualTo("n0,n1"));
-    }
+    twoBindingTimeoutsOn("n0,n1");
     tick(20);
     assertThat(sim.reconcile(job, false).step()).isInstanceOf(WorldStep.Place.class);
-    assertThat(sim.live(job)).extracting(p -> p.getMetadata().getAnnotations().get(Labels.ASSIGNED_NODE))
-        .containsExactlyInAnyOrder("n2", "n3");
+    assertThat(promisedNodes()).containsExactly("n2", "n3");
   }
 
   @Test
