@@ -81,12 +81,19 @@ public final class WorldLifecycle {
     return others.stream()
         .filter(other -> !other.getMetadata().getUid().equals(job.getMetadata().getUid()))
         .filter(WorldLifecycle::waitingForRoom)
-        .filter(other -> {
-          GangRequest waiting = WorkerRequest.of(other.getSpec());
-          return ours.stream().anyMatch(n -> GangPlacer.eligible(n, waiting));
-        })
+        .filter(other -> couldUseAny(other, ours))
         .map(other -> other.getMetadata().getNamespace() + "/" + other.getMetadata().getName())
         .sorted().toList();
+  }
+
+  private static boolean couldUseAny(TrainingJob other, List<GpuNode> nodes) {
+    GangRequest waiting;
+    try {
+      waiting = WorkerRequest.of(other.getSpec());
+    } catch (IllegalArgumentException e) {
+      return false; // its spec was edited into one it cannot run with: its own reconcile says so
+    }
+    return nodes.stream().anyMatch(n -> GangPlacer.eligible(n, waiting));
   }
 
   /**
