@@ -14,7 +14,9 @@ import dev.ballast.operator.placement.GangRequest;
 import dev.ballast.operator.placement.Placement;
 import dev.ballast.operator.placement.WorkerSlot;
 import dev.ballast.operator.world.Seat;
+import dev.ballast.operator.world.WorkerPodView;
 import dev.ballast.operator.world.World;
+import dev.ballast.operator.world.WorldLifecycle;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -63,7 +65,13 @@ public class GangAdmission {
   public synchronized Result admit(TrainingJob job, long generation) {
     TrainingJobSpec spec = job.getSpec();
     List<Node> nodes = view.nodes();
-    ClusterCapacity capacity = ClusterCapacity.of(nodes, podsHoldingResources(nodes), spec.topology);
+    // The job's own pods of past worlds are left out: admission runs only once the decision found every one of them
+    // stopped, and the admission cache may still show them for a moment (it would place a smaller world).
+    long committed = WorldLifecycle.committedGeneration(job);
+    List<Pod> holding = podsHoldingResources(nodes).stream()
+        .filter(p -> !(ownedBy(p, job) && new WorkerPodView(p).generation() <= committed))
+        .toList();
+    ClusterCapacity capacity = ClusterCapacity.of(nodes, holding, spec.topology);
     Result result = choose(spec, capacity, generation, avoidedNodes(job.getStatus()));
     if (result instanceof Result.Admitted a) createGated(job, a.world());
     return result;
@@ -93,12 +101,14 @@ public class GangAdmission {
    */
   public synchronized int placeableWorkers(TrainingJob job) {
     TrainingJobSpec spec = job.getSpec();
-    String uid = job.getMetadata().getUid();
     List<Node> nodes = view.nodes();
-    List<Pod> others = podsHoldingResources(nodes).stream()
-        .filter(p -> p.getMetadata().getOwnerReferences().stream().noneMatch(o -> o.getUid().equals(uid)))
-        .toList();
+    List<Pod> others = podsHoldingResources(nodes).stream().filter(p -> !ownedBy(p, job)).toList();
     return room(spec, ClusterCapacity.of(nodes, others, spec.topology));
+  }
+
+  private static boolean ownedBy(Pod pod, TrainingJob job) {
+    String uid = job.getMetadata().getUid();
+    return pod.getMetadata().getOwnerReferences().stream().anyMatch(o -> uid.equals(o.getUid()));
   }
 
   /** How many workers of this spec fit in {@code capacity} (at most workers.max). Pure. */
