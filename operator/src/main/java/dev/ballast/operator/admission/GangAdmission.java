@@ -1,7 +1,9 @@
 package dev.ballast.operator.admission;
 
+import dev.ballast.operator.api.BindingBackoff;
 import dev.ballast.operator.api.TrainingJob;
 import dev.ballast.operator.api.TrainingJobSpec;
+import dev.ballast.operator.api.TrainingJobStatus;
 import dev.ballast.operator.config.OperatorSettings;
 import dev.ballast.operator.desired.WorkerPods;
 import dev.ballast.operator.observe.ClusterCache;
@@ -12,13 +14,16 @@ import dev.ballast.operator.placement.GangRequest;
 import dev.ballast.operator.placement.Placement;
 import dev.ballast.operator.placement.WorkerSlot;
 import dev.ballast.operator.world.Seat;
+import dev.ballast.operator.world.WorkerPodView;
 import dev.ballast.operator.world.World;
+import dev.ballast.operator.world.WorldLifecycle;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import org.jboss.logging.Logger;
 
 /**
@@ -35,7 +40,8 @@ public class GangAdmission {
   public sealed interface Result {
     record Admitted(World world) implements Result {}
 
-    record Unschedulable(String message) implements Result {}
+    /** @param reason the Admitted condition's reason, naming the short resource ({@link InsufficientRoom}) */
+    record Unschedulable(String reason, String message) implements Result {}
   }
 
   private final KubernetesClient client;
@@ -59,7 +65,26 @@ public class GangAdmission {
   public synchronized Result admit(TrainingJob job, long generation) {
     TrainingJobSpec spec = job.getSpec();
     List<Node> nodes = view.nodes();
-    return admit(job, generation, ClusterCapacity.of(nodes, podsHoldingResources(nodes), spec.topology));
+    // The job's own pods of past worlds are left out: admission runs only once the decision found every one of them
+    // stopped, and the admission cache may still show them for a moment (it would place a smaller world).
+    long committed = WorldLifecycle.committedGeneration(job);
+    List<Pod> holding = podsHoldingResources(nodes).stream()
+        .filter(p -> !(ownedBy(p, job) && new WorkerPodView(p).generation() <= committed))
+        .toList();
+    ClusterCapacity capacity = ClusterCapacity.of(nodes, holding, spec.topology);
+    Result result = choose(spec, capacity, generation, avoidedNodes(job.getStatus()));
+    if (result instanceof Result.Admitted a) createGated(job, a.world());
+    return result;
+  }
+
+  /**
+   * The nodes of a gang the scheduler did not bind twice in a row (status.bindingBackoff), which the next
+   * admission avoids; empty before the second identical timeout.
+   */
+  public static Set<String> avoidedNodes(TrainingJobStatus status) {
+    BindingBackoff b = status == null ? null : status.bindingBackoff;
+    if (b == null || b.nodes == null || b.timeouts == null || b.timeouts < 2) return Set.of();
+    return Set.of(b.nodes.split(","));
   }
 
   /** Unfinished pods on these nodes, from the cache, and those admission created that the cache does not show yet. */
@@ -76,12 +101,14 @@ public class GangAdmission {
    */
   public synchronized int placeableWorkers(TrainingJob job) {
     TrainingJobSpec spec = job.getSpec();
-    String uid = job.getMetadata().getUid();
     List<Node> nodes = view.nodes();
-    List<Pod> others = podsHoldingResources(nodes).stream()
-        .filter(p -> p.getMetadata().getOwnerReferences().stream().noneMatch(o -> o.getUid().equals(uid)))
-        .toList();
+    List<Pod> others = podsHoldingResources(nodes).stream().filter(p -> !ownedBy(p, job)).toList();
     return room(spec, ClusterCapacity.of(nodes, others, spec.topology));
+  }
+
+  private static boolean ownedBy(Pod pod, TrainingJob job) {
+    String uid = job.getMetadata().getUid();
+    return pod.getMetadata().getOwnerReferences().stream().anyMatch(o -> uid.equals(o.getUid()));
   }
 
   /** How many workers of this spec fit in {@code capacity} (at most workers.max). Pure. */
@@ -91,21 +118,29 @@ public class GangAdmission {
     return placement instanceof Placement.Placed p ? p.workers().size() : 0;
   }
 
-  private Result admit(TrainingJob job, long generation, ClusterCapacity capacity) {
-    Result result = choose(job.getSpec(), capacity, generation);
-    if (result instanceof Result.Admitted a) createGated(job, a.world());
-    return result;
+  /**
+   * As {@link #choose(TrainingJobSpec, ClusterCapacity, long)}, but first without the {@code avoid} nodes (a
+   * placement the scheduler kept refusing); only when nothing fits elsewhere is the usual choice made. Pure.
+   */
+  public static Result choose(TrainingJobSpec spec, ClusterCapacity capacity, long generation, Set<String> avoid) {
+    if (!avoid.isEmpty()) {
+      Result elsewhere = choose(spec, capacity.without(avoid), generation);
+      if (elsewhere instanceof Result.Admitted) return elsewhere;
+    }
+    return choose(spec, capacity, generation);
   }
 
   /** Chooses the nodes of a new world: as many workers as fit, in whole groups, never fewer than workers.min. Pure. */
   public static Result choose(TrainingJobSpec spec, ClusterCapacity capacity, long generation) {
     GangRequest request = WorkerRequest.of(spec);
     Placement placement = GangPlacer.place(capacity.nodes(), capacity.used(), request);
-    if (placement instanceof Placement.Unplaceable u) return new Result.Unschedulable(u.reason());
+    if (placement instanceof Placement.Unplaceable u) {
+      return new Result.Unschedulable(InsufficientRoom.reason(u.shortResource()), u.reason());
+    }
 
     int fitting = ((Placement.Placed) placement).workers().size();
     int size = WorldSizes.largestValid(fitting, spec);
-    if (size < spec.workers.min) return new Result.Unschedulable(WorldSizes.explain(fitting, spec));
+    if (size < spec.workers.min) return new Result.Unschedulable(InsufficientRoom.GPUS, WorldSizes.explain(fitting, spec));
     if (size < fitting) {
       // the tightest fit for the smaller gang may lie elsewhere than a prefix of the larger one
       placement = GangPlacer.place(capacity.nodes(), capacity.used(), request.withWorkers(size, size));

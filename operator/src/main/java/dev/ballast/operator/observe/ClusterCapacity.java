@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -37,6 +38,11 @@ public record ClusterCapacity(List<GpuNode> nodes, Map<String, Resources> used) 
       }
     }
     return new ClusterCapacity(gpuNodes, used);
+  }
+
+  /** The same cluster without the named nodes. */
+  public ClusterCapacity without(Set<String> names) {
+    return new ClusterCapacity(nodes.stream().filter(n -> !names.contains(n.name())).toList(), used);
   }
 
   /** What one pod built from {@code spec} takes on its node: its effective request and a pod slot. */

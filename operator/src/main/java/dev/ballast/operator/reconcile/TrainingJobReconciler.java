@@ -166,11 +166,8 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
     @SuppressWarnings("unchecked")
     var nodeCache = (Cache<Node>) ctx.eventSourceRetriever().getEventSourceFor(Node.class, NODES);
     var nodes = NodeStates.of(nodeCache.list().toList(), job.getSpec().topology);
-    List<String> waiting = ctx.getPrimaryCache().list()
-        .filter(other -> !other.getMetadata().getUid().equals(job.getMetadata().getUid()))
-        .filter(WorldLifecycle::waitingForRoom)
-        .map(other -> other.getMetadata().getNamespace() + "/" + other.getMetadata().getName())
-        .sorted().toList();
+    List<String> waiting = WorldLifecycle.jobsToYieldTo(job, ctx.getPrimaryCache().list().toList(),
+        nodes.values().stream().map(NodeState::node).toList());
     Integer room = WorldLifecycle.wantsRoom(job, waiting, now) ? admission.placeableWorkers(job) : null;
     return new ClusterView(nodes, room, waiting);
   }
@@ -208,7 +205,7 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
         events.normal(job, "Placed", "Placed " + a.world().size() + " workers for world " + a.world().generation()
             + ": " + describe(a.world()));
       } else if (result instanceof GangAdmission.Result.Unschedulable u && !sameAdmissionMessage(job, u.message())) {
-        events.warning(job, "InsufficientGPUs", "Cannot admit the job yet: " + u.message());
+        events.warning(job, u.reason(), "Cannot admit the job yet: " + u.message());
       }
       return result;
     }

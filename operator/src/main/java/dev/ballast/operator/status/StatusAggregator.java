@@ -95,7 +95,7 @@ public final class StatusAggregator {
       } else if (admission instanceof GangAdmission.Result.Unschedulable u) {
         s.phase = betweenWorlds(s, Phase.Pending);
         s.desiredWorkers = 0;
-        c.set(Conditions.ADMITTED, false, "InsufficientGPUs", u.message());
+        c.set(Conditions.ADMITTED, false, u.reason(), u.message());
       }
       c.set(Conditions.READY, false, "NotAdmitted", "no world is admitted yet");
     } else if (step instanceof WorldStep.Release r) {

@@ -102,6 +102,25 @@ class GangAdmissionTest {
     assertThat(restarted.admit(job("after", 1), 1)).isInstanceOf(GangAdmission.Result.Unschedulable.class);
   }
 
+  @Test
+  void theJobsOwnStoppedWorldStillInTheCacheDoesNotShrinkItsNextWorld() {
+    var view = new LaggingView();
+    view.nodes.addAll(List.of(gpuNode("a"), gpuNode("b")));
+    var admission = new GangAdmission(client, OperatorSettings.defaults(), view);
+    TrainingJob job = job("next", 2);
+    admission.admit(job, 1);
+    // world 1 is committed, then stopped: its pods are gone from the API, but the admission cache lags
+    view.pods.addAll(created("next"));
+    job.setStatus(new dev.ballast.operator.api.TrainingJobStatus());
+    job.getStatus().world = new dev.ballast.operator.api.WorldStatus();
+    job.getStatus().world.generation = 1L;
+    client.pods().inNamespace("team-a").withLabel("ballast.dev/job", "next").delete();
+    assertThat(admission.admit(job, 2)).isInstanceOfSatisfying(GangAdmission.Result.Admitted.class,
+        a -> assertThat(a.world().size()).isEqualTo(2));
+    assertThat(admission.admit(job("other", 1), 1)).as("another job still sees world 2's promises")
+        .isInstanceOf(GangAdmission.Result.Unschedulable.class);
+  }
+
   static String assigned(Pod p) {
     return p.getMetadata().getAnnotations().get(dev.ballast.operator.desired.Labels.ASSIGNED_NODE);
   }

@@ -34,7 +34,7 @@ class StatusAggregatorTest {
   @Test
   void unschedulableJobIsPendingWithTheReasonInNumbers() {
     var s = StatusAggregator.aggregate(job, d(new WorldStep.Place(1)),
-        new GangAdmission.Result.Unschedulable("needs 2 workers × 8 GPUs; only 1 node has 8 free GPUs"), T0);
+        new GangAdmission.Result.Unschedulable("InsufficientGPUs", "needs 2 workers × 8 GPUs; only 1 node has 8 free GPUs"), T0);
     assertThat(s.phase).isEqualTo(Phase.Pending);
     assertThat(s.observedGeneration).isEqualTo(1L);
     Condition admitted = condition(s.conditions, Conditions.ADMITTED);
