@@ -7,6 +7,7 @@ import dev.ballast.operator.desired.WorkerPods;
 import dev.ballast.operator.observe.ClusterCache;
 import dev.ballast.operator.observe.ClusterCapacity;
 import dev.ballast.operator.observe.AdmissionView;
+import dev.ballast.operator.observe.ExistingJobs;
 import dev.ballast.operator.placement.GangPlacer;
 import dev.ballast.operator.placement.GangRequest;
 import dev.ballast.operator.placement.Placement;
@@ -26,7 +27,8 @@ import org.jboss.logging.Logger;
  * nodes. Serialized across jobs, so that a GPU is never promised to two jobs: capacity comes from the
  * informer caches ({@link ClusterCache}) plus the pods admission created that the cache does not show yet
  * ({@link Reservations}); a job placed a moment ago has its gated pods, with their promised nodes, in one
- * or the other.
+ * or the other. A promise counts only from a pod an existing TrainingJob controls ({@link ExistingJobs}), so a
+ * tenant's pod carrying the annotation holds nothing, and another release's jobs hold what they were promised.
  */
 public class GangAdmission {
   private static final Logger LOG = Logger.getLogger(GangAdmission.class);
@@ -56,10 +58,17 @@ public class GangAdmission {
     this.view = view;
   }
 
-  public synchronized Result admit(TrainingJob job, long generation) {
-    TrainingJobSpec spec = job.getSpec();
+  /**
+   * @param reconciled the jobs this operator reconciles (its primary cache): their pods' promises count even in
+   *     the moment before the cluster-wide job informer shows a job that was just created
+   */
+  public synchronized Result admit(TrainingJob job, long generation, ExistingJobs reconciled) {
     List<Node> nodes = view.nodes();
-    return admit(job, generation, ClusterCapacity.of(nodes, podsHoldingResources(nodes), spec.topology));
+    return admit(job, generation, capacity(job.getSpec(), nodes, podsHoldingResources(nodes), reconciled));
+  }
+
+  private ClusterCapacity capacity(TrainingJobSpec spec, List<Node> nodes, List<Pod> pods, ExistingJobs reconciled) {
+    return ClusterCapacity.of(nodes, pods, spec.topology, view.jobs().with(reconciled));
   }
 
   /** Unfinished pods on these nodes, from the cache, and those admission created that the cache does not show yet. */
@@ -74,14 +83,14 @@ public class GangAdmission {
    * How many workers of this job would fit if its own pods were gone (the room a resize would have): the
    * same placement admission runs, with the job's pods left out of the GPUs in use.
    */
-  public synchronized int placeableWorkers(TrainingJob job) {
+  public synchronized int placeableWorkers(TrainingJob job, ExistingJobs reconciled) {
     TrainingJobSpec spec = job.getSpec();
     String uid = job.getMetadata().getUid();
     List<Node> nodes = view.nodes();
     List<Pod> others = podsHoldingResources(nodes).stream()
         .filter(p -> p.getMetadata().getOwnerReferences().stream().noneMatch(o -> o.getUid().equals(uid)))
         .toList();
-    return room(spec, ClusterCapacity.of(nodes, others, spec.topology));
+    return room(spec, capacity(spec, nodes, others, reconciled));
   }
 
   /** How many workers of this spec fit in {@code capacity} (at most workers.max). Pure. */

@@ -6,11 +6,14 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 
-/** What admission reads of the cluster: nodes, the unfinished pods on them, and whether a pod is known yet. */
+/** What admission reads of the cluster: nodes, the unfinished pods on them, whether a pod is known yet, every TrainingJob. */
 public interface AdmissionView {
   List<Node> nodes();
 
-  /** Unfinished pods bound or promised to any of {@code nodeNames}. */
+  /** Every TrainingJob of the cluster, in any namespace. */
+  ExistingJobs jobs();
+
+  /** Unfinished pods bound to any of {@code nodeNames}, or claiming one by the promise annotation. */
   List<Pod> podsOn(Collection<String> nodeNames);
 
   /** The uid of the pod this view holds under that name, if any. */

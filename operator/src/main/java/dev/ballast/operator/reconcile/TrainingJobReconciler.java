@@ -19,6 +19,7 @@ import dev.ballast.operator.status.Conditions;
 import dev.ballast.operator.status.StatusAggregator;
 import dev.ballast.operator.status.StatusChange;
 import dev.ballast.operator.validate.SpecValidator;
+import dev.ballast.operator.observe.ExistingJobs;
 import dev.ballast.operator.observe.NodeStates;
 import dev.ballast.operator.world.ClusterView;
 import dev.ballast.operator.world.Decision;
@@ -154,7 +155,7 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
     ClusterView cluster = observeCluster(job, ctx, now);
     Decision decision = WorldLifecycle.decide(job, workers, cluster, now);
     stop(job, decision);
-    GangAdmission.Result admitted = act(job, decision.step(), now);
+    GangAdmission.Result admitted = act(job, decision.step(), ctx, now);
 
     TrainingJobStatus next = StatusAggregator.aggregate(job, decision, admitted, now);
     applyChildren(job, ctx, decision.step(), next.world);
@@ -171,7 +172,8 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
         .filter(WorldLifecycle::waitingForRoom)
         .map(other -> other.getMetadata().getNamespace() + "/" + other.getMetadata().getName())
         .sorted().toList();
-    Integer room = WorldLifecycle.wantsRoom(job, waiting, now) ? admission.placeableWorkers(job) : null;
+    Integer room = WorldLifecycle.wantsRoom(job, waiting, now)
+        ? admission.placeableWorkers(job, ExistingJobs.of(ctx.getPrimaryCache().list())) : null;
     return new ClusterView(nodes, room, waiting);
   }
 
@@ -201,9 +203,10 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
   }
 
   /** Carries out the decided step. Returns the admission outcome for {@link WorldStep.Place}. */
-  private GangAdmission.Result act(TrainingJob job, WorldStep step, Instant now) {
+  private GangAdmission.Result act(TrainingJob job, WorldStep step, Context<TrainingJob> ctx, Instant now) {
     if (step instanceof WorldStep.Place place) {
-      GangAdmission.Result result = admission.admit(job, place.generation());
+      GangAdmission.Result result =
+          admission.admit(job, place.generation(), ExistingJobs.of(ctx.getPrimaryCache().list()));
       if (result instanceof GangAdmission.Result.Admitted a) {
         events.normal(job, "Placed", "Placed " + a.world().size() + " workers for world " + a.world().generation()
             + ": " + describe(a.world()));

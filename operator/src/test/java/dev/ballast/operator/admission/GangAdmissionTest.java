@@ -6,6 +6,7 @@ import dev.ballast.operator.TestJobs;
 import dev.ballast.operator.api.TrainingJob;
 import dev.ballast.operator.config.OperatorSettings;
 import dev.ballast.operator.observe.AdmissionView;
+import dev.ballast.operator.observe.ExistingJobs;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -30,10 +31,16 @@ class GangAdmissionTest {
   static final class LaggingView implements AdmissionView {
     final List<Node> nodes = new ArrayList<>();
     final List<Pod> pods = new ArrayList<>();
+    final List<TrainingJob> jobs = new ArrayList<>();
 
     @Override
     public List<Node> nodes() {
       return nodes;
+    }
+
+    @Override
+    public ExistingJobs jobs() {
+      return ExistingJobs.of(jobs.stream());
     }
 
     @Override
@@ -60,10 +67,17 @@ class GangAdmissionTest {
         .build();
   }
 
-  TrainingJob job(String name, int workers) {
+  static TrainingJob job(String name, int workers) {
     TrainingJob job = TestJobs.job(name, workers, workers, 8);
     job.getMetadata().setNamespace("team-a");
     return job;
+  }
+
+  /** Admits {@code job} as the reconciler does: the job is in the operator's primary cache, the view lists the rest. */
+  static GangAdmission.Result admit(GangAdmission admission, LaggingView view, TrainingJob job) {
+    GangAdmission.Result result = admission.admit(job, 1, ExistingJobs.of(java.util.stream.Stream.of(job)));
+    view.jobs.add(job);
+    return result;
   }
 
   List<Pod> created(String job) {
@@ -76,30 +90,70 @@ class GangAdmissionTest {
     view.nodes.addAll(List.of(gpuNode("a"), gpuNode("b"), gpuNode("c")));
     var admission = new GangAdmission(client, OperatorSettings.defaults(), view);
 
-    assertThat(admission.admit(job("first", 2), 1)).isInstanceOf(GangAdmission.Result.Admitted.class);
+    assertThat(admit(admission, view, job("first", 2))).isInstanceOf(GangAdmission.Result.Admitted.class);
     // the cache has not seen first's pods: without the reservations, second would get their nodes too
-    assertThat(admission.admit(job("second", 2), 1)).isInstanceOf(GangAdmission.Result.Unschedulable.class);
-    assertThat(admission.admit(job("third", 1), 1)).isInstanceOfSatisfying(GangAdmission.Result.Admitted.class,
+    assertThat(admit(admission, view, job("second", 2))).isInstanceOf(GangAdmission.Result.Unschedulable.class);
+    assertThat(admit(admission, view, job("third", 1))).isInstanceOfSatisfying(GangAdmission.Result.Admitted.class,
         a -> assertThat(a.world().seats()).extracting(s -> s.node())
             .doesNotContainAnyElementsOf(created("first").stream().map(GangAdmissionTest::assigned).toList()));
 
     // the cache catches up: each pod counts once (from the cache), so a freed node is offered again
     view.pods.addAll(created("first"));
     view.pods.addAll(created("third"));
-    assertThat(admission.admit(job("fourth", 1), 1)).isInstanceOf(GangAdmission.Result.Unschedulable.class);
+    assertThat(admit(admission, view, job("fourth", 1))).isInstanceOf(GangAdmission.Result.Unschedulable.class);
     view.pods.removeAll(created("third"));
-    assertThat(admission.admit(job("fifth", 1), 1)).isInstanceOf(GangAdmission.Result.Admitted.class);
+    assertThat(admit(admission, view, job("fifth", 1))).isInstanceOf(GangAdmission.Result.Admitted.class);
   }
 
   @Test
   void aRestartedAdmissionSeesThePromisesItsCacheListed() {
     var view = new LaggingView();
     view.nodes.addAll(List.of(gpuNode("a"), gpuNode("b")));
-    new GangAdmission(client, OperatorSettings.defaults(), view).admit(job("before", 2), 1);
+    admit(new GangAdmission(client, OperatorSettings.defaults(), view), view, job("before", 2));
     // a new process: no reservations, but its cache lists the gated pods the old one created
     view.pods.addAll(created("before"));
     var restarted = new GangAdmission(client, OperatorSettings.defaults(), view);
-    assertThat(restarted.admit(job("after", 1), 1)).isInstanceOf(GangAdmission.Result.Unschedulable.class);
+    assertThat(admit(restarted, view, job("after", 1))).isInstanceOf(GangAdmission.Result.Unschedulable.class);
+  }
+
+  @Test
+  void aForgedPromiseHoldsNothingAndAnotherReleasesJobHoldsWhatItWasPromised() {
+    var view = new LaggingView();
+    view.nodes.addAll(List.of(gpuNode("a"), gpuNode("b")));
+    // a tenant's gated 8-GPU pods claiming both nodes: no owner, an owner uid that exists nowhere, and the uid
+    // of a real job but from another namespace (owner references never cross namespaces)
+    TrainingJob elsewhere = job("elsewhere", 1);
+    elsewhere.getMetadata().setNamespace("team-b");
+    view.jobs.add(elsewhere);
+    view.pods.add(forged("tenant", "a", null));
+    view.pods.add(forged("tenant", "b", "uid-nobody"));
+    view.pods.add(forged("tenant", "b", "uid-elsewhere"));
+    var admission = new GangAdmission(client, OperatorSettings.defaults(), view);
+    assertThat(admit(admission, view, job("real", 2))).isInstanceOf(GangAdmission.Result.Admitted.class);
+
+    // the same claim from a pod a job of another release controls (the view lists it; this operator does not
+    // reconcile it) holds its node
+    var other = new LaggingView();
+    other.nodes.addAll(view.nodes);
+    other.jobs.add(elsewhere);
+    other.pods.add(forged("team-b", "a", "uid-elsewhere"));
+    var secondRelease = new GangAdmission(client, OperatorSettings.defaults(), other);
+    assertThat(admit(secondRelease, other, job("wants-both", 2))).isInstanceOf(GangAdmission.Result.Unschedulable.class);
+  }
+
+  /** A gated pod requesting 8 GPUs that claims {@code node} by annotation, controlled by {@code ownerUid} if set. */
+  static Pod forged(String namespace, String node, String ownerUid) {
+    var b = new io.fabric8.kubernetes.api.model.PodBuilder().withNewMetadata().withNamespace(namespace)
+        .withName("claim-" + node + "-" + ownerUid).withUid("pod-" + node + "-" + ownerUid)
+        .addToAnnotations(dev.ballast.operator.desired.Labels.ASSIGNED_NODE, node).endMetadata()
+        .withNewSpec().addNewSchedulingGate().withName("ballast.dev/admission").endSchedulingGate()
+        .addNewContainer().withName("c").withNewResources().addToLimits("nvidia.com/gpu", new Quantity("8"))
+        .endResources().endContainer().endSpec();
+    if (ownerUid != null) {
+      b.editMetadata().addNewOwnerReference().withApiVersion("ballast.dev/v1alpha1").withKind("TrainingJob")
+          .withName("x").withUid(ownerUid).withController(true).endOwnerReference().endMetadata();
+    }
+    return b.build();
   }
 
   static String assigned(Pod p) {
