@@ -90,7 +90,7 @@ public final class BalancerResources {
         .addNewEnv().withName(ProcessEnv.POD_IP).withNewValueFrom().withNewFieldRef().withFieldPath("status.podIP")
         .endFieldRef().endValueFrom().endEnv()
         .addNewEnv().withName(ProcessEnv.TOKEN).withNewValueFrom().withNewSecretKeyRef()
-        .withName(Names.sidecarSecret(name)).withKey(SidecarSecret.TOKEN_KEY).endSecretKeyRef().endValueFrom()
+        .withName(Names.sidecarSecret(name, job.getMetadata().getUid())).withKey(SidecarSecret.TOKEN_KEY).endSecretKeyRef().endValueFrom()
         .endEnv()
         .withNewReadinessProbe()
         .withNewHttpGet().withPath("/q/health/ready").withNewPort(settings.balancerHttpPort()).endHttpGet()

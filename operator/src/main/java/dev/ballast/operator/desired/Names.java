@@ -26,8 +26,13 @@ public final class Names {
     return job + "-balancer";
   }
 
-  public static String sidecarSecret(String job) {
-    return job + "-sidecar-auth";
+  /**
+   * The per-job token's Secret. Its name carries the job's uid: the operator may create Secrets but not read them,
+   * so it must never need to tell its own Secret from another object holding the name.
+   */
+  public static String sidecarSecret(String job, String uid) {
+    String hex = uid.replace("-", "");
+    return job + "-sidecar-auth-" + hex.substring(0, Math.min(12, hex.length()));
   }
 
   public static String podDns(String job, long generation, int index, String namespace) {

@@ -34,7 +34,6 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
@@ -56,6 +55,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.stream.Collectors;
 import org.jboss.logging.Logger;
 
@@ -106,7 +106,8 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
   @Override
   public List<EventSource<?, TrainingJob>> prepareEventSources(EventSourceContext<TrainingJob> context) {
     List<EventSource<?, TrainingJob>> sources = new ArrayList<>();
-    for (Class<? extends HasMetadata> type : List.of(Pod.class, Service.class, ConfigMap.class, Secret.class,
+    // no Secret informer: the operator may create Secrets but not read them (docs/security.md)
+    for (Class<? extends HasMetadata> type : List.of(Pod.class, Service.class, ConfigMap.class,
         Deployment.class, ServiceAccount.class, RoleBinding.class)) {
       sources.add(informer(type, context));
     }
@@ -158,8 +159,16 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
     GangAdmission.Result admitted = act(job, decision.step(), ctx, now);
 
     TrainingJobStatus next = StatusAggregator.aggregate(job, decision, admitted, now);
-    applyChildren(job, ctx, decision.step(), next.world);
-    return writeStatus(job, next, requeueAfter(job, decision, next, now));
+    List<ChildConflict> conflicts = applyChildren(job, ctx, decision.step(), next.world);
+    reportConflicts(job, conflicts);
+    StatusAggregator.childConflicts(job, next, conflicts.stream().map(ChildConflict::message).toList(), now);
+    Duration requeue = requeueAfter(job, decision, next, now);
+    if (!conflicts.isEmpty()) {
+      // nothing of the job's changes when the holder goes away: look again as for a job waiting for room
+      Duration retry = Duration.ofSeconds(pendingRetrySeconds);
+      requeue = requeue == null || requeue.compareTo(retry) > 0 ? retry : requeue;
+    }
+    return writeStatus(job, next, requeue);
   }
 
   /** Nodes from the node informer, other jobs from the primary cache, and the room to resize only when it matters. */
@@ -258,22 +267,35 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
     return null;
   }
 
-  /** @param committed status.world as this reconcile writes it (the world document is rendered from it) */
-  private void applyChildren(TrainingJob job, Context<TrainingJob> ctx, WorldStep step, WorldStatus committed) {
+  /**
+   * @param committed status.world as this reconcile writes it (the world document is rendered from it)
+   * @return the children whose names other objects hold
+   */
+  private List<ChildConflict> applyChildren(TrainingJob job, Context<TrainingJob> ctx, WorldStep step,
+      WorldStatus committed) {
+    List<ChildConflict> conflicts = new ArrayList<>();
     boolean ended = step instanceof WorldStep.Ended || step instanceof WorldStep.Finish;
-    children.apply(job, ctx, HeadlessService.build(job, settings.masterPort()));
-    children.apply(job, ctx, WorldConfigMap.build(job, committed));
+    children.apply(job, ctx, HeadlessService.build(job, settings.masterPort())).ifPresent(conflicts::add);
+    children.apply(job, ctx, WorldConfigMap.build(job, committed)).ifPresent(conflicts::add);
     boolean wantBalancer = !ended && job.getSpec().balancer.mode != BalancerSpec.Mode.OFF;
+    Optional<Deployment> balancer = ChildApplier.find(ctx, Deployment.class, Names.balancer(job.getMetadata().getName()));
     if (wantBalancer) {
-      // created once, never updated: a new token would lock out connected sidecars
-      if (ChildApplier.find(ctx, Secret.class, Names.sidecarSecret(job.getMetadata().getName())).isEmpty()) {
-        children.create(job, SidecarSecret.build(job));
+      // the Secret comes before the Deployment that reads it, so an existing Deployment means it exists; created
+      // once, never updated: a new token would lock out connected sidecars
+      if (balancer.isEmpty()) children.createUnread(job, SidecarSecret.build(job));
+      for (HasMetadata resource : BalancerResources.build(job, settings)) {
+        children.apply(job, ctx, resource).ifPresent(conflicts::add);
       }
-      for (HasMetadata resource : BalancerResources.build(job, settings)) children.apply(job, ctx, resource);
     } else {
-      ChildApplier.find(ctx, Deployment.class, Names.balancer(job.getMetadata().getName()))
-          .ifPresent(d -> client.resource(d).delete());
+      balancer.ifPresent(d -> client.resource(d).delete());
     }
+    return conflicts;
+  }
+
+  private void reportConflicts(TrainingJob job, List<ChildConflict> conflicts) {
+    boolean known = job.getStatus() != null && job.getStatus().conditions.stream()
+        .anyMatch(c -> Conditions.CHILDREN_OWNED.equals(c.getType()) && "False".equals(c.getStatus()));
+    if (!known) conflicts.forEach(c -> events.warning(job, StatusAggregator.NAME_CONFLICT, c.message()));
   }
 
   private void expireIfDue(TrainingJob job, Instant now) {
