@@ -16,7 +16,7 @@ import java.util.List;
 
 /**
  * The job's balancer: a one-replica Deployment of the Ballast agent in its balancer role, a Service
- * for sidecars to stream to, and its identity (ServiceAccount bound to the ballast-balancer ClusterRole
+ * for sidecars to stream to, and its identity (ServiceAccount bound to the release's balancer ClusterRole
  * in the job's namespace only).
  */
 public final class BalancerResources {
@@ -24,7 +24,7 @@ public final class BalancerResources {
 
   /** In apply order: identity first, so the Deployment's pods can start with their permissions. */
   public static List<HasMetadata> build(TrainingJob job, OperatorSettings settings) {
-    return List.of(serviceAccount(job), roleBinding(job), service(job, settings), deployment(job, settings));
+    return List.of(serviceAccount(job), roleBinding(job, settings), service(job, settings), deployment(job, settings));
   }
 
   static ServiceAccount serviceAccount(TrainingJob job) {
@@ -34,12 +34,12 @@ public final class BalancerResources {
     return TemplateHash.stamp(sa);
   }
 
-  static RoleBinding roleBinding(TrainingJob job) {
+  static RoleBinding roleBinding(TrainingJob job, OperatorSettings settings) {
     String name = job.getMetadata().getName();
     return TemplateHash.stamp(new RoleBindingBuilder()
         .withMetadata(Owners.childMeta(job, Names.balancer(name), Labels.forRole(name, Labels.ROLE_BALANCER)))
         .withNewRoleRef()
-        .withApiGroup("rbac.authorization.k8s.io").withKind("ClusterRole").withName(Names.BALANCER_CLUSTER_ROLE)
+        .withApiGroup("rbac.authorization.k8s.io").withKind("ClusterRole").withName(settings.balancerClusterRole())
         .endRoleRef()
         .addNewSubject()
         .withKind("ServiceAccount").withName(Names.balancer(name)).withNamespace(job.getMetadata().getNamespace())

@@ -39,6 +39,9 @@ public final class Names {
     return workerPod(job, generation, index) + "." + headlessService(job) + "." + namespace + ".svc";
   }
 
-  /** The ClusterRole (installed by the Helm chart) that every job's balancer is bound to. */
-  public static final String BALANCER_CLUSTER_ROLE = "ballast-balancer";
+  /**
+   * The ClusterRole (installed by the Helm chart) every job's balancer is bound to, for a release named ballast; the
+   * chart tells the operator its own ({@code BALLAST_BALANCER_CLUSTER_ROLE}).
+   */
+  public static final String DEFAULT_BALANCER_CLUSTER_ROLE = "ballast-balancer";
 }

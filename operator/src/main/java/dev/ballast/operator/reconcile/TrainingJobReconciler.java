@@ -49,7 +49,6 @@ import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.Cache;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
-import io.quarkiverse.operatorsdk.annotations.RBACRule;
 import jakarta.inject.Inject;
 import java.time.Duration;
 import java.time.Instant;
@@ -64,18 +63,10 @@ import org.jboss.logging.Logger;
  * decide the world's next step ({@link WorldLifecycle}, pure) → act (stop pods, admission, gates, children) →
  * aggregate status ({@link StatusAggregator}, pure) and write it only if it changed. A transition to a new
  * world is written to status before any pod of the old one is stopped, so an operator restart resumes it.
+ * Its permissions are the Helm chart's (charts/ballast/templates/rbac-operator.yaml; docs/security.md says what
+ * uses each verb).
  */
 @ControllerConfiguration(name = TrainingJobReconciler.NAME)
-@RBACRule(apiGroups = "", resources = {"pods", "services", "configmaps", "secrets", "serviceaccounts"},
-    verbs = {"get", "list", "watch", "create", "update", "patch", "delete"})
-@RBACRule(apiGroups = "", resources = "nodes", verbs = {"get", "list", "watch"})
-@RBACRule(apiGroups = "", resources = "events", verbs = {"create", "patch"})
-@RBACRule(apiGroups = "apps", resources = "deployments",
-    verbs = {"get", "list", "watch", "create", "update", "patch", "delete"})
-@RBACRule(apiGroups = "rbac.authorization.k8s.io", resources = "rolebindings",
-    verbs = {"get", "list", "watch", "create", "update", "patch", "delete"})
-@RBACRule(apiGroups = "rbac.authorization.k8s.io", resources = "clusterroles", verbs = "bind",
-    resourceNames = Names.BALANCER_CLUSTER_ROLE)
 public class TrainingJobReconciler implements Reconciler<TrainingJob> {
   public static final String NAME = "ballast-operator";
   private static final Logger LOG = Logger.getLogger(TrainingJobReconciler.class);
