@@ -20,6 +20,9 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.jboss.logging.Logger;
 
 /**
@@ -44,11 +47,13 @@ public class GangAdmission {
   private final OperatorSettings settings;
   private final Reservations reservations = new Reservations();
   private final AdmissionView view;
+  private final MeterRegistry metrics;
 
-  public GangAdmission(KubernetesClient client, OperatorSettings settings) {
+  public GangAdmission(KubernetesClient client, OperatorSettings settings, MeterRegistry metrics) {
     this.client = client;
     this.settings = settings;
     this.view = new ClusterCache(client, pod -> reservations.release(pod.getMetadata().getUid()));
+    this.metrics = metrics;
   }
 
   /** Reading the cluster from {@code view} (tests: a cache that lags as long as they like). */
@@ -56,6 +61,7 @@ public class GangAdmission {
     this.client = client;
     this.settings = settings;
     this.view = view;
+    this.metrics = new SimpleMeterRegistry();
   }
 
   /**
@@ -63,8 +69,31 @@ public class GangAdmission {
    *     the moment before the cluster-wide job informer shows a job that was just created
    */
   public synchronized Result admit(TrainingJob job, long generation, ExistingJobs reconciled) {
+    long start = System.nanoTime();
     List<Node> nodes = view.nodes();
-    return admit(job, generation, capacity(job.getSpec(), nodes, podsHoldingResources(nodes), reconciled));
+    List<Pod> pods = podsHoldingResources(nodes);
+    Result result = choose(job.getSpec(), capacity(job.getSpec(), nodes, pods, reconciled), generation);
+    long placed = System.nanoTime();
+    if (result instanceof Result.Admitted a) createGated(job, a.world());
+    long done = System.nanoTime();
+    record(job, result, pods.size(), placed - start, done - placed);
+    return result;
+  }
+
+  /**
+   * The operator's time per attempt, by outcome: placing (reading the caches, choosing nodes) and creating the pods
+   * (docs/BENCHMARKS.md, "Scale"); the pods read per attempt show that no attempt reads beyond the cache's index.
+   */
+  private void record(TrainingJob job, Result result, int podsRead, long placeNanos, long createNanos) {
+    String outcome = result instanceof Result.Admitted ? "admitted" : "unschedulable";
+    metrics.timer("ballast.admission.placement", "outcome", outcome).record(placeNanos, TimeUnit.NANOSECONDS);
+    metrics.timer("ballast.admission", "outcome", outcome).record(placeNanos + createNanos, TimeUnit.NANOSECONDS);
+    metrics.summary("ballast.admission.pods.read").record(podsRead);
+    if (result instanceof Result.Admitted a) {
+      LOG.infof("Admission of %s/%s: %d workers placed in %.2f ms, their pods created in %.2f ms",
+          job.getMetadata().getNamespace(), job.getMetadata().getName(), a.world().size(), placeNanos / 1e6,
+          createNanos / 1e6);
+    }
   }
 
   private ClusterCapacity capacity(TrainingJobSpec spec, List<Node> nodes, List<Pod> pods, ExistingJobs reconciled) {
@@ -98,12 +127,6 @@ public class GangAdmission {
     Placement placement = GangPlacer.place(capacity.nodes(), capacity.used(),
         WorkerRequest.of(spec).withWorkers(1, spec.workers.max));
     return placement instanceof Placement.Placed p ? p.workers().size() : 0;
-  }
-
-  private Result admit(TrainingJob job, long generation, ClusterCapacity capacity) {
-    Result result = choose(job.getSpec(), capacity, generation);
-    if (result instanceof Result.Admitted a) createGated(job, a.world());
-    return result;
   }
 
   /** Chooses the nodes of a new world: as many workers as fit, in whole groups, never fewer than workers.min. Pure. */

@@ -49,6 +49,9 @@ import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.Cache;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import jakarta.inject.Inject;
 import java.time.Duration;
 import java.time.Instant;
@@ -79,17 +82,25 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
   private final GangAdmission admission;
   private final JobEvents events;
   private final ChildApplier children;
+  /** Reconciles run, the denominator of API requests per reconcile (docs/BENCHMARKS.md, "Scale"). */
+  private final Counter reconciles;
 
   @Inject
-  public TrainingJobReconciler(KubernetesClient client, OperatorConfig config) {
-    this(client, config.settings(), config.pendingRetrySeconds());
+  public TrainingJobReconciler(KubernetesClient client, OperatorConfig config, MeterRegistry metrics) {
+    this(client, config.settings(), config.pendingRetrySeconds(), metrics);
   }
 
   public TrainingJobReconciler(KubernetesClient client, OperatorSettings settings, int pendingRetrySeconds) {
+    this(client, settings, pendingRetrySeconds, new SimpleMeterRegistry());
+  }
+
+  private TrainingJobReconciler(KubernetesClient client, OperatorSettings settings, int pendingRetrySeconds,
+      MeterRegistry metrics) {
     this.client = client;
     this.settings = settings;
     this.pendingRetrySeconds = pendingRetrySeconds;
-    this.admission = new GangAdmission(client, settings);
+    this.reconciles = metrics.counter("ballast.reconciles");
+    this.admission = new GangAdmission(client, settings, metrics);
     this.events = new JobEvents(client);
     this.children = new ChildApplier(client);
   }
@@ -133,6 +144,7 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
 
   @Override
   public UpdateControl<TrainingJob> reconcile(TrainingJob job, Context<TrainingJob> ctx) {
+    reconciles.increment();
     Instant now = Instant.now();
     List<String> problems = SpecValidator.validate(job.getSpec());
     if (!problems.isEmpty()) {
