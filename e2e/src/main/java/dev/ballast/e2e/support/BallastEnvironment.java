@@ -39,6 +39,8 @@ public final class BallastEnvironment implements AutoCloseable {
   private int operatorStarts;
   private Path operatorKubeconfig;
   private ProcessKubelet kubelet;
+  private Map<String, String> clusterEnv = Map.of();
+  private boolean runKubelet = true;
 
   public BallastEnvironment(Path root, String cluster, Path logs) {
     this.root = root.toAbsolutePath().normalize();
@@ -52,6 +54,23 @@ public final class BallastEnvironment implements AutoCloseable {
   public static Path repositoryRoot() {
     String prop = System.getProperty("ballast.root");
     return prop != null ? Path.of(prop) : Path.of("").toAbsolutePath().getParent();
+  }
+
+  /**
+   * For a scale run: the cluster's layout (e2e/cluster/nodes.sh variables) and KWOK playing every pod, Ballast's too
+   * (BALLAST_KWOK_ALL_PODS), so no process kubelet runs. Call before {@link #start()}.
+   */
+  public BallastEnvironment simulatedPods(Map<String, String> nodeLayout) {
+    Map<String, String> env = new HashMap<>(nodeLayout);
+    env.put("BALLAST_KWOK_ALL_PODS", "1");
+    this.clusterEnv = Map.copyOf(env);
+    this.runKubelet = false;
+    return this;
+  }
+
+  /** The operator's process id (to read its CPU time), or -1 when it does not run. */
+  public long operatorPid() {
+    return operator != null && operator.isAlive() ? operator.pid() : -1;
   }
 
   public Path kubeconfig() {
@@ -91,7 +110,7 @@ public final class BallastEnvironment implements AutoCloseable {
     step("installing the Helm chart into " + NAMESPACE, () -> helm("upgrade", "--install", RELEASE,
         root.resolve("charts/ballast").toString(), "--namespace", NAMESPACE, "--create-namespace", "--set", "replicaCount=0", "--wait",
         "--timeout", "2m"));
-    step("starting the process kubelet for Ballast pods", this::startKubelet);
+    if (runKubelet) step("starting the process kubelet for Ballast pods", this::startKubelet);
     step("starting the operator with the chart's ServiceAccount credentials", () -> startOperator(Map.of()));
     return this;
   }
@@ -118,7 +137,7 @@ public final class BallastEnvironment implements AutoCloseable {
   private Cmd.Result script(Duration timeout, String script, String... args) {
     List<String> cmd = new ArrayList<>(List.of(root.resolve(script).toString()));
     cmd.addAll(List.of(args));
-    Map<String, String> env = new HashMap<>();
+    Map<String, String> env = new HashMap<>(clusterEnv);
     env.put("BALLAST_CLUSTER", cluster);
     Cmd.Result r = Cmd.run(root, env, timeout, cmd, null).ok();
     try {

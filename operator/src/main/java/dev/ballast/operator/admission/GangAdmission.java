@@ -88,7 +88,7 @@ public class GangAdmission {
     String outcome = result instanceof Result.Admitted ? "admitted" : "unschedulable";
     metrics.timer("ballast.admission.placement", "outcome", outcome).record(placeNanos, TimeUnit.NANOSECONDS);
     metrics.timer("ballast.admission", "outcome", outcome).record(placeNanos + createNanos, TimeUnit.NANOSECONDS);
-    metrics.summary("ballast.admission.pods.read").record(podsRead);
+    metrics.summary("ballast.admission.pods.read", "outcome", outcome).record(podsRead);
     if (result instanceof Result.Admitted a) {
       LOG.infof("Admission of %s/%s: %d workers placed in %.2f ms, their pods created in %.2f ms",
           job.getMetadata().getNamespace(), job.getMetadata().getName(), a.world().size(), placeNanos / 1e6,
