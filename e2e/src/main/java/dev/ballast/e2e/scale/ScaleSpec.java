@@ -1,5 +1,6 @@
 package dev.ballast.e2e.scale;
 
+import dev.ballast.e2e.support.Jobs;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -62,21 +63,9 @@ public record ScaleSpec(int racks, int nodesPerRack, int nodesPerNvlink, List<Jo
         "BALLAST_NODES_PER_NVLINK", Integer.toString(nodesPerNvlink), "BALLAST_GPUS_PER_NODE", "8");
   }
 
-  /** The job's manifest: the balancer off (KWOK plays the pods; nothing would run it). */
+  /** The job's manifest, with the balancer off (KWOK plays the pods; nothing would run it). */
   public static String manifest(Job job) {
-    return """
-        apiVersion: ballast.dev/v1alpha1
-        kind: TrainingJob
-        metadata: {name: %s}
-        spec:
-          template:
-            spec:
-              containers: [{name: trainer, image: registry.example/ballast-trainer:0.1.0}]
-          workers: {min: %d, max: %d}
-          gpusPerWorker: %d
-          parallelism: {expert: 8}
-          model: {moeLayers: 16, experts: 64, topK: 8}
-          balancer: {mode: "off"}
-        """.formatted(job.name(), job.workers(), job.workers(), job.gpusPerWorker());
+    return Jobs.manifest(job.name(), job.workers(), job.workers(), job.gpusPerWorker(), 8, "env: []")
+        + "  balancer: {mode: \"off\"}\n";
   }
 }
