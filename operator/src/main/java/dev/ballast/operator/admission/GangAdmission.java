@@ -22,7 +22,9 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import org.jboss.logging.Logger;
 
 /**
@@ -52,7 +54,7 @@ public class GangAdmission {
   public GangAdmission(KubernetesClient client, OperatorSettings settings, MeterRegistry metrics) {
     this.client = client;
     this.settings = settings;
-    this.view = new ClusterCache(client, pod -> reservations.release(pod.getMetadata().getUid()));
+    this.view = new ClusterCache(client, this::delivered);
     this.metrics = metrics;
   }
 
@@ -62,6 +64,11 @@ public class GangAdmission {
     this.settings = settings;
     this.view = view;
     this.metrics = new SimpleMeterRegistry();
+  }
+
+  /** The cache has delivered this pod (added, updated or deleted): its reservation, if any, is no longer needed. */
+  void delivered(Pod pod) {
+    reservations.release(pod.getMetadata().getUid());
   }
 
   /**
@@ -100,11 +107,21 @@ public class GangAdmission {
     return ClusterCapacity.of(nodes, pods, spec.topology, view.jobs().with(reconciled));
   }
 
-  /** Unfinished pods on these nodes, from the cache, and those admission created that the cache does not show yet. */
+  /**
+   * Unfinished pods on these nodes, from the cache, and those admission created that the cache does not show yet, each
+   * once. The reservations are read first: one released while the cache is read is in what the cache returns.
+   */
   private List<Pod> podsHoldingResources(List<Node> nodes) {
+    List<Pod> reserved = reservations.held(Instant.now());
     List<Pod> pods = new ArrayList<>(view.podsOn(nodes.stream().map(n -> n.getMetadata().getName()).toList()));
-    pods.addAll(reservations.unseen(
-        p -> view.cachedUid(p.getMetadata().getNamespace(), p.getMetadata().getName()), Instant.now()));
+    Set<String> cached = pods.stream().map(p -> p.getMetadata().getUid()).collect(Collectors.toSet());
+    for (Pod p : reserved) {
+      if (cached.contains(p.getMetadata().getUid())) {
+        reservations.release(p.getMetadata().getUid()); // its event came before the reservation was made
+      } else {
+        pods.add(p);
+      }
+    }
     return pods;
   }
 

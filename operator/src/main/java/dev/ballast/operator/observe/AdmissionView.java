@@ -4,9 +4,8 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.util.Collection;
 import java.util.List;
-import java.util.Optional;
 
-/** What admission reads of the cluster: nodes, the unfinished pods on them, whether a pod is known yet, every TrainingJob. */
+/** What admission reads of the cluster: nodes, the unfinished pods on them, every TrainingJob. */
 public interface AdmissionView {
   List<Node> nodes();
 
@@ -15,7 +14,4 @@ public interface AdmissionView {
 
   /** Unfinished pods bound to any of {@code nodeNames}, or claiming one by the promise annotation. */
   List<Pod> podsOn(Collection<String> nodeNames);
-
-  /** The uid of the pod this view holds under that name, if any. */
-  Optional<String> cachedUid(String namespace, String name);
 }

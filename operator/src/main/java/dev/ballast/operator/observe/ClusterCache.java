@@ -10,7 +10,6 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.function.Consumer;
 
 /**
@@ -82,13 +81,6 @@ public final class ClusterCache implements AdmissionView, AutoCloseable {
     List<Pod> out = new ArrayList<>();
     for (String node : nodeNames) out.addAll(pods.getIndexer().byIndex(BY_NODE, node));
     return out;
-  }
-
-  @Override
-  public Optional<String> cachedUid(String namespace, String name) {
-    ensureStarted();
-    Pod pod = pods.getStore().getByKey(namespace + "/" + name);
-    return pod == null ? Optional.empty() : Optional.of(pod.getMetadata().getUid());
   }
 
   @Override

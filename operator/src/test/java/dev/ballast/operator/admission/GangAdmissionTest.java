@@ -16,7 +16,6 @@ import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -43,17 +42,18 @@ class GangAdmissionTest {
       return ExistingJobs.of(jobs.stream());
     }
 
-    @Override
-    public List<Pod> podsOn(Collection<String> nodeNames) {
-      return pods.stream().filter(p -> nodeNames.contains(
-          p.getMetadata().getAnnotations().get(dev.ballast.operator.desired.Labels.ASSIGNED_NODE))).toList();
-    }
+    /** Runs once right after the next read of the pods: an informer event that lands just then. */
+    Runnable afterNextRead = () -> {};
 
     @Override
-    public Optional<String> cachedUid(String namespace, String name) {
-      return pods.stream().filter(p -> p.getMetadata().getName().equals(name)).map(p -> p.getMetadata().getUid())
-          .findFirst();
+    public List<Pod> podsOn(Collection<String> nodeNames) {
+      List<Pod> read = pods.stream().filter(p -> nodeNames.contains(
+          p.getMetadata().getAnnotations().get(dev.ballast.operator.desired.Labels.ASSIGNED_NODE))).toList();
+      afterNextRead.run();
+      afterNextRead = () -> {};
+      return read;
     }
+
   }
 
   static Node gpuNode(String name) {
@@ -114,6 +114,31 @@ class GangAdmissionTest {
     view.pods.addAll(created("before"));
     var restarted = new GangAdmission(client, OperatorSettings.defaults(), view);
     assertThat(admit(restarted, view, job("after", 1))).isInstanceOf(GangAdmission.Result.Unschedulable.class);
+  }
+
+  @Test
+  void aPodTheCacheDeliversWhileAdmissionReadsItIsCountedOnce() {
+    var view = new LaggingView();
+    view.nodes.addAll(List.of(gpuNode("a"), gpuNode("b")));
+    var admission = new GangAdmission(client, OperatorSettings.defaults(), view);
+    assertThat(admit(admission, view, job("first", 1))).isInstanceOf(GangAdmission.Result.Admitted.class);
+    // first's pod reaches the cache (and its event releases the reservation) just after the next read of the cache:
+    // the read missed it, so only the reservation, read before, can count it
+    view.afterNextRead = () -> created("first").forEach(p -> {
+      view.pods.add(p);
+      admission.delivered(p);
+    });
+    assertThat(admit(admission, view, job("second", 1))).isInstanceOfSatisfying(GangAdmission.Result.Admitted.class,
+        a -> assertThat(a.world().seats().get(0).node()).isNotEqualTo(assigned(created("first").get(0))));
+    // second's pod reaches the cache too: both are cached, no reservation is left, nothing counts twice
+    created("second").forEach(p -> {
+      view.pods.add(p);
+      admission.delivered(p);
+    });
+    assertThat(admit(admission, view, job("third", 1))).isInstanceOf(GangAdmission.Result.Unschedulable.class);
+    view.pods.clear();
+    assertThat(admit(admission, view, job("fourth", 2))).as("no stale reservation holds a node")
+        .isInstanceOf(GangAdmission.Result.Admitted.class);
   }
 
   @Test
