@@ -82,10 +82,13 @@ public final class ScaleRun {
     Set<String> fitting = Set.copyOf(spec.fitting().stream().map(ScaleSpec.Job::name).toList());
     String tooBig = spec.jobs().get(spec.jobs().size() - 1).name();
     double heapPeak = 0;
+    double liveHeapPeak = 0;
     Instant deadline = start.plus(timeout);
     Instant lastReport = Instant.now();
     while (true) {
-      heapPeak = Math.max(heapPeak, OperatorProbe.sum(probe.metrics(), "jvm_memory_used_bytes", "area=\"heap\""));
+      Map<String, Double> now = probe.metrics();
+      heapPeak = Math.max(heapPeak, OperatorProbe.sum(now, "jvm_memory_used_bytes", "area=\"heap\""));
+      liveHeapPeak = Math.max(liveHeapPeak, OperatorProbe.sum(now, "jvm_gc_live_data_size_bytes"));
       boolean done = runningAt.keySet().containsAll(fitting) && "InsufficientGPUs".equals(pendingReason.get(tooBig));
       if (done) break;
       if (Instant.now().isAfter(deadline)) {
@@ -119,7 +122,8 @@ public final class ScaleRun {
     double podsRead = attempts == 0 ? 0 : delta(before, after, "ballast_admission_pods_read_sum", pending) / attempts;
     return new ScaleResult(spec.nodes(), spec.jobs().size(), fitting.size(),
         (int) runningAt.keySet().stream().filter(fitting::contains).count(), placement, total, attempts, pendingMs,
-        podsRead, Duration.between(start, lastRunning).toMillis() / 1000.0, heapPeak / (1024 * 1024), cpu,
+        podsRead, Duration.between(start, lastRunning).toMillis() / 1000.0, heapPeak / (1024 * 1024),
+        liveHeapPeak / (1024 * 1024), cpu,
         Math.round(delta(before, after, "ballast_reconciles_total")), byVerb);
   }
 
