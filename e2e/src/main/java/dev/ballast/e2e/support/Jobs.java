@@ -22,9 +22,14 @@ public final class Jobs {
 
   /** Starts the test class's namespace afresh, so a re-run on a kept cluster (-Dballast.e2e.keep=true) sees no old jobs. */
   public Jobs(BallastEnvironment env, Class<?> testClass) {
+    this(env, namespaceFor(testClass));
+  }
+
+  /** The same, in a namespace of the test's choosing (a test that needs more than one). */
+  public Jobs(BallastEnvironment env, String namespace) {
     this.env = env;
     this.client = env.admin();
-    this.namespace = namespaceFor(testClass);
+    this.namespace = namespace;
     if (client.namespaces().withName(namespace).get() != null) {
       client.namespaces().withName(namespace).delete();
       client.namespaces().withName(namespace).waitUntilCondition(Objects::isNull, 2, TimeUnit.MINUTES);

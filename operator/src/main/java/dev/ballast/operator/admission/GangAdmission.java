@@ -9,6 +9,7 @@ import dev.ballast.operator.desired.WorkerPods;
 import dev.ballast.operator.observe.ClusterCache;
 import dev.ballast.operator.observe.ClusterCapacity;
 import dev.ballast.operator.observe.AdmissionView;
+import dev.ballast.operator.observe.ExistingJobs;
 import dev.ballast.operator.placement.GangPlacer;
 import dev.ballast.operator.placement.GangRequest;
 import dev.ballast.operator.placement.Placement;
@@ -20,10 +21,14 @@ import dev.ballast.operator.world.WorldLifecycle;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import org.jboss.logging.Logger;
 
 /**
@@ -31,7 +36,8 @@ import org.jboss.logging.Logger;
  * nodes. Serialized across jobs, so that a GPU is never promised to two jobs: capacity comes from the
  * informer caches ({@link ClusterCache}) plus the pods admission created that the cache does not show yet
  * ({@link Reservations}); a job placed a moment ago has its gated pods, with their promised nodes, in one
- * or the other.
+ * or the other. A promise counts only from a pod an existing TrainingJob controls ({@link ExistingJobs}), so a
+ * tenant's pod carrying the annotation holds nothing, and another release's jobs hold what they were promised.
  */
 public class GangAdmission {
   private static final Logger LOG = Logger.getLogger(GangAdmission.class);
@@ -48,11 +54,13 @@ public class GangAdmission {
   private final OperatorSettings settings;
   private final Reservations reservations = new Reservations();
   private final AdmissionView view;
+  private final MeterRegistry metrics;
 
-  public GangAdmission(KubernetesClient client, OperatorSettings settings) {
+  public GangAdmission(KubernetesClient client, OperatorSettings settings, MeterRegistry metrics) {
     this.client = client;
     this.settings = settings;
-    this.view = new ClusterCache(client, pod -> reservations.release(pod.getMetadata().getUid()));
+    this.view = new ClusterCache(client, this::delivered);
+    this.metrics = metrics;
   }
 
   /** Reading the cluster from {@code view} (tests: a cache that lags as long as they like). */
@@ -60,20 +68,33 @@ public class GangAdmission {
     this.client = client;
     this.settings = settings;
     this.view = view;
+    this.metrics = new SimpleMeterRegistry();
   }
 
-  public synchronized Result admit(TrainingJob job, long generation) {
-    TrainingJobSpec spec = job.getSpec();
+  /** The cache has delivered this pod (added, updated or deleted): its reservation, if any, is no longer needed. */
+  void delivered(Pod pod) {
+    reservations.release(pod.getMetadata().getUid());
+  }
+
+  /**
+   * @param reconciled the jobs this operator reconciles (its primary cache): their pods' promises count even in
+   *     the moment before the cluster-wide job informer shows a job that was just created
+   */
+  public synchronized Result admit(TrainingJob job, long generation, ExistingJobs reconciled) {
+    long start = System.nanoTime();
     List<Node> nodes = view.nodes();
     // The job's own pods of past worlds are left out: admission runs only once the decision found every one of them
     // stopped, and the admission cache may still show them for a moment (it would place a smaller world).
     long committed = WorldLifecycle.committedGeneration(job);
-    List<Pod> holding = podsHoldingResources(nodes).stream()
+    List<Pod> pods = podsHoldingResources(nodes).stream()
         .filter(p -> !(ownedBy(p, job) && new WorkerPodView(p).generation() <= committed))
         .toList();
-    ClusterCapacity capacity = ClusterCapacity.of(nodes, holding, spec.topology);
-    Result result = choose(spec, capacity, generation, avoidedNodes(job.getStatus()));
+    Result result = choose(job.getSpec(), capacity(job.getSpec(), nodes, pods, reconciled), generation,
+        avoidedNodes(job.getStatus()));
+    long placed = System.nanoTime();
     if (result instanceof Result.Admitted a) createGated(job, a.world());
+    long done = System.nanoTime();
+    record(job, result, pods.size(), placed - start, done - placed);
     return result;
   }
 
@@ -87,11 +108,41 @@ public class GangAdmission {
     return Set.of(b.nodes.split(","));
   }
 
-  /** Unfinished pods on these nodes, from the cache, and those admission created that the cache does not show yet. */
+  /**
+   * The operator's time per attempt, by outcome: placing (reading the caches, choosing nodes) and creating the pods
+   * (docs/BENCHMARKS.md, "Scale"); the pods read per attempt show that no attempt reads beyond the cache's index.
+   */
+  private void record(TrainingJob job, Result result, int podsRead, long placeNanos, long createNanos) {
+    String outcome = result instanceof Result.Admitted ? "admitted" : "unschedulable";
+    metrics.timer("ballast.admission.placement", "outcome", outcome).record(placeNanos, TimeUnit.NANOSECONDS);
+    metrics.timer("ballast.admission", "outcome", outcome).record(placeNanos + createNanos, TimeUnit.NANOSECONDS);
+    metrics.summary("ballast.admission.pods.read", "outcome", outcome).record(podsRead);
+    if (result instanceof Result.Admitted a) {
+      LOG.infof("Admission of %s/%s: %d workers placed in %.2f ms, their pods created in %.2f ms",
+          job.getMetadata().getNamespace(), job.getMetadata().getName(), a.world().size(), placeNanos / 1e6,
+          createNanos / 1e6);
+    }
+  }
+
+  private ClusterCapacity capacity(TrainingJobSpec spec, List<Node> nodes, List<Pod> pods, ExistingJobs reconciled) {
+    return ClusterCapacity.of(nodes, pods, spec.topology, view.jobs().with(reconciled));
+  }
+
+  /**
+   * Unfinished pods on these nodes, from the cache, and those admission created that the cache does not show yet, each
+   * once. The reservations are read first: one released while the cache is read is in what the cache returns.
+   */
   private List<Pod> podsHoldingResources(List<Node> nodes) {
+    List<Pod> reserved = reservations.held(Instant.now());
     List<Pod> pods = new ArrayList<>(view.podsOn(nodes.stream().map(n -> n.getMetadata().getName()).toList()));
-    pods.addAll(reservations.unseen(
-        p -> view.cachedUid(p.getMetadata().getNamespace(), p.getMetadata().getName()), Instant.now()));
+    Set<String> cached = pods.stream().map(p -> p.getMetadata().getUid()).collect(Collectors.toSet());
+    for (Pod p : reserved) {
+      if (cached.contains(p.getMetadata().getUid())) {
+        reservations.release(p.getMetadata().getUid()); // its event came before the reservation was made
+      } else {
+        pods.add(p);
+      }
+    }
     return pods;
   }
 
@@ -99,11 +150,11 @@ public class GangAdmission {
    * How many workers of this job would fit if its own pods were gone (the room a resize would have): the
    * same placement admission runs, with the job's pods left out of the GPUs in use.
    */
-  public synchronized int placeableWorkers(TrainingJob job) {
+  public synchronized int placeableWorkers(TrainingJob job, ExistingJobs reconciled) {
     TrainingJobSpec spec = job.getSpec();
     List<Node> nodes = view.nodes();
     List<Pod> others = podsHoldingResources(nodes).stream().filter(p -> !ownedBy(p, job)).toList();
-    return room(spec, ClusterCapacity.of(nodes, others, spec.topology));
+    return room(spec, capacity(spec, nodes, others, reconciled));
   }
 
   private static boolean ownedBy(Pod pod, TrainingJob job) {

@@ -18,14 +18,14 @@ import java.util.List;
 /**
  * The job's balancer: a Deployment of the Ballast agent in its balancer role (one replica while the job
  * has a world to plan for, none while it is Pending or Suspended), a Service for sidecars to stream to,
- * and its identity (ServiceAccount bound to the ballast-balancer ClusterRole in the job's namespace only).
+ * and its identity (ServiceAccount bound to the release's balancer ClusterRole in the job's namespace only).
  */
 public final class BalancerResources {
   private BalancerResources() {}
 
   /** In apply order: identity first, so the Deployment's pods can start with their permissions. */
   public static List<HasMetadata> build(TrainingJob job, OperatorSettings settings, Phase phase) {
-    return List.of(serviceAccount(job), roleBinding(job), service(job, settings),
+    return List.of(serviceAccount(job), roleBinding(job, settings), service(job, settings),
         deployment(job, settings, runs(phase) ? 1 : 0));
   }
 
@@ -45,12 +45,12 @@ public final class BalancerResources {
     return TemplateHash.stamp(sa);
   }
 
-  static RoleBinding roleBinding(TrainingJob job) {
+  static RoleBinding roleBinding(TrainingJob job, OperatorSettings settings) {
     String name = job.getMetadata().getName();
     return TemplateHash.stamp(new RoleBindingBuilder()
         .withMetadata(Owners.childMeta(job, Names.balancer(name), Labels.forRole(name, Labels.ROLE_BALANCER)))
         .withNewRoleRef()
-        .withApiGroup("rbac.authorization.k8s.io").withKind("ClusterRole").withName(Names.BALANCER_CLUSTER_ROLE)
+        .withApiGroup("rbac.authorization.k8s.io").withKind("ClusterRole").withName(settings.balancerClusterRole())
         .endRoleRef()
         .addNewSubject()
         .withKind("ServiceAccount").withName(Names.balancer(name)).withNamespace(job.getMetadata().getNamespace())
@@ -101,7 +101,7 @@ public final class BalancerResources {
         .addNewEnv().withName(ProcessEnv.POD_IP).withNewValueFrom().withNewFieldRef().withFieldPath("status.podIP")
         .endFieldRef().endValueFrom().endEnv()
         .addNewEnv().withName(ProcessEnv.TOKEN).withNewValueFrom().withNewSecretKeyRef()
-        .withName(Names.sidecarSecret(name)).withKey(SidecarSecret.TOKEN_KEY).endSecretKeyRef().endValueFrom()
+        .withName(Names.sidecarSecret(name, job.getMetadata().getUid())).withKey(SidecarSecret.TOKEN_KEY).endSecretKeyRef().endValueFrom()
         .endEnv()
         .withNewReadinessProbe()
         .withNewHttpGet().withPath("/q/health/ready").withNewPort(settings.balancerHttpPort()).endHttpGet()

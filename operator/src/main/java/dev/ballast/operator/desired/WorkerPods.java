@@ -174,7 +174,7 @@ public final class WorkerPods {
                 .build(),
             new EnvVarBuilder().withName(ProcessEnv.TOKEN)
                 .withNewValueFrom().withNewSecretKeyRef()
-                .withName(Names.sidecarSecret(name)).withKey(SidecarSecret.TOKEN_KEY)
+                .withName(Names.sidecarSecret(name, job.getMetadata().getUid())).withKey(SidecarSecret.TOKEN_KEY)
                 .endSecretKeyRef().endValueFrom()
                 .build())
         .withNewStartupProbe()

@@ -20,6 +20,9 @@ public final class Conditions {
   /** Set only when spec.recovery.progressDeadlineSeconds is: whether the running world reports steps. */
   public static final String PROGRESSING = "Progressing";
 
+  /** Set once a child's name was found held by another object: False while it is, True after. */
+  public static final String CHILDREN_OWNED = "ChildrenOwned";
+
   private Conditions() {}
 
   /** Returns {@code previous} with {@code type} set; the list keeps a stable order (insertion). */

@@ -30,7 +30,23 @@ public final class StatusAggregator {
   /** The Resizing reason while a world below spec.workers.min waits for room to grow. */
   public static final String WAITING_FOR_ROOM = "WaitingForRoom";
 
+  /** The ChildrenOwned reason while a child's name is held by an object the job does not control. */
+  public static final String NAME_CONFLICT = "NameConflict";
+
   private StatusAggregator() {}
+
+  /**
+   * Sets ChildrenOwned on {@code next}: False with every conflict's message while there are any, True once a job
+   * that had the condition has none (a job that never had a conflict never shows it).
+   */
+  public static void childConflicts(TrainingJob job, TrainingJobStatus next, List<String> conflicts, Instant now) {
+    var c = new ConditionSetter(next, generation(job), now.toString());
+    if (!conflicts.isEmpty()) {
+      c.set(Conditions.CHILDREN_OWNED, false, NAME_CONFLICT, String.join("; ", conflicts));
+    } else if (Conditions.has(next.conditions, Conditions.CHILDREN_OWNED)) {
+      c.set(Conditions.CHILDREN_OWNED, true, "Owned", "every child of the job is controlled by it");
+    }
+  }
 
   /** Status for a spec the operator cannot act on: only the Ready condition says why. */
   public static TrainingJobStatus invalid(TrainingJob job, List<String> problems, Instant now) {

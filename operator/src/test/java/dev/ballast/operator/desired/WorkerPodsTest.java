@@ -104,7 +104,7 @@ class WorkerPodsTest {
       assertThat(c.getStartupProbe().getHttpGet().getPath()).isEqualTo("/healthz");
       assertThat(c.getEnv()).anySatisfy(e -> {
         assertThat(e.getName()).isEqualTo("BALLAST_TOKEN");
-        assertThat(e.getValueFrom().getSecretKeyRef().getName()).isEqualTo("olmoe-sidecar-auth");
+        assertThat(e.getValueFrom().getSecretKeyRef().getName()).isEqualTo("olmoe-sidecar-auth-uidolmoe");
       });
       assertThat(c.getEnv()).anySatisfy(e -> {
         assertThat(e.getName()).isEqualTo("BALLAST_BALANCER_ADDRESS");
