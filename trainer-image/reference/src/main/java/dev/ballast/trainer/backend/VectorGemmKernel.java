@@ -4,14 +4,21 @@ import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
- * Register-tiled GEMM on the Vector API: a 4-row by 2-vector tile of C stays in registers for the whole k loop, so
- * each step loads two vectors of B, broadcasts four values of A and issues eight FMAs. Edges (rows not a multiple of
- * 4, columns not a multiple of the vector length) use the same per-element FMA chain, one lane at a time.
+ * Register-tiled GEMM on the Vector API. A 4-row by 2-vector tile of C stays in registers over a block of k; each
+ * step loads two vectors of B, broadcasts four values of A and issues eight FMAs. B is copied block by block into
+ * contiguous panels (KC rows by 2 vectors) so the tile streams it from L1 whatever B's row length. Blocking k does
+ * not reorder anything: each C element still sees p = 0..k-1 in ascending order, one FMA at a time. Edges (rows not
+ * a multiple of 4, columns not a multiple of 2 vectors) use the same per-element chain with fewer lanes.
  */
 final class VectorGemmKernel implements GemmKernel {
 
     private static final VectorSpecies<Float> S = FloatVector.SPECIES_PREFERRED;
     private static final int L = S.length();
+    private static final int W = 2 * L;
+    /** KC x W floats: 16 KiB with 512-bit vectors, half of a 32 KiB L1. */
+    private static final int KC = 128;
+
+    private final float[] panel = new float[KC * W];
 
     @Override
     public String name() {
@@ -20,39 +27,45 @@ final class VectorGemmKernel implements GemmKernel {
 
     @Override
     public void multiplyAdd(int m, int n, int k, float[] a, int lda, float[] b, int ldb, float[] c, int ldc) {
-        int i = 0;
-        for (; i + 4 <= m; i += 4) {
-            int j = 0;
-            for (; j + 2 * L <= n; j += 2 * L) {
-                tile4x2(i, j, k, a, lda, b, ldb, c, ldc);
-            }
-            for (; j + L <= n; j += L) {
-                for (int r = 0; r < 4; r++) {
-                    row1x1(i + r, j, k, a, lda, b, ldb, c, ldc);
+        int full = n - n % W;
+        for (int p0 = 0; p0 < k; p0 += KC) {
+            int p1 = Math.min(k, p0 + KC);
+            for (int j = 0; j < full; j += W) {
+                pack(b, ldb, p0, p1, j);
+                int i = 0;
+                for (; i + 4 <= m; i += 4) {
+                    tile4(i, j, p0, p1, a, lda, c, ldc);
+                }
+                for (; i < m; i++) {
+                    tile1(i, j, p0, p1, a, lda, c, ldc);
                 }
             }
-            for (int r = 0; r < 4; r++) {
-                scalarTail(i + r, j, n, k, a, lda, b, ldb, c, ldc);
+            for (int i = 0; i < m; i++) {
+                int j = full;
+                for (; j + L <= n; j += L) {
+                    vector1(i, j, p0, p1, a, lda, b, ldb, c, ldc);
+                }
+                scalar(i, j, n, p0, p1, a, lda, b, ldb, c, ldc);
             }
-        }
-        for (; i < m; i++) {
-            int j = 0;
-            for (; j + L <= n; j += L) {
-                row1x1(i, j, k, a, lda, b, ldb, c, ldc);
-            }
-            scalarTail(i, j, n, k, a, lda, b, ldb, c, ldc);
         }
     }
 
-    private static void tile4x2(int i, int j, int k, float[] a, int lda, float[] b, int ldb, float[] c, int ldc) {
+    private void pack(float[] b, int ldb, int p0, int p1, int j) {
+        for (int p = p0; p < p1; p++) {
+            System.arraycopy(b, p * ldb + j, panel, (p - p0) * W, W);
+        }
+    }
+
+    private void tile4(int i, int j, int p0, int p1, float[] a, int lda, float[] c, int ldc) {
         int c0 = i * ldc + j, c1 = c0 + ldc, c2 = c1 + ldc, c3 = c2 + ldc;
         FloatVector x00 = FloatVector.fromArray(S, c, c0), x01 = FloatVector.fromArray(S, c, c0 + L);
         FloatVector x10 = FloatVector.fromArray(S, c, c1), x11 = FloatVector.fromArray(S, c, c1 + L);
         FloatVector x20 = FloatVector.fromArray(S, c, c2), x21 = FloatVector.fromArray(S, c, c2 + L);
         FloatVector x30 = FloatVector.fromArray(S, c, c3), x31 = FloatVector.fromArray(S, c, c3 + L);
         int a0 = i * lda, a1 = a0 + lda, a2 = a1 + lda, a3 = a2 + lda;
-        for (int p = 0, bp = j; p < k; p++, bp += ldb) {
-            FloatVector b0 = FloatVector.fromArray(S, b, bp), b1 = FloatVector.fromArray(S, b, bp + L);
+        float[] bp = panel;
+        for (int p = p0, q = 0; p < p1; p++, q += W) {
+            FloatVector b0 = FloatVector.fromArray(S, bp, q), b1 = FloatVector.fromArray(S, bp, q + L);
             FloatVector v = FloatVector.broadcast(S, a[a0 + p]);
             x00 = v.fma(b0, x00);
             x01 = v.fma(b1, x01);
@@ -76,21 +89,34 @@ final class VectorGemmKernel implements GemmKernel {
         x31.intoArray(c, c3 + L);
     }
 
-    private static void row1x1(int i, int j, int k, float[] a, int lda, float[] b, int ldb, float[] c, int ldc) {
+    private void tile1(int i, int j, int p0, int p1, float[] a, int lda, float[] c, int ldc) {
+        int ci = i * ldc + j, ai = i * lda;
+        FloatVector x0 = FloatVector.fromArray(S, c, ci), x1 = FloatVector.fromArray(S, c, ci + L);
+        for (int p = p0, q = 0; p < p1; p++, q += W) {
+            FloatVector v = FloatVector.broadcast(S, a[ai + p]);
+            x0 = v.fma(FloatVector.fromArray(S, panel, q), x0);
+            x1 = v.fma(FloatVector.fromArray(S, panel, q + L), x1);
+        }
+        x0.intoArray(c, ci);
+        x1.intoArray(c, ci + L);
+    }
+
+    private static void vector1(int i, int j, int p0, int p1, float[] a, int lda, float[] b, int ldb,
+                                float[] c, int ldc) {
         int ci = i * ldc + j, ai = i * lda;
         FloatVector x = FloatVector.fromArray(S, c, ci);
-        for (int p = 0, bp = j; p < k; p++, bp += ldb) {
-            x = FloatVector.broadcast(S, a[ai + p]).fma(FloatVector.fromArray(S, b, bp), x);
+        for (int p = p0; p < p1; p++) {
+            x = FloatVector.broadcast(S, a[ai + p]).fma(FloatVector.fromArray(S, b, p * ldb + j), x);
         }
         x.intoArray(c, ci);
     }
 
-    private static void scalarTail(int i, int from, int n, int k, float[] a, int lda, float[] b, int ldb,
-                                   float[] c, int ldc) {
+    private static void scalar(int i, int from, int n, int p0, int p1, float[] a, int lda, float[] b, int ldb,
+                               float[] c, int ldc) {
         int ai = i * lda;
         for (int j = from; j < n; j++) {
             float x = c[i * ldc + j];
-            for (int p = 0; p < k; p++) {
+            for (int p = p0; p < p1; p++) {
                 x = Math.fma(a[ai + p], b[p * ldb + j], x);
             }
             c[i * ldc + j] = x;
