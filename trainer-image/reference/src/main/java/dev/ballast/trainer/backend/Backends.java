@@ -1,12 +1,14 @@
 package dev.ballast.trainer.backend;
 
 import java.lang.System.Logger.Level;
+import jcuda.jcublas.JCublas2;
+import jcuda.jcublas.cublasHandle;
 import jcuda.runtime.JCuda;
 
 /**
- * Chooses the backend. CUDA is probed once per JVM and the outcome logged once: without a driver JCuda's natives
- * fail to link (UnsatisfiedLinkError, then NoClassDefFoundError on later use), which is caught here and means "no
- * GPU", never a crash.
+ * Chooses the backend. CUDA is probed once per JVM (a device, and cuBLAS loading) and the outcome logged once:
+ * without a driver JCuda's natives fail to link (UnsatisfiedLinkError, then NoClassDefFoundError on later use) or
+ * the runtime reports an insufficient driver; both are caught here and mean "no GPU", never a crash.
  */
 public final class Backends {
 
@@ -62,8 +64,14 @@ public final class Backends {
                 JCuda.setExceptionsEnabled(true);
                 int[] count = new int[1];
                 JCuda.cudaGetDeviceCount(count);
-                return count[0] > 0 ? new CudaProbe(true, count[0] + " device(s)")
-                        : new CudaProbe(false, "the driver reports no device");
+                if (count[0] == 0) {
+                    return new CudaProbe(false, "the driver reports no device");
+                }
+                // cuBLAS is a separate native library (libcublas.so.12): a driver without it is no GPU backend
+                cublasHandle handle = new cublasHandle();
+                JCublas2.cublasCreate(handle);
+                JCublas2.cublasDestroy(handle);
+                return new CudaProbe(true, count[0] + " device(s), cuBLAS loaded");
             } catch (LinkageError | RuntimeException e) { // natives without libcuda; CudaException from the driver
                 return new CudaProbe(false, e.getClass().getSimpleName() + ": " + e.getMessage());
             }

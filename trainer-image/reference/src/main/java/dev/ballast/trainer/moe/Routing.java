@@ -2,7 +2,8 @@ package dev.ballast.trainer.moe;
 
 /**
  * A layer's routing of one batch: per token its top-k experts (best first) and their renormalized weights, and per
- * expert how many (token, slot) pairs it received: the loads a trainer reports. Slot s of token t is index t * topK + s.
+ * expert how many (token, slot) pairs it received: the loads a trainer reports. Slot s of token t is index
+ * t * topK + s.
  */
 public record Routing(int tokens, int topK, int experts, int[] expert, float[] weight, int[] counts) {
 

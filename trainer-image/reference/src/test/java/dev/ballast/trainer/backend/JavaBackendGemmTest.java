@@ -1,6 +1,7 @@
 package dev.ballast.trainer.backend;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.offset;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.Random;
@@ -9,7 +10,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The Java GEMM against a plain triple loop in double, over odd shapes (below, at and above the 4-row by 2-vector
  * tile), every transpose combination, padded leading dimensions, alpha and beta. Tolerance per element:
- * 1e-5 * sum_p |alpha a_ip b_pj| + 1e-5 * |beta c_ij|, above the float32 worst case k * 2^-24 for k <= 160; k = 300 (three k blocks) relies on the typical sqrt(k) growth.
+ * 1e-5 * sum_p |alpha a_ip b_pj| + 1e-5 * |beta c_ij|, above the float32 worst case k * 2^-24 for k <= 160;
+ * k = 300 (three of the vector kernel's k blocks) relies on the typical sqrt(k) growth of rounding errors.
  */
 class JavaBackendGemmTest {
 
@@ -84,7 +86,7 @@ class JavaBackendGemmTest {
                 String where = backend.name() + " " + m + "x" + n + "x" + k + " ta=" + ta + " tb=" + tb
                         + " alpha=" + alpha + " beta=" + beta + " at " + i + "," + j;
                 assertThat((double) c[i * ldc + j]).as(where).isCloseTo(exact,
-                        org.assertj.core.data.Offset.offset(bound + 1e-30));
+                        offset(bound + 1e-30));
             }
             for (int j = n; j < ldc && i * ldc + j < c.length; j++) {
                 assertThat(c[i * ldc + j]).as("padding of C untouched").isEqualTo(before[i * ldc + j]);

@@ -37,7 +37,8 @@ class GradientCheckTest {
         ctx[3] = ctx[0]; // a byte that repeats: its row gathers two gradients
         float[] r = gaussian(random, tokens * 6, 1);
         emb.backward(ctx, tokens, r);
-        GradCheck.check("embed", emb.table().data(), emb.table().grad(), () -> dot(emb.forward(ctx, tokens), r), EPS, 1);
+        GradCheck.check("embed", emb.table().data(), emb.table().grad(), () -> dot(emb.forward(ctx, tokens), r),
+                EPS, 1);
     }
 
     @Test

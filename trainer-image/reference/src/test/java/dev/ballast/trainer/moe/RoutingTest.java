@@ -6,6 +6,7 @@ import dev.ballast.trainer.backend.JavaBackend;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import org.assertj.core.data.Offset;
 import org.junit.jupiter.api.Test;
 
 class RoutingTest {
@@ -18,8 +19,8 @@ class RoutingTest {
         Routing r = gate.route(JavaBackend.create(), new float[] {1f}, 1);
         assertThat(r.expert()).containsExactly(3, 1, 0);
         double z = Math.exp(3) + Math.exp(2) + Math.exp(0.5);
-        assertThat(r.weight()[0]).isCloseTo((float) (Math.exp(3) / z), org.assertj.core.data.Offset.offset(1e-6f));
-        assertThat(r.weight()[2]).isCloseTo((float) (Math.exp(0.5) / z), org.assertj.core.data.Offset.offset(1e-6f));
+        assertThat(r.weight()[0]).isCloseTo((float) (Math.exp(3) / z), Offset.offset(1e-6f));
+        assertThat(r.weight()[2]).isCloseTo((float) (Math.exp(0.5) / z), Offset.offset(1e-6f));
     }
 
     @Test
@@ -36,7 +37,7 @@ class RoutingTest {
         assertThat(Arrays.stream(r.counts()).sum()).isEqualTo(tokens * k);
         for (int t = 0; t < tokens; t++) {
             assertThat(r.expert()[t * k]).as("distinct experts per token").isNotEqualTo(r.expert()[t * k + 1]);
-            assertThat(r.weight()[t * k] + r.weight()[t * k + 1]).isCloseTo(1f, org.assertj.core.data.Offset.offset(1e-6f));
+            assertThat(r.weight()[t * k] + r.weight()[t * k + 1]).isCloseTo(1f, Offset.offset(1e-6f));
             assertThat(r.weight()[t * k]).as("best first").isGreaterThanOrEqualTo(r.weight()[t * k + 1]);
         }
         List<ExpertBatch> batches = Dispatch.batches(0, r, x, dim);

@@ -12,6 +12,7 @@ class TrainMainTest {
         assertThat(TrainMain.parse(new String[] {"--steps", "5", "--data", "/tmp/x"}))
                 .containsEntry("steps", "5").containsEntry("data", "/tmp/x");
         assertThatThrownBy(() -> TrainMain.parse(new String[] {"--stepz", "5"})).hasMessageContaining("'--stepz'");
-        assertThatThrownBy(() -> TrainMain.parse(new String[] {"--steps"})).hasMessageContaining("--steps needs a value");
+        assertThatThrownBy(() -> TrainMain.parse(new String[] {"--steps"}))
+                .hasMessageContaining("--steps needs a value");
     }
 }
