@@ -45,16 +45,20 @@ public final class OutputHead {
             for (int j = 0; j < v; j++) {
                 max = Math.max(max, logits[row + j]);
             }
+            total -= logits[row + target[t]] - max;
+            // exp(logit - max) once per logit, kept in place for the gradient: the exps cost more than the GEMMs
             double sum = 0;
             for (int j = 0; j < v; j++) {
-                sum += Math.exp(logits[row + j] - max);
+                double e = Math.exp(logits[row + j] - max);
+                logits[row + j] = (float) e;
+                sum += e;
             }
-            double logSum = Math.log(sum);
-            total += logSum - (logits[row + target[t]] - max);
+            total += Math.log(sum);
             if (grads) {
-                // dL/dlogit = (softmax - onehot) / tokens, written over the logits the loss no longer needs
+                // dL/dlogit = (softmax - onehot) / tokens, written over the exps
+                double scale = 1.0 / (sum * tokens);
                 for (int j = 0; j < v; j++) {
-                    logits[row + j] = (float) (Math.exp(logits[row + j] - max - logSum) / tokens);
+                    logits[row + j] = (float) (logits[row + j] * scale);
                 }
                 logits[row + target[t]] -= 1f / tokens;
             }
