@@ -18,20 +18,20 @@ public interface Backend extends AutoCloseable {
     void gemm(boolean transA, boolean transB, int m, int n, int k, float alpha,
               float[] a, int lda, float[] b, int ldb, float beta, float[] c, int ldc);
 
-    /** a[i] = silu(h[i]) = h / (1 + e^-h) for i < n. */
-    default void silu(float[] h, float[] a, int n) {
+    /** sig[i] = 1 / (1 + e^-h[i]) and a[i] = silu(h[i]) = h[i] * sig[i] for i < n; sig is kept for the backward. */
+    default void silu(float[] h, float[] sig, float[] a, int n) {
         for (int i = 0; i < n; i++) {
-            float x = h[i];
-            a[i] = x / (1f + (float) Math.exp(-x));
+            float s = 1f / (1f + (float) Math.exp(-h[i]));
+            sig[i] = s;
+            a[i] = h[i] * s;
         }
     }
 
-    /** dh[i] = da[i] * silu'(h[i]), silu'(x) = s(x) * (1 + x * (1 - s(x))) with s the logistic function. */
-    default void siluBackward(float[] h, float[] da, float[] dh, int n) {
+    /** dh[i] = da[i] * silu'(h[i]), silu'(x) = s (1 + x (1 - s)) with s = sig[i] from {@link #silu}. */
+    default void siluBackward(float[] h, float[] sig, float[] da, float[] dh, int n) {
         for (int i = 0; i < n; i++) {
-            float x = h[i];
-            float s = 1f / (1f + (float) Math.exp(-x));
-            dh[i] = da[i] * s * (1f + x * (1f - s));
+            float s = sig[i];
+            dh[i] = da[i] * s * (1f + h[i] * (1f - s));
         }
     }
 

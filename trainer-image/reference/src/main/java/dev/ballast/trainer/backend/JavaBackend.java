@@ -54,9 +54,18 @@ public final class JavaBackend implements Backend {
         int aLd = lda;
         if (transA || alpha != 1f) {
             packA = grow(packA, m * k);
-            for (int i = 0; i < m; i++) {
+            // loop over A as stored (contiguous reads), whichever way it is packed
+            if (transA) {
                 for (int p = 0; p < k; p++) {
-                    packA[i * k + p] = alpha * (transA ? a[p * lda + i] : a[i * lda + p]);
+                    for (int i = 0; i < m; i++) {
+                        packA[i * k + p] = alpha * a[p * lda + i];
+                    }
+                }
+            } else {
+                for (int i = 0; i < m; i++) {
+                    for (int p = 0; p < k; p++) {
+                        packA[i * k + p] = alpha * a[i * lda + p];
+                    }
                 }
             }
             aa = packA;
@@ -66,8 +75,8 @@ public final class JavaBackend implements Backend {
         int bLd = ldb;
         if (transB) {
             packB = grow(packB, k * n);
-            for (int p = 0; p < k; p++) {
-                for (int j = 0; j < n; j++) {
+            for (int j = 0; j < n; j++) {
+                for (int p = 0; p < k; p++) {
                     packB[p * n + j] = b[j * ldb + p];
                 }
             }

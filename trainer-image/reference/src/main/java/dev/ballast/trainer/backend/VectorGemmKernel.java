@@ -17,6 +17,8 @@ final class VectorGemmKernel implements GemmKernel {
     private static final int W = 2 * L;
     /** KC x W floats: 16 KiB with 512-bit vectors, half of a 32 KiB L1. */
     private static final int KC = 128;
+    private static final VectorSpecies<Float> HALF = FloatVector.SPECIES_256;
+    private static final VectorSpecies<Float> QUARTER = FloatVector.SPECIES_128;
 
     private final float[] panel = new float[KC * W];
 
@@ -42,8 +44,16 @@ final class VectorGemmKernel implements GemmKernel {
             }
             for (int i = 0; i < m; i++) {
                 int j = full;
+                // narrower vectors for narrow matrices (the gate's 8 experts); one method per width, since the
+                // Vector API compiles to SIMD only where the species is a constant
                 for (; j + L <= n; j += L) {
-                    vector1(i, j, p0, p1, a, lda, b, ldb, c, ldc);
+                    vectorFull(i, j, p0, p1, a, lda, b, ldb, c, ldc);
+                }
+                for (; j + HALF.length() <= n && HALF.length() < L; j += HALF.length()) {
+                    vectorHalf(i, j, p0, p1, a, lda, b, ldb, c, ldc);
+                }
+                for (; j + QUARTER.length() <= n && QUARTER.length() < L; j += QUARTER.length()) {
+                    vectorQuarter(i, j, p0, p1, a, lda, b, ldb, c, ldc);
                 }
                 scalar(i, j, n, p0, p1, a, lda, b, ldb, c, ldc);
             }
@@ -101,12 +111,32 @@ final class VectorGemmKernel implements GemmKernel {
         x1.intoArray(c, ci + L);
     }
 
-    private static void vector1(int i, int j, int p0, int p1, float[] a, int lda, float[] b, int ldb,
-                                float[] c, int ldc) {
+    private static void vectorFull(int i, int j, int p0, int p1, float[] a, int lda, float[] b, int ldb,
+            float[] c, int ldc) {
         int ci = i * ldc + j, ai = i * lda;
         FloatVector x = FloatVector.fromArray(S, c, ci);
         for (int p = p0; p < p1; p++) {
             x = FloatVector.broadcast(S, a[ai + p]).fma(FloatVector.fromArray(S, b, p * ldb + j), x);
+        }
+        x.intoArray(c, ci);
+    }
+
+    private static void vectorHalf(int i, int j, int p0, int p1, float[] a, int lda, float[] b, int ldb,
+            float[] c, int ldc) {
+        int ci = i * ldc + j, ai = i * lda;
+        FloatVector x = FloatVector.fromArray(HALF, c, ci);
+        for (int p = p0; p < p1; p++) {
+            x = FloatVector.broadcast(HALF, a[ai + p]).fma(FloatVector.fromArray(HALF, b, p * ldb + j), x);
+        }
+        x.intoArray(c, ci);
+    }
+
+    private static void vectorQuarter(int i, int j, int p0, int p1, float[] a, int lda, float[] b, int ldb,
+            float[] c, int ldc) {
+        int ci = i * ldc + j, ai = i * lda;
+        FloatVector x = FloatVector.fromArray(QUARTER, c, ci);
+        for (int p = p0; p < p1; p++) {
+            x = FloatVector.broadcast(QUARTER, a[ai + p]).fma(FloatVector.fromArray(QUARTER, b, p * ldb + j), x);
         }
         x.intoArray(c, ci);
     }

@@ -12,12 +12,13 @@ public final class ExpertFfn {
         int d = p.dim();
         int f = p.ffnDim();
         float[] h = new float[rows * f];
+        float[] sig = new float[rows * f];
         float[] a = new float[rows * f];
         float[] y = new float[rows * d];
         backend.gemm(false, false, rows, f, d, 1f, x, d, p.up().data(), f, 0f, h, f);
-        backend.silu(h, a, rows * f);
+        backend.silu(h, sig, a, rows * f);
         backend.gemm(false, false, rows, d, f, 1f, a, f, p.down().data(), d, 0f, y, d);
-        return new ExpertActivations(rows, x, h, a, y);
+        return new ExpertActivations(rows, x, h, sig, a, y);
     }
 
     /** Accumulates the gradients of up and down into p; returns dL/dx. */
@@ -30,7 +31,7 @@ public final class ExpertFfn {
         float[] dx = new float[rows * d];
         backend.gemm(true, false, f, d, rows, 1f, act.a(), f, dy, d, 1f, p.down().grad(), d);
         backend.gemm(false, true, rows, f, d, 1f, dy, d, p.down().data(), d, 0f, da, f);
-        backend.siluBackward(act.h(), da, dh, rows * f);
+        backend.siluBackward(act.h(), act.sig(), da, dh, rows * f);
         backend.gemm(true, false, d, f, rows, 1f, act.x(), d, dh, f, 1f, p.up().grad(), f);
         backend.gemm(false, true, rows, d, f, 1f, dh, f, p.up().data(), f, 0f, dx, d);
         return dx;
