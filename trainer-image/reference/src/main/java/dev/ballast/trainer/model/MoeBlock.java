@@ -21,7 +21,8 @@ public final class MoeBlock {
         this.layer = layer;
         this.dim = config.dim();
         this.norm = new RmsNorm("layer" + layer + ".norm", config.dim());
-        this.gate = new Gate("layer" + layer + ".gate", config.dim(), config.experts(), config.topK());
+        this.gate = new Gate("layer" + layer + ".gate", config.dim(), config.experts(), config.topK(),
+                config.routingSkew());
     }
 
     public RmsNorm norm() {

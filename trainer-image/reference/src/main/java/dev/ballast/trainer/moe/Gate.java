@@ -7,6 +7,8 @@ import dev.ballast.trainer.model.Param;
  * The learned softmax gate: logits = x W, the top-k logits per token (ties to the lower expert index, so routing is a
  * pure function of the logits), weights = softmax over the selected logits only, which equals the full softmax's
  * top-k renormalized to sum 1. Top-k is piecewise constant: gradients flow through the selected logits only.
+ * For benchmarks a routing skew s adds the constant -s ln(1 + e) to expert e's logit, multiplying its softmax odds
+ * by (1 + e)^-s (Zipf-like); being constant, it changes no gradient formula.
  */
 public final class Gate {
 
@@ -14,12 +16,21 @@ public final class Gate {
     private final int dim;
     private final int experts;
     private final int topK;
+    private final float[] skewBias;
 
     public Gate(String name, int dim, int experts, int topK) {
+        this(name, dim, experts, topK, 0f);
+    }
+
+    public Gate(String name, int dim, int experts, int topK, float routingSkew) {
         this.weight = new Param(name, dim, experts, true);
         this.dim = dim;
         this.experts = experts;
         this.topK = topK;
+        this.skewBias = new float[experts];
+        for (int e = 0; e < experts; e++) {
+            skewBias[e] = (float) (-routingSkew * Math.log1p(e));
+        }
     }
 
     public Param weight() {
@@ -28,7 +39,10 @@ public final class Gate {
 
     public Routing route(Backend backend, float[] x, int tokens) {
         float[] logits = new float[tokens * experts];
-        backend.gemm(false, false, tokens, experts, dim, 1f, x, dim, weight.data(), experts, 0f, logits, experts);
+        for (int t = 0; t < tokens; t++) {
+            System.arraycopy(skewBias, 0, logits, t * experts, experts);
+        }
+        backend.gemm(false, false, tokens, experts, dim, 1f, x, dim, weight.data(), experts, 1f, logits, experts);
         int[] chosen = new int[tokens * topK];
         float[] w = new float[tokens * topK];
         int[] counts = new int[experts];

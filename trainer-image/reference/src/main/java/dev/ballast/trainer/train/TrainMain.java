@@ -25,6 +25,8 @@ public final class TrainMain {
               --layers N        MoE blocks (default 2)
               --experts N       experts per block (default 8)
               --top-k N         experts per token (default 2)
+              --routing-skew S  BENCHMARKS ONLY: bias the gate towards low expert ids, odds of expert e times
+                                (1 + e)^-S, on top of what it learns (default 0: the learned gate alone)
               --backend B       auto (JCuda when a CUDA driver is present, else Java), java or jcuda (default auto)
               --log-every N     print every Nth step (default 1)
             """;
@@ -58,7 +60,8 @@ public final class TrainMain {
         ModelConfig defaults = ModelConfig.defaults();
         ModelConfig model = new ModelConfig(integer(f, "window", defaults.window()), integer(f, "dim", defaults.dim()),
                 integer(f, "ffn-dim", defaults.ffnDim()), integer(f, "layers", defaults.layers()),
-                integer(f, "experts", defaults.experts()), integer(f, "top-k", defaults.topK()));
+                integer(f, "experts", defaults.experts()), integer(f, "top-k", defaults.topK()),
+                f.containsKey("routing-skew") ? number(f, "routing-skew") : 0f);
         AdamWConfig adam = AdamWConfig.defaults();
         if (f.containsKey("lr")) {
             adam = adam.withLr(number(f, "lr"));

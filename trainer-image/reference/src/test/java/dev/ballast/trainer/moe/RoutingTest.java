@@ -55,4 +55,27 @@ class RoutingTest {
         }
         assertThat(seen).doesNotContain(false);
     }
+
+    @Test
+    void routingSkewFavoursLowExpertIdsAndZeroSkewIsTheLearnedGate() {
+        Random random = new Random(4);
+        int dim = 8, experts = 8, tokens = 400;
+        float[] x = new float[tokens * dim];
+        for (int i = 0; i < x.length; i++) {
+            x[i] = (float) random.nextGaussian();
+        }
+        Gate plain = new Gate("gate", dim, experts, 2);
+        plain.weight().fillGaussian(random, 0.3);
+        Gate unskewed = new Gate("gate", dim, experts, 2, 0f);
+        Gate skewed = new Gate("gate", dim, experts, 2, 2f);
+        System.arraycopy(plain.weight().data(), 0, unskewed.weight().data(), 0, dim * experts);
+        System.arraycopy(plain.weight().data(), 0, skewed.weight().data(), 0, dim * experts);
+        var backend = JavaBackend.create();
+        Routing a = plain.route(backend, x, tokens);
+        assertThat(unskewed.route(backend, x, tokens).expert()).containsExactly(a.expert());
+        int[] counts = skewed.route(backend, x, tokens).counts();
+        assertThat(counts[0]).isGreaterThan(a.counts()[0]);
+        assertThat(counts[0]).isGreaterThan(counts[experts - 1]);
+        assertThat(Arrays.stream(counts).sum()).isEqualTo(tokens * 2);
+    }
 }
