@@ -24,11 +24,19 @@ public final class AdamW {
             throw new IllegalArgumentException("optimizer state of " + state.m().length + " for " + param.name()
                     + " of " + param.size());
         }
-        update(param.data(), param.grad(), state, 0, param.size(), param.decays());
+        update(param.data(), param.grad(), 0, state, param.decays());
     }
 
-    /** Updates w[from, to) from g[from, to) with the state's moments at the same indices (a shard's update). */
-    public void update(float[] w, float[] g, AdamState state, int from, int to, boolean decays) {
+    /**
+     * A shard's update: w[from + i] from g[from + i] with the state's moments at i, for i below the state's size
+     * (an FSSDP rank holds the state of its shard only).
+     */
+    public void update(float[] w, float[] g, int from, AdamState state, boolean decays) {
+        int n = state.m().length;
+        if (from < 0 || from + n > w.length || w.length != g.length) {
+            throw new IllegalArgumentException("optimizer shard [" + from + ", " + (from + n) + ") outside a tensor of "
+                    + w.length + " (gradient " + g.length + ")");
+        }
         long t = state.advance();
         float b1 = config.beta1();
         float b2 = config.beta2();
@@ -38,13 +46,13 @@ public final class AdamW {
         float decay = decays ? 1f - lr * config.weightDecay() : 1f;
         float[] m = state.m();
         float[] v = state.v();
-        for (int i = from; i < to; i++) {
-            float gi = g[i];
+        for (int i = 0; i < n; i++) {
+            float gi = g[from + i];
             m[i] = b1 * m[i] + (1f - b1) * gi;
             v[i] = b2 * v[i] + (1f - b2) * gi * gi;
             float mh = m[i] * c1;
             float vh = v[i] * c2;
-            w[i] = w[i] * decay - lr * mh / ((float) Math.sqrt(vh) + config.eps());
+            w[from + i] = w[from + i] * decay - lr * mh / ((float) Math.sqrt(vh) + config.eps());
         }
     }
 }

@@ -44,12 +44,12 @@ class AdamWTest {
             whole.grad()[i] = sharded.grad()[i] = 0.37f * (i % 3) - 0.5f;
         }
         AdamState s = new AdamState(6);
-        AdamState first = new AdamState(6);
-        AdamState second = new AdamState(6);
+        AdamState first = new AdamState(4);
+        AdamState second = new AdamState(2);
         for (int step = 0; step < 3; step++) {
             adam.update(whole, s);
-            adam.update(sharded.data(), sharded.grad(), first, 0, 4, true);
-            adam.update(sharded.data(), sharded.grad(), second, 4, 6, true);
+            adam.update(sharded.data(), sharded.grad(), 0, first, true);
+            adam.update(sharded.data(), sharded.grad(), 4, second, true);
         }
         assertThat(sharded.data()).containsExactly(whole.data());
     }
@@ -59,5 +59,7 @@ class AdamWTest {
         assertThatThrownBy(() -> new AdamWConfig(0f, 0.9f, 0.99f, 1e-8f, 0f)).hasMessageContaining("lr > 0");
         assertThatThrownBy(() -> adam.update(new Param("w", 1, 2, true), new AdamState(3)))
                 .hasMessageContaining("for w of 2");
+        assertThatThrownBy(() -> adam.update(new float[4], new float[4], 3, new AdamState(2), true))
+                .hasMessageContaining("[3, 5) outside a tensor of 4");
     }
 }
