@@ -5,6 +5,7 @@ import dev.ballast.trainer.backend.Backends;
 import dev.ballast.trainer.data.ByteCorpus;
 import dev.ballast.trainer.model.ModelConfig;
 import dev.ballast.trainer.optim.AdamWConfig;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.TreeMap;
@@ -50,7 +51,7 @@ public final class TrainMain {
         }
         try {
             run(flags);
-        } catch (IllegalArgumentException | IllegalStateException e) {
+        } catch (IllegalArgumentException | IllegalStateException | UncheckedIOException e) {
             System.err.println("bin/ballast train: " + e.getMessage());
             System.exit(2);
         }
