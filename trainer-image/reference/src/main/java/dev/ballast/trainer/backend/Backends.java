@@ -1,0 +1,80 @@
+package dev.ballast.trainer.backend;
+
+import java.lang.System.Logger.Level;
+import jcuda.jcublas.JCublas2;
+import jcuda.jcublas.cublasHandle;
+import jcuda.runtime.JCuda;
+
+/**
+ * Chooses the backend. CUDA is probed once per JVM (a device, and cuBLAS loading) and the outcome logged once:
+ * without a driver JCuda's natives fail to link (UnsatisfiedLinkError, then NoClassDefFoundError on later use) or
+ * the runtime reports an insufficient driver; both are caught here and mean "no GPU", never a crash.
+ */
+public final class Backends {
+
+    private static final System.Logger LOG = System.getLogger(Backends.class.getName());
+
+    private Backends() {
+    }
+
+    /** "auto" (JCuda when a device answers, else Java), "java" or "jcuda" (fails when no device answers). */
+    public static Backend select(String choice) {
+        return switch (choice) {
+            case "auto" -> cudaAvailable() ? new JCudaBackend() : java();
+            case "java" -> java();
+            case "jcuda" -> {
+                if (!cudaAvailable()) {
+                    throw new IllegalStateException("backend jcuda: no CUDA device or driver ("
+                            + CudaProbe.RESULT.reason + ")");
+                }
+                yield new JCudaBackend();
+            }
+            default -> throw new IllegalArgumentException("unknown backend '" + choice + "': use auto, java or jcuda");
+        };
+    }
+
+    public static boolean cudaAvailable() {
+        return CudaProbe.RESULT.available;
+    }
+
+    private static Backend java() {
+        JavaBackend backend = JavaBackend.create();
+        if (!JavaBackend.vectorApiAvailable()) {
+            LOG.log(Level.WARNING, "Java backend without the Vector API (run with --add-modules jdk.incubator.vector):"
+                    + " the scalar GEMM gives the same results, many times slower");
+        }
+        return backend;
+    }
+
+    /** The once-per-JVM probe (holder class: initialised on first use, thread-safe by class initialisation). */
+    private static final class CudaProbe {
+        static final CudaProbe RESULT = probe();
+
+        final boolean available;
+        final String reason;
+
+        private CudaProbe(boolean available, String reason) {
+            this.available = available;
+            this.reason = reason;
+            LOG.log(Level.INFO, "CUDA " + (available ? "available: " : "not available: ") + reason);
+        }
+
+        private static CudaProbe probe() {
+            try {
+                JCuda.setExceptionsEnabled(true);
+                int[] count = new int[1];
+                JCuda.cudaGetDeviceCount(count);
+                if (count[0] == 0) {
+                    return new CudaProbe(false, "the driver reports no device");
+                }
+                // cuBLAS is a separate native library (libcublas.so.12): a driver without it is no GPU backend
+                cublasHandle handle = new cublasHandle();
+                JCublas2.cublasCreate(handle);
+                JCublas2.cublasDestroy(handle);
+                return new CudaProbe(true, count[0] + " device(s), cuBLAS loaded");
+            } catch (LinkageError | RuntimeException e) { // natives without libcuda; CudaException from the driver
+                return new CudaProbe(false, e.getClass().getSimpleName() + ": " + e.getMessage());
+            }
+        }
+    }
+}
