@@ -15,6 +15,23 @@ final class Methods {
     private Methods() {
     }
 
+    /** Raw bodies (declared first: the descriptors below need it when the class initializes). */
+    private static final MethodDescriptor.Marshaller<byte[]> BYTES = new MethodDescriptor.Marshaller<>() {
+        @Override
+        public InputStream stream(byte[] value) {
+            return new ByteArrayInputStream(value);
+        }
+
+        @Override
+        public byte[] parse(InputStream stream) {
+            try {
+                return stream.readAllBytes();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+    };
+
     static final String PEER_SERVICE = "ballast.collectives.v1.Peer";
     static final String RENDEZVOUS_SERVICE = "ballast.collectives.v1.Rendezvous";
 
@@ -35,20 +52,4 @@ final class Methods {
             .setResponseMarshaller(BYTES)
             .build();
     }
-
-    private static final MethodDescriptor.Marshaller<byte[]> BYTES = new MethodDescriptor.Marshaller<>() {
-        @Override
-        public InputStream stream(byte[] value) {
-            return new ByteArrayInputStream(value);
-        }
-
-        @Override
-        public byte[] parse(InputStream stream) {
-            try {
-                return stream.readAllBytes();
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
-    };
 }
