@@ -1,7 +1,6 @@
 package dev.ballast.collectives;
 
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 
 /** The element types that travel, and their little-endian encoding in a message payload (docs/collectives.md). */
 enum Dtype {
@@ -62,10 +61,10 @@ enum Dtype {
     }
 
     private static ByteBuffer buffer(int size) {
-        return ByteBuffer.allocate(size).order(ByteOrder.LITTLE_ENDIAN);
+        return Wire.allocate(size);
     }
 
     private static ByteBuffer wrap(byte[] bytes) {
-        return ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
+        return Wire.wrap(bytes);
     }
 }

@@ -1,7 +1,6 @@
 package dev.ballast.collectives;
 
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 
 /**
  * One message from one rank to another within one collective call. Between pods it travels as the body of a
@@ -25,12 +24,12 @@ import java.nio.ByteOrder;
 record Envelope(long generation, long seq, Collective collective, int phase, Dtype dtype, ReduceOp reduceOp,
                 int src, int dst, long check, byte[] payload) {
 
-    static final int MAGIC = 0x314C4342; // "BLC1" read little-endian
+    static final int MAGIC = 0x31434C42; // "BLC1" read little-endian
     static final int HEADER_BYTES = 44;
     private static final int NO_OP = 255;
 
     byte[] encode() {
-        ByteBuffer b = ByteBuffer.allocate(HEADER_BYTES + payload.length).order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer b = Wire.allocate(HEADER_BYTES + payload.length);
         b.putInt(MAGIC).putLong(generation).putLong(seq)
             .put((byte) collective.ordinal()).put((byte) phase).put((byte) dtype.ordinal())
             .put((byte) (reduceOp == null ? NO_OP : reduceOp.ordinal()))
@@ -43,12 +42,8 @@ record Envelope(long generation, long seq, Collective collective, int phase, Dty
             throw new IllegalArgumentException("collective message of " + bytes.length + " bytes is shorter than its "
                 + HEADER_BYTES + "-byte header");
         }
-        ByteBuffer b = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
-        int magic = b.getInt();
-        if (magic != MAGIC) {
-            throw new IllegalArgumentException("not a Ballast collective message (magic 0x" + Integer.toHexString(magic)
-                + ", expected 0x" + Integer.toHexString(MAGIC) + ")");
-        }
+        ByteBuffer b = Wire.wrap(bytes);
+        Wire.expectMagic(b, MAGIC, "Ballast collective message");
         long generation = b.getLong();
         long seq = b.getLong();
         Collective collective = Collective.values()[b.get() & 0xFF];
