@@ -1,0 +1,111 @@
+package dev.ballast.tools.commbench;
+
+import dev.ballast.collectives.CommConfig;
+import dev.ballast.collectives.CommNode;
+import dev.ballast.collectives.RankComm;
+import dev.ballast.collectives.ReduceOp;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * Loopback bandwidth and latency of the collectives (docs/collectives.md, "Measured"): this process is node rank 0
+ * and starts a second JVM as node rank 1, one rank each, so every message crosses gRPC over loopback. For each message
+ * size it times all-to-all-v (each rank sends that many bytes to the other) and all-reduce (SUM of that many bytes of
+ * floats) and prints one line per (collective, size) with the median and mean time and the bandwidths. Run by
+ * {@code bin/ballast commbench}.
+ */
+public final class CommBench {
+    private CommBench() {
+    }
+
+    /** Payload sizes in bytes: latency (0 and 4 bytes) up to 64 MiB. */
+    private static final int[] SIZES = {0, 4, 1 << 10, 64 << 10, 1 << 20, 16 << 20, 64 << 20};
+
+    public static void main(String[] args) throws Exception {
+        if (args.length > 0 && args[0].equals("--peer")) {
+            try (CommNode node = CommNode.join(CommConfig.fromEnv(System.getenv()))) {
+                measure(node.rank(0), line -> { });
+            }
+            return;
+        }
+        int port;
+        try (ServerSocket s = new ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        Process peer = startPeer(port);
+        try (CommNode node = CommNode.join(new CommConfig("127.0.0.1", port, 2, 0, 1, 1, "127.0.0.1", "", 0,
+            "commbench-0", Duration.ofSeconds(60), Duration.ofSeconds(120)))) {
+            System.out.println("collective   bytes/rank   iters   median_us      mean_us   algbw_MBps   busbw_MBps");
+            measure(node.rank(0), System.out::println);
+        } finally {
+            if (!peer.waitFor(30, TimeUnit.SECONDS)) peer.destroyForcibly();
+        }
+        if (peer.exitValue() != 0) throw new IllegalStateException("the peer JVM exited with " + peer.exitValue());
+    }
+
+    private static Process startPeer(int port) throws IOException {
+        ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "-cp", System.getProperty("java.class.path"), CommBench.class.getName(), "--peer");
+        pb.inheritIO();
+        pb.environment().put("MASTER_ADDR", "127.0.0.1");
+        pb.environment().put("MASTER_PORT", Integer.toString(port));
+        pb.environment().put("NNODES", "2");
+        pb.environment().put("NODE_RANK", "1");
+        pb.environment().put("NPROC_PER_NODE", "1");
+        pb.environment().put("BALLAST_WORLD_GENERATION", "1");
+        pb.environment().put("BALLAST_BIND_ADDRESS", "127.0.0.1");
+        pb.environment().put("HOSTNAME", "commbench-1");
+        return pb.start();
+    }
+
+    /** Both ranks run this; rank 0 reports. Timings are per call on rank 0 (each call synchronizes both ranks). */
+    private static void measure(RankComm c, Consumer<String> report) {
+        int n = c.worldSize();
+        for (int bytes : SIZES) {
+            float[] values = new float[bytes / 4];
+            Arrays.fill(values, 1.5f);
+            float[][] toEach = new float[n][];
+            Arrays.fill(toEach, values);
+            int iters = iterations(bytes);
+            // all-to-all: algbw = bytes a rank sends / time; busbw = algbw * (n-1)/n (NCCL's convention)
+            report.accept(line("allToAllV", bytes, time(c, iters, () -> c.allToAllV(toEach)), 1.0 * (n - 1) / n));
+            // all-reduce: busbw = algbw * 2(n-1)/n, the bytes each rank moves in reduce-scatter + all-gather
+            report.accept(line("allReduce", bytes, time(c, iters, () -> c.allReduce(values, ReduceOp.SUM)),
+                2.0 * (n - 1) / n));
+        }
+        c.barrier();
+    }
+
+    private static int iterations(int bytes) {
+        return bytes >= (16 << 20) ? 10 : bytes >= (1 << 20) ? 50 : 500;
+    }
+
+    /** Nanoseconds per call, after a fifth as many warm-up calls. */
+    private static long[] time(RankComm c, int iters, Runnable call) {
+        for (int i = 0; i < Math.max(2, iters / 5); i++) call.run();
+        c.barrier();
+        long[] nanos = new long[iters];
+        for (int i = 0; i < iters; i++) {
+            long t0 = System.nanoTime();
+            call.run();
+            nanos[i] = System.nanoTime() - t0;
+        }
+        return nanos;
+    }
+
+    private static String line(String name, int bytes, long[] nanos, double busFactor) {
+        long[] sorted = nanos.clone();
+        Arrays.sort(sorted);
+        double median = sorted[sorted.length / 2] / 1e3;
+        double mean = Arrays.stream(nanos).average().orElse(0) / 1e3;
+        double algbw = median > 0 ? bytes / median : 0; // bytes per microsecond = MB/s
+        return String.format(Locale.ROOT, "%-10s %12d %7d %11.1f %12.1f %12.1f %12.1f", name, bytes, nanos.length,
+            median, mean, algbw, algbw * busFactor);
+    }
+}
