@@ -5,7 +5,6 @@ import io.grpc.netty.NettyServerBuilder;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -50,6 +49,7 @@ public final class CommNode implements AutoCloseable {
             ? new RendezvousStore(config.generation(), config.nnodes(), config.rendezvousTimeout()) : null;
         NettyServerBuilder builder = NettyServerBuilder.forAddress(new InetSocketAddress(config.bindHost(),
                 config.listenPort()))
+            .directExecutor() // the handlers never block: they decode a message into the mailbox or hold a call
             .maxInboundMessageSize(Integer.MAX_VALUE)
             .permitKeepAliveTime(10, TimeUnit.SECONDS)
             .permitKeepAliveWithoutCalls(true)
@@ -133,9 +133,5 @@ public final class CommNode implements AutoCloseable {
         links.close();
         server.shutdownNow();
         if (store != null) store.close();
-    }
-
-    Duration timeout() {
-        return config.timeout();
     }
 }

@@ -1,5 +1,6 @@
 package dev.ballast.collectives;
 
+import io.grpc.KnownLength;
 import io.grpc.MethodDescriptor;
 import io.grpc.MethodDescriptor.MethodType;
 import java.io.ByteArrayInputStream;
@@ -19,7 +20,7 @@ final class Methods {
     private static final MethodDescriptor.Marshaller<byte[]> BYTES = new MethodDescriptor.Marshaller<>() {
         @Override
         public InputStream stream(byte[] value) {
-            return new ByteArrayInputStream(value);
+            return new KnownLengthStream(value);
         }
 
         @Override
@@ -43,6 +44,13 @@ final class Methods {
     static final MethodDescriptor<byte[], byte[]> REGISTER = method(RENDEZVOUS_SERVICE, "Register", MethodType.UNARY);
 
     static final byte[] EMPTY = new byte[0];
+
+    /** Tells gRPC the body's size up front, so it frames the message without buffering it again. */
+    private static final class KnownLengthStream extends ByteArrayInputStream implements KnownLength {
+        KnownLengthStream(byte[] bytes) {
+            super(bytes);
+        }
+    }
 
     private static MethodDescriptor<byte[], byte[]> method(String service, String name, MethodType type) {
         return MethodDescriptor.<byte[], byte[]>newBuilder()

@@ -31,6 +31,7 @@ final class PeerLinks implements AutoCloseable {
             if (p.nodeRank() == self) continue;
             channels[p.nodeRank()] = NettyChannelBuilder.forAddress(p.host(), p.port())
                 .usePlaintext()
+                .directExecutor() // the callbacks only complete futures and mark pods lost
                 .maxInboundMessageSize(Integer.MAX_VALUE)
                 .keepAliveTime(30, TimeUnit.SECONDS)
                 .keepAliveTimeout(10, TimeUnit.SECONDS)
