@@ -5,6 +5,7 @@ import dev.ballast.collectives.CommNode;
 import dev.ballast.collectives.RankComm;
 import dev.ballast.collectives.ReduceOp;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -17,7 +18,8 @@ import java.util.function.Consumer;
  * Loopback bandwidth and latency of the collectives (docs/collectives.md, "Measured"): this process is node rank 0
  * and starts a second JVM as node rank 1, one rank each, so every message crosses gRPC over loopback. For each message
  * size it times all-to-all-v (each rank sends that many bytes to the other) and all-reduce (SUM of that many bytes of
- * floats) and prints one line per (collective, size) with the median and mean time and the bandwidths. Run by
+ * floats) and prints one line per (collective, size) with the median and mean time, the bandwidths and node rank 0's CPU
+ * time per call. Run by
  * {@code bin/ballast commbench}.
  */
 public final class CommBench {
@@ -41,7 +43,8 @@ public final class CommBench {
         Process peer = startPeer(port);
         try (CommNode node = CommNode.join(new CommConfig("127.0.0.1", port, 2, 0, 1, 1, "127.0.0.1", "", 0,
             "commbench-0", Duration.ofSeconds(60), Duration.ofSeconds(120)))) {
-            System.out.println("collective   bytes/rank   iters   median_us      mean_us   algbw_MBps   busbw_MBps");
+            System.out.println("collective   bytes/rank   iters   median_us      mean_us   algbw_MBps   busbw_MBps"
+                + "   cpu_us/call");
             measure(node.rank(0), System.out::println);
         } finally {
             if (!peer.waitFor(30, TimeUnit.SECONDS)) peer.destroyForcibly();
@@ -67,6 +70,8 @@ public final class CommBench {
     /** Both ranks run this; rank 0 reports. Timings are per call on rank 0 (each call synchronizes both ranks). */
     private static void measure(RankComm c, Consumer<String> report) {
         int n = c.worldSize();
+        float[] small = new float[256];
+        time(c, 2000, () -> c.allReduce(small, ReduceOp.SUM)); // JIT warm-up before the first size, not inside it
         for (int bytes : SIZES) {
             float[] values = new float[bytes / 4];
             Arrays.fill(values, 1.5f);
@@ -86,26 +91,37 @@ public final class CommBench {
         return bytes >= (16 << 20) ? 10 : bytes >= (1 << 20) ? 50 : 500;
     }
 
-    /** Nanoseconds per call, after a fifth as many warm-up calls. */
-    private static long[] time(RankComm c, int iters, Runnable call) {
+    /** Wall nanoseconds per call and this JVM's CPU nanoseconds over all calls, after a fifth as many warm-ups. */
+    private record Timing(long[] nanos, long cpuNanos) {
+    }
+
+    private static Timing time(RankComm c, int iters, Runnable call) {
         for (int i = 0; i < Math.max(2, iters / 5); i++) call.run();
         c.barrier();
         long[] nanos = new long[iters];
+        long cpu0 = processCpuNanos();
         for (int i = 0; i < iters; i++) {
             long t0 = System.nanoTime();
             call.run();
             nanos[i] = System.nanoTime() - t0;
         }
-        return nanos;
+        return new Timing(nanos, processCpuNanos() - cpu0);
     }
 
-    private static String line(String name, int bytes, long[] nanos, double busFactor) {
+    /** CPU time of every thread of this JVM (rank thread, Netty event loops, GC): the cost that load cannot hide. */
+    private static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+            .getProcessCpuTime();
+    }
+
+    private static String line(String name, int bytes, Timing timing, double busFactor) {
+        long[] nanos = timing.nanos();
         long[] sorted = nanos.clone();
         Arrays.sort(sorted);
         double median = sorted[sorted.length / 2] / 1e3;
         double mean = Arrays.stream(nanos).average().orElse(0) / 1e3;
         double algbw = median > 0 ? bytes / median : 0; // bytes per microsecond = MB/s
-        return String.format(Locale.ROOT, "%-10s %12d %7d %11.1f %12.1f %12.1f %12.1f", name, bytes, nanos.length,
-            median, mean, algbw, algbw * busFactor);
+        return String.format(Locale.ROOT, "%-10s %12d %7d %11.1f %12.1f %12.1f %12.1f %13.1f", name, bytes,
+            nanos.length, median, mean, algbw, algbw * busFactor, timing.cpuNanos() / 1e3 / nanos.length);
     }
 }

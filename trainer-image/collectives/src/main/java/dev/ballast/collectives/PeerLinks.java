@@ -12,6 +12,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * The sending side of a pod: one gRPC channel to every other pod, a Watch call on each to notice a pod that dies
  * (its connection breaks, and every rank waiting for it fails at once), and asynchronous delivery of messages.
+ * Calls fail fast rather than wait for a connection: every peer was listening when it registered, so a peer that
+ * cannot be reached is gone.
  */
 final class PeerLinks implements AutoCloseable {
     private final PeerTable table;
@@ -45,7 +47,7 @@ final class PeerLinks implements AutoCloseable {
     CompletableFuture<Void> send(Envelope e) {
         int node = table.nodeOf(e.dst());
         CompletableFuture<Void> done = new CompletableFuture<>();
-        ClientCalls.asyncUnaryCall(channels[node].newCall(Methods.DELIVER, CallOptions.DEFAULT.withWaitForReady()
+        ClientCalls.asyncUnaryCall(channels[node].newCall(Methods.DELIVER, CallOptions.DEFAULT
                 .withDeadlineAfter(timeout.toMillis(), TimeUnit.MILLISECONDS)),
             e.encode(), new StreamObserver<>() {
                 @Override
@@ -84,8 +86,8 @@ final class PeerLinks implements AutoCloseable {
                 if (!closing) lost(node, table.describe(node) + " left the group (it closed its collectives)");
             }
         };
-        ClientCalls.asyncServerStreamingCall(channels[node].newCall(Methods.WATCH, CallOptions.DEFAULT.withWaitForReady()),
-            Methods.EMPTY, observer);
+        ClientCalls.asyncServerStreamingCall(channels[node].newCall(Methods.WATCH, CallOptions.DEFAULT), Methods.EMPTY,
+            observer);
     }
 
     private void lost(int node, String reason) {

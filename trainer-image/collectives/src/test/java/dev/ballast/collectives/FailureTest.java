@@ -37,6 +37,20 @@ class FailureTest {
     }
 
     @Test
+    void aRootBroadcastingToADeadPodFailsPromptly() {
+        try (TestWorld world = TestWorld.of(1, 1)) {
+            world.nodes.get(1).kill();
+            long start = System.nanoTime();
+            RankComm root = world.ranks().get(0);
+            assertThatThrownBy(() -> {
+                root.broadcast(new float[] {1f}, 0); // may still reach the dying pod once; the next cannot
+                root.broadcast(new float[] {2f}, 0);
+            }).isInstanceOf(CollectiveException.class).hasMessageContaining("node rank 1 (pod-1 at 127.0.0.1:");
+            assertThat(System.nanoTime() - start).isLessThan(TimeUnit.SECONDS.toNanos(10));
+        }
+    }
+
+    @Test
     void aRankThatNeverCallsTimesOutNamingIt() {
         int port = TestWorld.freePort();
         java.time.Duration oneSecond = java.time.Duration.ofSeconds(1);
