@@ -10,47 +10,38 @@ final class Reference {
 
     static float[] reduce(List<float[]> byRank, ReduceOp op) {
         float[] acc = byRank.get(0).clone();
-        for (int r = 1; r < byRank.size(); r++) {
-            float[] x = byRank.get(r);
-            for (int i = 0; i < acc.length; i++) {
-                acc[i] = switch (op) {
-                    case SUM -> acc[i] + x[i];
-                    case MIN -> Math.min(acc[i], x[i]);
-                    case MAX -> Math.max(acc[i], x[i]);
-                };
-            }
+        for (float[] x : byRank.subList(1, byRank.size())) {
+            // float op float, computed exactly in double and rounded once: the same bits as in float arithmetic
+            for (int i = 0; i < acc.length; i++) acc[i] = (float) combine(op, acc[i], x[i]);
         }
         return acc;
     }
 
     static double[] reduceDoubles(List<double[]> byRank, ReduceOp op) {
         double[] acc = byRank.get(0).clone();
-        for (int r = 1; r < byRank.size(); r++) {
-            double[] x = byRank.get(r);
-            for (int i = 0; i < acc.length; i++) {
-                acc[i] = switch (op) {
-                    case SUM -> acc[i] + x[i];
-                    case MIN -> Math.min(acc[i], x[i]);
-                    case MAX -> Math.max(acc[i], x[i]);
-                };
-            }
+        for (double[] x : byRank.subList(1, byRank.size())) {
+            for (int i = 0; i < acc.length; i++) acc[i] = combine(op, acc[i], x[i]);
         }
         return acc;
     }
 
     static long[] reduceLongs(List<long[]> byRank, ReduceOp op) {
         long[] acc = byRank.get(0).clone();
-        for (int r = 1; r < byRank.size(); r++) {
-            long[] x = byRank.get(r);
+        for (long[] x : byRank.subList(1, byRank.size())) {
             for (int i = 0; i < acc.length; i++) {
-                acc[i] = switch (op) {
-                    case SUM -> acc[i] + x[i];
-                    case MIN -> Math.min(acc[i], x[i]);
-                    case MAX -> Math.max(acc[i], x[i]);
-                };
+                acc[i] = op == ReduceOp.SUM ? acc[i] + x[i] : op == ReduceOp.MIN ? Math.min(acc[i], x[i])
+                    : Math.max(acc[i], x[i]);
             }
         }
         return acc;
+    }
+
+    private static double combine(ReduceOp op, double a, double b) {
+        return switch (op) {
+            case SUM -> a + b;
+            case MIN -> Math.min(a, b);
+            case MAX -> Math.max(a, b);
+        };
     }
 
     /**
