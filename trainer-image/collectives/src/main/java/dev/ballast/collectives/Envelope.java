@@ -1,6 +1,11 @@
 package dev.ballast.collectives;
 
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 
 /**
  * One message from one rank to another within one collective call. Between pods it travels as the body of a
@@ -28,39 +33,63 @@ record Envelope(long generation, long seq, Collective collective, int phase, Dty
     static final int HEADER_BYTES = 44;
     private static final int NO_OP = 255;
 
-    byte[] encode() {
-        ByteBuffer b = Wire.allocate(HEADER_BYTES + payload.length);
+    /** The 44 header bytes; the payload follows them on the wire. */
+    byte[] header() {
+        ByteBuffer b = Wire.allocate(HEADER_BYTES);
         b.putInt(MAGIC).putLong(generation).putLong(seq)
             .put((byte) collective.ordinal()).put((byte) phase).put((byte) dtype.ordinal())
             .put((byte) (reduceOp == null ? NO_OP : reduceOp.ordinal()))
-            .putInt(src).putInt(dst).putLong(check).putInt(payload.length).put(payload);
+            .putInt(src).putInt(dst).putLong(check).putInt(payload.length);
         return b.array();
     }
 
+    /** Header and payload in one array. */
+    byte[] encode() {
+        byte[] header = header();
+        byte[] bytes = Arrays.copyOf(header, HEADER_BYTES + payload.length);
+        System.arraycopy(payload, 0, bytes, HEADER_BYTES, payload.length);
+        return bytes;
+    }
+
     static Envelope decode(byte[] bytes) {
-        if (bytes.length < HEADER_BYTES) {
-            throw new IllegalArgumentException("collective message of " + bytes.length + " bytes is shorter than its "
+        try {
+            return read(new ByteArrayInputStream(bytes));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Reads one message that fills the rest of {@code in} (a gRPC request body), the payload copied once. */
+    static Envelope read(InputStream in) throws IOException {
+        byte[] header = in.readNBytes(HEADER_BYTES);
+        if (header.length < HEADER_BYTES) {
+            throw new IllegalArgumentException("collective message of " + header.length + " bytes is shorter than its "
                 + HEADER_BYTES + "-byte header");
         }
-        ByteBuffer b = Wire.wrap(bytes);
+        ByteBuffer b = Wire.wrap(header);
         Wire.expectMagic(b, MAGIC, "Ballast collective message");
         long generation = b.getLong();
         long seq = b.getLong();
-        Collective collective = Collective.values()[b.get() & 0xFF];
+        Collective collective = code(Collective.values(), b.get(), "collective");
         int phase = b.get() & 0xFF;
-        Dtype dtype = Dtype.values()[b.get() & 0xFF];
+        Dtype dtype = code(Dtype.values(), b.get(), "element type");
         int op = b.get() & 0xFF;
         int src = b.getInt();
         int dst = b.getInt();
         long check = b.getLong();
         int length = b.getInt();
-        if (length != b.remaining()) {
-            throw new IllegalArgumentException("collective message says " + length + " payload bytes but carries "
-                + b.remaining());
+        byte[] payload = in.readNBytes(Math.max(length, 0));
+        if (length < 0 || payload.length != length || in.read() != -1) {
+            throw new IllegalArgumentException("collective message says " + length
+                + " payload bytes but carries a different number");
         }
-        byte[] payload = new byte[length];
-        b.get(payload);
-        return new Envelope(generation, seq, collective, phase, dtype, op == NO_OP ? null : ReduceOp.values()[op],
-            src, dst, check, payload);
+        return new Envelope(generation, seq, collective, phase, dtype,
+            op == NO_OP ? null : code(ReduceOp.values(), (byte) op, "reduce op"), src, dst, check, payload);
+    }
+
+    private static <T> T code(T[] values, byte code, String what) {
+        int i = code & 0xFF;
+        if (i >= values.length) throw new IllegalArgumentException("unknown " + what + " code " + i);
+        return values[i];
     }
 }

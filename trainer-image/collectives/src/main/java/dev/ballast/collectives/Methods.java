@@ -9,8 +9,8 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 
 /**
- * The gRPC methods, with raw byte bodies: the messages are encoded by {@link Envelope}, {@link Registration} and
- * {@link PeerTable} in the layouts docs/collectives.md gives, so no protoc step is needed.
+ * The gRPC methods, with hand-encoded bodies: {@link Envelope} (through {@link EnvelopeMarshaller}),
+ * {@link Registration} and {@link PeerTable} in the layouts docs/collectives.md gives, so no protoc step is needed.
  */
 final class Methods {
     private Methods() {
@@ -37,11 +37,14 @@ final class Methods {
     static final String RENDEZVOUS_SERVICE = "ballast.collectives.v1.Rendezvous";
 
     /** One {@link Envelope} to a rank of the receiving pod; the reply is empty once it sits in that pod's mailbox. */
-    static final MethodDescriptor<byte[], byte[]> DELIVER = method(PEER_SERVICE, "Deliver", MethodType.UNARY);
+    static final MethodDescriptor<Envelope, byte[]> DELIVER = method(PEER_SERVICE, "Deliver", MethodType.UNARY,
+        new EnvelopeMarshaller());
     /** Never answers: the call breaks when the pod goes away, which is how peers notice a dead pod at once. */
-    static final MethodDescriptor<byte[], byte[]> WATCH = method(PEER_SERVICE, "Watch", MethodType.SERVER_STREAMING);
+    static final MethodDescriptor<byte[], byte[]> WATCH = method(PEER_SERVICE, "Watch", MethodType.SERVER_STREAMING,
+        BYTES);
     /** A {@link Registration}; answered with the {@link PeerTable} once every pod of the world has registered. */
-    static final MethodDescriptor<byte[], byte[]> REGISTER = method(RENDEZVOUS_SERVICE, "Register", MethodType.UNARY);
+    static final MethodDescriptor<byte[], byte[]> REGISTER = method(RENDEZVOUS_SERVICE, "Register", MethodType.UNARY,
+        BYTES);
 
     static final byte[] EMPTY = new byte[0];
 
@@ -52,11 +55,12 @@ final class Methods {
         }
     }
 
-    private static MethodDescriptor<byte[], byte[]> method(String service, String name, MethodType type) {
-        return MethodDescriptor.<byte[], byte[]>newBuilder()
+    private static <Q> MethodDescriptor<Q, byte[]> method(String service, String name, MethodType type,
+        MethodDescriptor.Marshaller<Q> requests) {
+        return MethodDescriptor.<Q, byte[]>newBuilder()
             .setType(type)
             .setFullMethodName(MethodDescriptor.generateFullMethodName(service, name))
-            .setRequestMarshaller(BYTES)
+            .setRequestMarshaller(requests)
             .setResponseMarshaller(BYTES)
             .build();
     }

@@ -49,7 +49,7 @@ final class PeerLinks implements AutoCloseable {
         CompletableFuture<Void> done = new CompletableFuture<>();
         ClientCalls.asyncUnaryCall(channels[node].newCall(Methods.DELIVER, CallOptions.DEFAULT
                 .withDeadlineAfter(timeout.toMillis(), TimeUnit.MILLISECONDS)),
-            e.encode(), new StreamObserver<>() {
+            e, new StreamObserver<>() {
                 @Override
                 public void onNext(byte[] reply) {
                 }

@@ -36,9 +36,8 @@ final class PeerService {
             .build();
     }
 
-    private void deliver(byte[] body, StreamObserver<byte[]> reply) {
+    private void deliver(Envelope e, StreamObserver<byte[]> reply) {
         try {
-            Envelope e = Envelope.decode(body);
             if (e.generation() != generation) {
                 throw new CollectiveException("a message of world generation " + e.generation() + " from rank "
                     + e.src() + " reached a pod of generation " + generation);
@@ -48,8 +47,8 @@ final class PeerService {
                     + firstRank + "-" + (endRank - 1));
             }
             mailbox.deliver(e);
-        } catch (RuntimeException e) {
-            reply.onError(Status.FAILED_PRECONDITION.withDescription(e.getMessage()).asRuntimeException());
+        } catch (RuntimeException refused) {
+            reply.onError(Status.FAILED_PRECONDITION.withDescription(refused.getMessage()).asRuntimeException());
             return;
         }
         reply.onNext(Methods.EMPTY);

@@ -24,6 +24,20 @@ class WireFormatTest {
     }
 
     @Test
+    void theMarshallersStreamIsTheEncodingReadOrDrained() throws Exception {
+        Envelope e = new Envelope(2, 5, Collective.ALL_TO_ALL_V, 0, Dtype.FLOAT, null, 1, 0, -1,
+            Dtype.encode(new float[] {1f, 2f, 3f}));
+        EnvelopeMarshaller m = new EnvelopeMarshaller();
+        assertThat(m.stream(e).readAllBytes()).isEqualTo(e.encode());
+        java.io.ByteArrayOutputStream drained = new java.io.ByteArrayOutputStream();
+        ((io.grpc.Drainable) m.stream(e)).drainTo(drained);
+        assertThat(drained.toByteArray()).isEqualTo(e.encode());
+        Envelope back = m.parse(new java.io.ByteArrayInputStream(e.encode()));
+        assertThat(Dtype.floats(back.payload())).containsExactly(1f, 2f, 3f);
+        assertThat(back.seq()).isEqualTo(5);
+    }
+
+    @Test
     void noReduceOpIs255AndRoundTrips() {
         Envelope e = new Envelope(1, 0, Collective.BARRIER, 0, Dtype.NONE, null, 0, 1, -1, new byte[0]);
         byte[] bytes = e.encode();
@@ -35,6 +49,11 @@ class WireFormatTest {
     void malformedMessagesAreRefusedNamingTheProblem() {
         assertThatThrownBy(() -> Envelope.decode(new byte[10])).hasMessageContaining("shorter than its 44-byte header");
         byte[] bytes = new Envelope(1, 0, Collective.BARRIER, 0, Dtype.NONE, null, 0, 1, -1, new byte[0]).encode();
+        byte[] truncated = java.util.Arrays.copyOf(bytes, bytes.length);
+        truncated[40] = 9; // says 9 payload bytes, carries none
+        assertThatThrownBy(() -> Envelope.decode(truncated)).hasMessageContaining("says 9 payload bytes");
+        bytes[20] = 42;
+        assertThatThrownBy(() -> Envelope.decode(bytes)).hasMessageContaining("unknown collective code 42");
         bytes[0] = 'X';
         assertThatThrownBy(() -> Envelope.decode(bytes)).hasMessageContaining("not a Ballast collective message");
     }
