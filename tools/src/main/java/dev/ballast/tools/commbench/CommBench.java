@@ -4,6 +4,8 @@ import dev.ballast.collectives.CommConfig;
 import dev.ballast.collectives.CommNode;
 import dev.ballast.collectives.RankComm;
 import dev.ballast.collectives.ReduceOp;
+import io.netty.util.internal.logging.InternalLoggerFactory;
+import io.netty.util.internal.logging.JdkLoggerFactory;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.net.ServerSocket;
@@ -30,6 +32,9 @@ public final class CommBench {
     private static final int[] SIZES = {0, 4, 1 << 10, 64 << 10, 1 << 20, 16 << 20, 64 << 20};
 
     public static void main(String[] args) throws Exception {
+        // The tools classpath carries the agent's JBoss LogManager, through which Netty's HTTP/2 frame logger counts as
+        // enabled and hex-dumps every frame to no handler; the trainer has no such backend. JDK logging keeps it off.
+        InternalLoggerFactory.setDefaultFactory(JdkLoggerFactory.INSTANCE);
         if (args.length > 0 && args[0].equals("--peer")) {
             try (CommNode node = CommNode.join(CommConfig.fromEnv(System.getenv()))) {
                 measure(node.rank(0), line -> { });
