@@ -31,8 +31,8 @@ public final class CommNode implements AutoCloseable {
         int first = table.firstRank(config.nodeRank());
         this.ranks = new RankComm[config.localRanks()];
         for (int l = 0; l < ranks.length; l++) {
-            ranks[l] = new RankComm(first + l, table, config.nodeRank(), config.generation(), mailbox, links,
-                config.timeout());
+            ranks[l] = new RankComm(new RankExchange(first + l, table, config.nodeRank(), config.generation(), mailbox,
+                links, config.timeout()));
         }
     }
 

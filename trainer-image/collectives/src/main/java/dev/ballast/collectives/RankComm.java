@@ -1,17 +1,11 @@
 package dev.ballast.collectives;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The collectives as one global rank calls them. Every rank of the world calls the same collectives in the same order
@@ -20,30 +14,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * arrays. Any failure throws {@link CollectiveException} and leaves this rank unusable (docs/collectives.md).
  */
 public final class RankComm {
+    private final RankExchange x;
     private final int rank;
-    private final PeerTable table;
-    private final int nodeRank;
-    private final long generation;
-    private final Mailbox mailbox;
-    private final PeerLinks links;
-    private final Duration timeout;
     private final int[] others;
-    private final AtomicBoolean busy = new AtomicBoolean();
-    private long seq;
-    private String broken;
 
-    RankComm(int rank, PeerTable table, int nodeRank, long generation, Mailbox mailbox, PeerLinks links,
-        Duration timeout) {
-        this.rank = rank;
-        this.table = table;
-        this.nodeRank = nodeRank;
-        this.generation = generation;
-        this.mailbox = mailbox;
-        this.links = links;
-        this.timeout = timeout;
-        int world = table.worldSize();
-        this.others = new int[world - 1];
-        for (int r = 0, i = 0; r < world; r++) if (r != rank) others[i++] = r;
+    RankComm(RankExchange exchange) {
+        this.x = exchange;
+        this.rank = exchange.rank;
+        this.others = exchange.others;
     }
 
     /** This rank's global rank. */
@@ -52,13 +30,13 @@ public final class RankComm {
     }
 
     public int worldSize() {
-        return table.worldSize();
+        return x.worldSize;
     }
 
     /** Returns once every rank of the world called barrier. */
     public void barrier() {
-        run(new Call(seq, Collective.BARRIER, Dtype.NONE, null, -1), call -> {
-            exchange(call, 0, same(Methods.EMPTY), others);
+        x.call(Collective.BARRIER, Dtype.NONE, null, -1, call -> {
+            x.exchange(call, 0, x.toAll(Methods.EMPTY), others);
             return null;
         });
     }
@@ -91,26 +69,26 @@ public final class RankComm {
                 + " but rank " + rank + " passed " + values.length + " values");
         }
         long check = 31L * Arrays.hashCode(shardSizes) + values.length;
-        Call call = new Call(seq, Collective.REDUCE_SCATTER, Dtype.FLOAT, op, check);
-        return run(call, c -> Dtype.floats(reduceShard(c, Dtype.encode(values), offsets)));
+        return x.call(Collective.REDUCE_SCATTER, Dtype.FLOAT, op, check,
+            call -> Dtype.floats(reduceShard(call, Dtype.encode(values), offsets)));
     }
 
     /** Rank {@code root}'s {@code values} on every rank; other ranks' {@code values} are ignored (may be null). */
     public float[] broadcast(float[] values, int root) {
         checkRank(root, "broadcast root");
-        return run(new Call(seq, Collective.BROADCAST, Dtype.FLOAT, null, root), call -> {
+        return x.call(Collective.BROADCAST, Dtype.FLOAT, null, root, call -> {
             if (rank == root) {
-                exchange(call, 0, same(Dtype.encode(values)), new int[0]);
+                x.exchange(call, 0, x.toAll(Dtype.encode(values)), new int[0]);
                 return values.clone();
             }
-            return Dtype.floats(exchange(call, 0, new byte[worldSize()][], new int[] {root})[root]);
+            return Dtype.floats(x.exchange(call, 0, new byte[worldSize()][], new int[] {root})[root]);
         });
     }
 
     /** Every rank's {@code values}, indexed by rank; sizes may differ between ranks. */
     public float[][] allGather(float[] values) {
-        return run(new Call(seq, Collective.ALL_GATHER, Dtype.FLOAT, null, -1), call -> {
-            byte[][] got = exchange(call, 0, same(Dtype.encode(values)), others);
+        return x.call(Collective.ALL_GATHER, Dtype.FLOAT, null, -1, call -> {
+            byte[][] got = x.exchange(call, 0, x.toAll(Dtype.encode(values)), others);
             float[][] out = new float[worldSize()][];
             for (int r : others) out[r] = Dtype.floats(got[r]);
             out[rank] = values.clone();
@@ -127,10 +105,10 @@ public final class RankComm {
             throw new IllegalArgumentException("allToAllV got " + toEach.length + " arrays for a world of "
                 + worldSize() + " ranks");
         }
-        return run(new Call(seq, Collective.ALL_TO_ALL_V, Dtype.FLOAT, null, -1), call -> {
+        return x.call(Collective.ALL_TO_ALL_V, Dtype.FLOAT, null, -1, call -> {
             byte[][] out = new byte[worldSize()][];
             for (int r : others) out[r] = Dtype.encode(nonNull(toEach[r], r));
-            byte[][] got = exchange(call, 0, out, others);
+            byte[][] got = x.exchange(call, 0, out, others);
             float[][] in = new float[worldSize()][];
             for (int r : others) in[r] = Dtype.floats(got[r]);
             in[rank] = nonNull(toEach[rank], rank).clone();
@@ -145,11 +123,11 @@ public final class RankComm {
      */
     public Map<Integer, float[]> sparseAllGather(Map<Integer, float[]> owned, int[] wants) {
         int[] wanted = new TreeSet<>(boxed(wants)).stream().mapToInt(Integer::intValue).toArray();
-        return run(new Call(seq, Collective.SPARSE_ALL_GATHER, Dtype.INT, null, -1), call -> {
-            byte[][] requests = exchange(call, 0, same(Dtype.encode(wanted)), others);
+        return x.call(Collective.SPARSE_ALL_GATHER, Dtype.INT, null, -1, call -> {
+            byte[][] requests = x.exchange(call, 0, x.toAll(Dtype.encode(wanted)), others);
             byte[][] answers = new byte[worldSize()][];
             for (int r : others) answers[r] = SparseChunks.encode(pick(owned, Dtype.ints(requests[r])));
-            byte[][] got = exchange(call, 1, answers, others);
+            byte[][] got = x.exchange(call, 1, answers, others);
             got[rank] = SparseChunks.encode(pick(owned, wanted));
             Map<Integer, float[]> result = new TreeMap<>();
             Map<Integer, Integer> owner = new TreeMap<>();
@@ -172,50 +150,11 @@ public final class RankComm {
         });
     }
 
-    // ---- the machinery every collective shares
-
-    /** One collective call as every rank must make it: the parts that travel in each message's header. */
-    private record Call(long seq, Collective collective, Dtype dtype, ReduceOp op, long check) {
-        String describe() {
-            return collective.method + " call #" + seq + " (" + (op == null ? "" : op + " of ") + dtype
-                + (check >= 0 ? ", check " + check : "") + ")";
-        }
-
-        boolean matches(Envelope e) {
-            return e.collective() == collective && e.dtype() == dtype && e.reduceOp() == op && e.check() == check;
-        }
-    }
-
-    private interface Body<T> {
-        T run(Call call);
-    }
-
-    private <T> T run(Call call, Body<T> body) {
-        if (!busy.compareAndSet(false, true)) {
-            throw new IllegalStateException("rank " + rank + " is already in a collective on another thread; "
-                + "each rank's collectives run on one thread");
-        }
-        try {
-            if (broken != null) {
-                throw new CollectiveException("rank " + rank + " cannot start " + call.describe()
-                    + ": an earlier collective failed: " + broken);
-            }
-            seq++;
-            return body.run(call);
-        } catch (RuntimeException e) {
-            if (broken == null) broken = e.getMessage();
-            throw e;
-        } finally {
-            busy.set(false);
-        }
-    }
-
     /** All-reduce as a reduce-scatter over even shards followed by an all-gather of the reduced shards. */
     private byte[] allReduce(Dtype dtype, byte[] mine, int count, ReduceOp op) {
-        Call call = new Call(seq, Collective.ALL_REDUCE, dtype, op, count);
-        return run(call, c -> {
-            byte[] reduced = reduceShard(c, mine, Shards.even(count, worldSize()));
-            byte[][] shards = exchange(c, 1, same(reduced), others);
+        return x.call(Collective.ALL_REDUCE, dtype, op, count, call -> {
+            byte[] reduced = reduceShard(call, mine, Shards.even(count, worldSize()));
+            byte[][] shards = x.exchange(call, 1, x.toAll(reduced), others);
             shards[rank] = reduced;
             int size = 0;
             for (byte[] s : shards) size += s.length;
@@ -234,7 +173,7 @@ public final class RankComm {
         int size = call.dtype().bytes;
         byte[][] out = new byte[worldSize()][];
         for (int r : others) out[r] = Arrays.copyOfRange(mine, offsets[r] * size, offsets[r + 1] * size);
-        byte[][] slices = exchange(call, 0, out, others);
+        byte[][] slices = x.exchange(call, 0, out, others);
         slices[rank] = Arrays.copyOfRange(mine, offsets[rank] * size, offsets[rank + 1] * size);
         int expected = (offsets[rank + 1] - offsets[rank]) * size;
         for (int r : others) {
@@ -244,57 +183,6 @@ public final class RankComm {
             }
         }
         return Reduction.reduce(call.dtype(), call.op(), slices);
-    }
-
-    /**
-     * Sends {@code toEach[r]} (where not null, r not this rank) and returns the payloads from {@code from}, indexed by
-     * rank, after checking that every sender made the same call.
-     */
-    private byte[][] exchange(Call call, int phase, byte[][] toEach, int[] from) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        List<CompletableFuture<Void>> sends = new ArrayList<>();
-        for (int r : others) {
-            if (toEach[r] == null) continue;
-            Envelope e = new Envelope(generation, call.seq(), call.collective(), phase, call.dtype(), call.op(), rank,
-                r, call.check(), toEach[r]);
-            if (table.nodeOf(r) == nodeRank) mailbox.deliver(e);
-            else sends.add(links.send(e));
-        }
-        Envelope[] got = mailbox.take(rank, from, call.seq(), phase, deadline, call.describe());
-        byte[][] payloads = new byte[worldSize()][];
-        for (int i = 0; i < from.length; i++) {
-            Envelope e = got[i];
-            if (!call.matches(e)) {
-                Call theirs = new Call(e.seq(), e.collective(), e.dtype(), e.reduceOp(), e.check());
-                throw new CollectiveException("rank " + rank + " called " + call.describe() + " but rank " + e.src()
-                    + " called " + theirs.describe() + ": every rank must call the same collectives in the same order");
-            }
-            payloads[from[i]] = e.payload();
-        }
-        awaitSends(sends, deadline, call);
-        return payloads;
-    }
-
-    private void awaitSends(List<CompletableFuture<Void>> sends, long deadline, Call call) {
-        try {
-            CompletableFuture.allOf(sends.toArray(new CompletableFuture[0]))
-                .get(Math.max(deadline - System.nanoTime(), 0), TimeUnit.NANOSECONDS);
-        } catch (ExecutionException e) {
-            throw new CollectiveException(call.describe() + " on rank " + rank + ": " + e.getCause().getMessage(),
-                e.getCause());
-        } catch (TimeoutException e) {
-            throw new CollectiveException(call.describe() + " on rank " + rank + ": sending timed out after "
-                + timeout.toSeconds() + " s");
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new CollectiveException(call.describe() + " on rank " + rank + " was interrupted", e);
-        }
-    }
-
-    private byte[][] same(byte[] payload) {
-        byte[][] out = new byte[worldSize()][];
-        Arrays.fill(out, payload);
-        return out;
     }
 
     private static Map<Integer, float[]> pick(Map<Integer, float[]> owned, int[] ids) {
