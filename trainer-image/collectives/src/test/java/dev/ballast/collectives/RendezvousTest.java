@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -34,15 +35,15 @@ class RendezvousTest {
     @Test
     void aPodThatNeverRegistersFailsTheOthersWithItsNodeRank() {
         int port = TestWorld.freePort();
-        Duration wait = Duration.ofSeconds(1);
+        Duration wait = Duration.ofSeconds(4); // long enough for both pods to register on a loaded machine
         CompletableFuture<CommNode> zero = CompletableFuture.supplyAsync(
             () -> CommNode.join(TestWorld.config(port, 3, 0, 1, 1, wait, SHORT)));
         CompletableFuture<CommNode> one = CompletableFuture.supplyAsync(
             () -> CommNode.join(TestWorld.config(port, 3, 1, 2, 1, wait, SHORT)));
-        for (CompletableFuture<CommNode> f : java.util.List.of(zero, one)) {
+        for (CompletableFuture<CommNode> f : List.of(zero, one)) {
             assertThatThrownBy(f::join).isInstanceOf(CompletionException.class)
                 .cause().isInstanceOf(CollectiveException.class)
-                .hasMessageContaining("timed out after 1 s")
+                .hasMessageContaining("timed out after 4 s")
                 .hasMessageContaining("node ranks [2] never registered");
         }
     }
@@ -57,10 +58,30 @@ class RendezvousTest {
     }
 
     @Test
+    void likeTheProcessKubeletMasterOnItsOwnLoopbackAddressPeersAtTheAddressesTheStoreSaw() {
+        // the process kubelet's pods share the host network, each with a loopback address of its own; the trainer
+        // gets MASTER_ADDR as the master pod's address and no BALLAST_POD_IP, and every pod listens on the wildcard
+        int port = TestWorld.freePort();
+        List<CompletableFuture<CommNode>> joining = new java.util.ArrayList<>();
+        for (int n = 0; n < 2; n++) {
+            CommConfig c = new CommConfig("127.0.0.2", port, 2, n, 1, 1, "0.0.0.0", "", 0, "pod-" + n, TestWorld.TIMEOUT,
+                TestWorld.TIMEOUT);
+            joining.add(CompletableFuture.supplyAsync(() -> CommNode.join(c)));
+        }
+        try (CommNode zero = joining.get(0).join(); CommNode one = joining.get(1).join()) {
+            assertThat(zero.peers().peers()).extracting(Peer::host).allSatisfy(h -> assertThat(h).startsWith("127."));
+            CompletableFuture<float[]> a = CompletableFuture.supplyAsync(
+                () -> zero.rank(0).allReduce(new float[] {1f, 5f}, ReduceOp.MAX));
+            assertThat(one.rank(0).allReduce(new float[] {3f, 2f}, ReduceOp.MAX)).containsExactly(3f, 5f);
+            assertThat(a.join()).containsExactly(3f, 5f);
+        }
+    }
+
+    @Test
     void aWrongNnodesIsRefused() {
         int port = TestWorld.freePort();
         CompletableFuture<CommNode> master = CompletableFuture.supplyAsync(
-            () -> CommNode.join(TestWorld.config(port, 2, 0, 1, 1, SHORT, SHORT)));
+            () -> CommNode.join(TestWorld.config(port, 2, 0, 1, 1, Duration.ofSeconds(4), SHORT)));
         assertThatThrownBy(() -> CommNode.join(TestWorld.config(port, 3, 1, 1, 1, SHORT, SHORT)))
             .hasMessageContaining("expects NNODES=3 but generation 1 has 2 pods");
         assertThatThrownBy(master::join).cause().hasMessageContaining("node ranks [1] never registered");
