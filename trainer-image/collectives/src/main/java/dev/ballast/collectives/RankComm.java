@@ -144,7 +144,8 @@ public final class RankComm {
             List<Integer> missing = new ArrayList<>();
             for (int id : wanted) if (!result.containsKey(id)) missing.add(id);
             if (!missing.isEmpty()) {
-                throw new CollectiveException(call.describe() + " on rank " + rank + ": no rank owns chunks " + missing);
+                throw new CollectiveException(call.describe() + " on rank " + rank + ": no rank owns chunks "
+                    + missing);
             }
             return result;
         });

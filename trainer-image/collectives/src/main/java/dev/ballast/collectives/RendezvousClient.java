@@ -17,7 +17,7 @@ final class RendezvousClient {
     private RendezvousClient() {
     }
 
-    /** Slack beyond the store's own deadline, so the store's answer (naming the missing pods) normally arrives first. */
+    /** Slack beyond the store's own deadline, so that the store's answer (naming the missing pods) comes first. */
     private static final Duration SLACK = Duration.ofSeconds(5);
 
     static PeerTable register(String masterAddr, int masterPort, Registration registration, Duration timeout) {

@@ -63,7 +63,8 @@ final class RendezvousStore implements AutoCloseable {
             @Override
             public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
                 ServerCallHandler<Q, R> next) {
-                Context ctx = Context.current().withValue(REMOTE, call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR));
+                SocketAddress remote = call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR);
+                Context ctx = Context.current().withValue(REMOTE, remote);
                 return Contexts.interceptCall(ctx, call, headers, next);
             }
         });
@@ -99,7 +100,8 @@ final class RendezvousStore implements AutoCloseable {
             Pending previous = pending.put(r.nodeRank(), new Pending(peer, reply));
             if (previous != null) { // the same pod retried, or two pods claim one node rank: the newest wins
                 previous.reply().onError(Status.ALREADY_EXISTS.withDescription("node rank " + r.nodeRank()
-                    + " registered again from " + peer.endpoint() + "; this registration is replaced").asRuntimeException());
+                    + " registered again from " + peer.endpoint() + "; this registration is replaced")
+                    .asRuntimeException());
             }
             if (reply instanceof ServerCallStreamObserver<byte[]> call) {
                 Pending mine = pending.get(r.nodeRank());

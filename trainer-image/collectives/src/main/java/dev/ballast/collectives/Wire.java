@@ -41,8 +41,8 @@ final class Wire {
     static void expectMagic(ByteBuffer b, int magic, String what) {
         int got = b.remaining() >= 4 ? b.getInt() : 0;
         if (got != magic) {
-            throw new IllegalArgumentException("not a " + what + " (magic 0x" + Integer.toHexString(got) + ", expected 0x"
-                + Integer.toHexString(magic) + ")");
+            throw new IllegalArgumentException("not a " + what + " (magic 0x" + Integer.toHexString(got)
+                + ", expected 0x" + Integer.toHexString(magic) + ")");
         }
     }
 }

@@ -18,8 +18,8 @@ class FailureTest {
             List<RankComm> ranks = world.ranks();
             long start = System.nanoTime();
             // pod 0's ranks enter an all-reduce; pod 1's rank never does, and its pod dies
-            CompletableFuture<float[]> r0 = CompletableFuture.supplyAsync(() -> ranks.get(0).allReduce(new float[8], ReduceOp.SUM));
-            CompletableFuture<float[]> r1 = CompletableFuture.supplyAsync(() -> ranks.get(1).allReduce(new float[8], ReduceOp.SUM));
+            CompletableFuture<float[]> r0 = TestWorld.async(() -> ranks.get(0).allReduce(new float[8], ReduceOp.SUM));
+            CompletableFuture<float[]> r1 = TestWorld.async(() -> ranks.get(1).allReduce(new float[8], ReduceOp.SUM));
             Thread.sleep(300);
             world.nodes.get(1).kill();
             for (CompletableFuture<float[]> f : List.of(r0, r1)) {
@@ -54,11 +54,14 @@ class FailureTest {
     void aRankThatNeverCallsTimesOutNamingIt() {
         int port = TestWorld.freePort();
         java.time.Duration oneSecond = java.time.Duration.ofSeconds(1);
-        CompletableFuture<CommNode> zero = CompletableFuture.supplyAsync(
+        CompletableFuture<CommNode> zero = TestWorld.async(
             () -> CommNode.join(TestWorld.config(port, 2, 0, 2, 1, TestWorld.TIMEOUT, oneSecond)));
         try (CommNode one = CommNode.join(TestWorld.config(port, 2, 1, 1, 1, TestWorld.TIMEOUT, oneSecond));
              CommNode z = zero.join()) {
-            CompletableFuture<Void> r1 = CompletableFuture.runAsync(() -> z.rank(1).barrier());
+            CompletableFuture<Void> r1 = TestWorld.async(() -> {
+                z.rank(1).barrier();
+                return null;
+            });
             assertThatThrownBy(() -> z.rank(0).barrier()).isInstanceOf(CollectiveException.class)
                 .hasMessageContaining("barrier call #0")
                 .hasMessageContaining("on rank 0 timed out: no message from ranks [2]");
@@ -81,7 +84,8 @@ class FailureTest {
     @Test
     void allReducesOfDifferentLengthsFailLoudly() {
         try (TestWorld world = TestWorld.of(2)) {
-            List<CompletableFuture<float[]>> calls = world.start(c -> c.allReduce(new float[4 + c.rank()], ReduceOp.MAX));
+            List<CompletableFuture<float[]>> calls =
+                world.start(c -> c.allReduce(new float[4 + c.rank()], ReduceOp.MAX));
             for (CompletableFuture<float[]> f : calls) {
                 assertThatThrownBy(() -> f.get(10, TimeUnit.SECONDS)).cause()
                     .hasMessageContaining("MAX of FLOAT, check 4")

@@ -22,7 +22,7 @@ public final class ProcessPod {
         List<CompletableFuture<String>> ranks = new ArrayList<>();
         for (int l = 0; l < node.localRanks(); l++) {
             RankComm c = node.rank(l);
-            ranks.add(CompletableFuture.supplyAsync(() -> run(c)));
+            ranks.add(TestWorld.async(() -> run(c)));
         }
         List<String> lines = new ArrayList<>();
         for (CompletableFuture<String> r : ranks) lines.add(r.join());

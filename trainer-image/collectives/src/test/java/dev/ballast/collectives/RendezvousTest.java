@@ -17,7 +17,7 @@ class RendezvousTest {
     @Test
     void aPodOfAnotherGenerationIsRefusedWithAClearError() {
         int port = TestWorld.freePort();
-        CompletableFuture<CommNode> master = CompletableFuture.supplyAsync(
+        CompletableFuture<CommNode> master = TestWorld.async(
             () -> CommNode.join(TestWorld.config(port, 2, 0, 1, 5, Duration.ofSeconds(20), SHORT)));
         assertThatThrownBy(() -> CommNode.join(TestWorld.config(port, 2, 1, 1, 4, SHORT, SHORT)))
             .isInstanceOf(CollectiveException.class)
@@ -36,9 +36,9 @@ class RendezvousTest {
     void aPodThatNeverRegistersFailsTheOthersWithItsNodeRank() {
         int port = TestWorld.freePort();
         Duration wait = Duration.ofSeconds(4); // long enough for both pods to register on a loaded machine
-        CompletableFuture<CommNode> zero = CompletableFuture.supplyAsync(
+        CompletableFuture<CommNode> zero = TestWorld.async(
             () -> CommNode.join(TestWorld.config(port, 3, 0, 1, 1, wait, SHORT)));
-        CompletableFuture<CommNode> one = CompletableFuture.supplyAsync(
+        CompletableFuture<CommNode> one = TestWorld.async(
             () -> CommNode.join(TestWorld.config(port, 3, 1, 2, 1, wait, SHORT)));
         for (CompletableFuture<CommNode> f : List.of(zero, one)) {
             assertThatThrownBy(f::join).isInstanceOf(CompletionException.class)
@@ -64,13 +64,13 @@ class RendezvousTest {
         int port = TestWorld.freePort();
         List<CompletableFuture<CommNode>> joining = new java.util.ArrayList<>();
         for (int n = 0; n < 2; n++) {
-            CommConfig c = new CommConfig("127.0.0.2", port, 2, n, 1, 1, "0.0.0.0", "", 0, "pod-" + n, TestWorld.TIMEOUT,
-                TestWorld.TIMEOUT);
-            joining.add(CompletableFuture.supplyAsync(() -> CommNode.join(c)));
+            CommConfig c = new CommConfig("127.0.0.2", port, 2, n, 1, 1, "0.0.0.0", "", 0, "pod-" + n,
+                TestWorld.TIMEOUT, TestWorld.TIMEOUT);
+            joining.add(TestWorld.async(() -> CommNode.join(c)));
         }
         try (CommNode zero = joining.get(0).join(); CommNode one = joining.get(1).join()) {
             assertThat(zero.peers().peers()).extracting(Peer::host).allSatisfy(h -> assertThat(h).startsWith("127."));
-            CompletableFuture<float[]> a = CompletableFuture.supplyAsync(
+            CompletableFuture<float[]> a = TestWorld.async(
                 () -> zero.rank(0).allReduce(new float[] {1f, 5f}, ReduceOp.MAX));
             assertThat(one.rank(0).allReduce(new float[] {3f, 2f}, ReduceOp.MAX)).containsExactly(3f, 5f);
             assertThat(a.join()).containsExactly(3f, 5f);
@@ -80,7 +80,7 @@ class RendezvousTest {
     @Test
     void aWrongNnodesIsRefused() {
         int port = TestWorld.freePort();
-        CompletableFuture<CommNode> master = CompletableFuture.supplyAsync(
+        CompletableFuture<CommNode> master = TestWorld.async(
             () -> CommNode.join(TestWorld.config(port, 2, 0, 1, 1, Duration.ofSeconds(4), SHORT)));
         assertThatThrownBy(() -> CommNode.join(TestWorld.config(port, 3, 1, 1, 1, SHORT, SHORT)))
             .hasMessageContaining("expects NNODES=3 but generation 1 has 2 pods");

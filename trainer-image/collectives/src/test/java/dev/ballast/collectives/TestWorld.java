@@ -8,10 +8,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * Several "pods" inside the test JVM: each its own gRPC server on a 127.0.0.1 port and its own rendezvous client, as
@@ -21,7 +20,6 @@ final class TestWorld implements AutoCloseable {
     static final Duration TIMEOUT = Duration.ofSeconds(20);
 
     final List<CommNode> nodes;
-    private final ExecutorService threads = Executors.newCachedThreadPool();
 
     private TestWorld(List<CommNode> nodes) {
         this.nodes = nodes;
@@ -33,7 +31,7 @@ final class TestWorld implements AutoCloseable {
         List<CompletableFuture<CommNode>> joining = new ArrayList<>();
         for (int n = 0; n < localRanks.length; n++) {
             CommConfig c = config(port, localRanks.length, n, localRanks[n], 1, TIMEOUT, TIMEOUT);
-            joining.add(CompletableFuture.supplyAsync(() -> CommNode.join(c)));
+            joining.add(async(() -> CommNode.join(c)));
         }
         List<CommNode> nodes = new ArrayList<>();
         for (CompletableFuture<CommNode> j : joining) nodes.add(j.join());
@@ -75,8 +73,20 @@ final class TestWorld implements AutoCloseable {
     /** Starts {@code body} on every rank and returns the futures by global rank. */
     <T> List<CompletableFuture<T>> start(Function<RankComm, T> body) {
         List<CompletableFuture<T>> futures = new ArrayList<>();
-        for (RankComm r : ranks()) futures.add(CompletableFuture.supplyAsync(() -> body.apply(r), threads));
+        for (RankComm r : ranks()) futures.add(async(() -> body.apply(r)));
         return futures;
+    }
+
+    /**
+     * Runs {@code task} on a thread of its own: pods and ranks block on each other, so a bounded pool (the common
+     * pool has cores - 1 threads) could leave one waiting for a thread while the others wait for it.
+     */
+    static <T> CompletableFuture<T> async(Supplier<T> task) {
+        return CompletableFuture.supplyAsync(task, r -> {
+            Thread t = new Thread(r, "test-pod-or-rank");
+            t.setDaemon(true);
+            t.start();
+        });
     }
 
     static int freePort() {
@@ -90,6 +100,5 @@ final class TestWorld implements AutoCloseable {
     @Override
     public void close() {
         for (CommNode n : nodes) n.close();
-        threads.shutdownNow();
     }
 }
