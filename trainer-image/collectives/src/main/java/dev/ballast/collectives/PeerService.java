@@ -15,7 +15,7 @@ final class PeerService {
     private final long generation;
     private final Mailbox mailbox;
     private final List<StreamObserver<byte[]>> watchers = new CopyOnWriteArrayList<>();
-    /** The global ranks this pod runs, [first, end); set once the peer table is known. */
+    /** The global ranks this pod runs, [first, end); set once the peer table is known (end 0 until then). */
     private volatile int firstRank;
     private volatile int endRank;
 
@@ -42,7 +42,8 @@ final class PeerService {
                 throw new CollectiveException("a message of world generation " + e.generation() + " from rank "
                     + e.src() + " reached a pod of generation " + generation);
             }
-            if (e.dst() < firstRank || e.dst() >= endRank) {
+            // a peer may send before this pod has read the peer table the store sent both: then the range is unknown
+            if (endRank > 0 && (e.dst() < firstRank || e.dst() >= endRank)) {
                 throw new CollectiveException("a message for rank " + e.dst() + " reached the pod that runs ranks "
                     + firstRank + "-" + (endRank - 1));
             }
