@@ -25,6 +25,7 @@ final class DocsSuite {
             {"8x8", "nodes=8,gpusPerNode=8,racks=2"},
             {"32x8", "nodes=32,gpusPerNode=8,racks=4"}};
     static final List<String> MAIN_PLANNERS = List.of("static", "eplb", "ballast");
+    static final List<String> FACTORIAL_PLANNERS = List.of("eplb", "eplb@quota-rule", "ballast@equal-split", "ballast");
     static final double CLEAR_MARGIN = 0.05;
 
     private DocsSuite() {
@@ -127,6 +128,25 @@ final class DocsSuite {
         sb.append('\n').append(Table.markdown(syn)).append('\n');
         all.addAll(syn);
 
+        sb.append("## Placement × routing\n\n");
+        sb.append("Each planner's placement scored with each routing, so a row pair shows what placement and what routing ")
+                .append("contribute: `eplb@quota-rule` is EPLB's placement (fair: per-replica split, relabelled packs, ")
+                .append("migrated masters) with Ballast's quota rule deciding the shares, `ballast@equal-split` is Ballast's ")
+                .append("placement with EPLB's equal split among replicas. `eplb` and `ballast` are the native pairings. ")
+                .append("Ballast's planner chooses its placement assuming the quota rule either way.\n\n");
+        List<BenchResult> fact = new ArrayList<>();
+        for (TraceSource t : real) {
+            for (String[] topo : List.of(TOPOLOGIES[0], TOPOLOGIES[1])) {
+                fact.addAll(runAll(t, topo[1], FACTORIAL_PLANNERS, cfg, progress, null));
+            }
+        }
+        for (String name : List.of("zipf-top1-hot", "zipf-top8")) {
+            fact.addAll(runAll(new SyntheticTrace(Scenarios.byName(name)), TOPOLOGIES[1][1], FACTORIAL_PLANNERS, cfg,
+                    progress, null));
+        }
+        sb.append(Table.markdown(fact)).append('\n');
+        all.addAll(fact);
+
         sb.append("## Named drift scenario (incremental vs from-scratch re-plans)\n\n");
         SyntheticTrace drift = new SyntheticTrace(Scenarios.byName("drift"));
         sb.append("`drift` — ").append(drift.spec().describe()).append(", scored causally at 8x8. ")
@@ -175,7 +195,7 @@ final class DocsSuite {
         List<BenchResult> out = new ArrayList<>();
         int interval = t instanceof SyntheticTrace s && s.spec().replanInterval() > 0 ? s.spec().replanInterval() : cfg.replanInterval();
         for (String p : planners) {
-            Planner planner = Planners.byName(p);
+            Planner planner = RoutedPlanner.byName(p);
             try {
                 out.add(progress.run(t.name() + " " + topo.label() + " " + p + " " + cfg.mode().wireName(),
                         () -> Evaluator.run(t, topo, planner, cfg, interval)));
