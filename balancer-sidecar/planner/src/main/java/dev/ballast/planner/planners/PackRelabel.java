@@ -8,7 +8,8 @@ import dev.ballast.planner.model.StaticLayout;
  * What a trainer running EPLB does with EPLB's packs: EPLB says which experts share a GPU, not which GPU a pack
  * lands on, so the trainer gives each pack the GPU (within the block EPLB packed it for) that already holds the most
  * of the pack's experts as masters, and moves the master of every expert whose home then holds no copy of it to one
- * of its copies (docs/cost-model.md, "Master migration"). A maximum-weight assignment per block (Hungarian method,
+ * of its copies, the one whose GPU sends the fewest replica refreshes so far (docs/cost-model.md, "Master
+ * migration"). A maximum-weight assignment per block (Hungarian method,
  * O(n³)); deterministic.
  */
 final class PackRelabel {
@@ -31,21 +32,33 @@ final class PackRelabel {
         }
         LayerPlacement p = LayerPlacement.ofPhysicalSlots(experts, slots);
         int[] masters = new int[experts];
+        // Refreshes each GPU sends per step as master: a moved master goes where that is lowest, so no GPU's link
+        // becomes the one every replica waits on.
+        int[] refreshes = new int[ep];
+        java.util.List<Integer> homeless = new java.util.ArrayList<>();
         for (int e = 0; e < experts; e++) {
-            masters[e] = master(gt, p, e, StaticLayout.home(e, ep, experts));
+            int home = StaticLayout.home(e, ep, experts);
+            if (p.holds(home, e)) {
+                masters[e] = home;
+                refreshes[home] += p.copies(e) - 1;
+            } else {
+                homeless.add(e);
+            }
+        }
+        for (int e : homeless) {
+            masters[e] = master(gt, p, e, StaticLayout.home(e, ep, experts), refreshes);
+            refreshes[masters[e]] += p.copies(e) - 1;
         }
         return p.withMasters(masters);
     }
 
-    /** The home if it holds a copy, else the copy nearest to it (link class), lowest GPU on ties. */
-    private static int master(GroupTopology gt, LayerPlacement p, int e, int home) {
-        if (p.holds(home, e)) {
-            return home;
-        }
+    /** The copy whose GPU sends the fewest refreshes so far; then the nearest to the home (link class); then lowest GPU. */
+    private static int master(GroupTopology gt, LayerPlacement p, int e, int home, int[] refreshes) {
         int best = -1;
         for (int c = p.copyStart(e); c < p.copyStart(e) + p.copies(e); c++) {
             int g = p.copyGpu(c);
-            if (best < 0 || gt.linkClass(home, g) < gt.linkClass(home, best)) {
+            if (best < 0 || refreshes[g] < refreshes[best]
+                    || refreshes[g] == refreshes[best] && gt.linkClass(home, g) < gt.linkClass(home, best)) {
                 best = g;
             }
         }
