@@ -97,14 +97,14 @@ public final class BenchMain {
         }
         List<String> planners = List.of(a.one("planners", "static,eplb,ballast").split(","));
         for (String p : planners) {
-            Planners.byName(p.trim());
+            RoutedPlanner.byName(p.trim());
         }
         List<BenchResult> results = new ArrayList<>();
         for (TraceSource t : traces) {
             for (String spec : topologies) {
                 Topology topo = Topology.parse(spec);
                 for (String p : planners) {
-                    Planner planner = Planners.byName(p.trim());
+                    Planner planner = RoutedPlanner.byName(p.trim());
                     int interval = interval(cfg, t, a.has("replan"));
                     results.add(progress.run(t.name() + " " + topo.label() + " " + planner.name(),
                             () -> Evaluator.run(t, topo, planner, cfg, interval)));

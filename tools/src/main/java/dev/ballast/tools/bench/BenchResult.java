@@ -3,12 +3,13 @@ package dev.ballast.tools.bench;
 import dev.ballast.contracts.json.JsonWriter;
 
 /**
- * One (trace, topology, planner) evaluation. Byte figures are per training step for the whole model (all layers and
+ * One (trace, topology, planner) evaluation. {@code fractionOfBound} is the cost model's lower bound over the planned
+ * time (at most 1: docs/cost-model.md, "Lower bound"); {@code fractionOfIdeal} the force-balanced reference's. Byte figures are per training step for the whole model (all layers and
  * EP groups); {@code paramBytesMoved} is the mean placement change per re-plan after the first plan (the first plan,
  * made from the static layout, when it is the only one).
  */
 public record BenchResult(String trace, String planner, String topology, String parallelism, String mode, String balancerMode,
-                          int scoredSteps, int replans, double fractionOfIdeal, double imbalance, double imbalanceWorst,
+                          int scoredSteps, int replans, double fractionOfIdeal, double fractionOfBound, double imbalance, double imbalanceWorst,
                           double interNodeBytes, double interNodeTokenBytes, double interNodeParamBytes,
                           double paramBytesPerStep, double paramBytesMoved, double planMillisMedian, double planMillisP99,
                           double peakExpertMemoryBytes) {
@@ -23,6 +24,7 @@ public record BenchResult(String trace, String planner, String topology, String 
                 .field("scoredSteps", scoredSteps)
                 .field("replans", replans)
                 .field("fractionOfIdeal", fractionOfIdeal)
+                .field("fractionOfBound", fractionOfBound)
                 .field("imbalance", imbalance)
                 .field("imbalanceWorst", imbalanceWorst)
                 .field("interNodeBytes", interNodeBytes)

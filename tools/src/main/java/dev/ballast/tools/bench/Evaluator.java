@@ -57,6 +57,7 @@ public final class Evaluator {
         LoadForecast forecast = new LoadForecast(cfg.alpha());
         forecast.restart(h.layers(), par.dp(), par.ep(), h.experts());
         Plan inUse = null;
+        Plan beforeInUse = null; // the plan in use before inUse was adopted (null: the static layout)
         long sequence = 0;
         for (int t = 0; t < steps; t++) {
             ModelLoads actual = SourceMapping.toGpus(trace.counts(t), par, h.experts(), perGpu);
@@ -64,7 +65,7 @@ public final class Evaluator {
                 Plan plan = timedPlan(planner, new PlanRequest(ctx, actual, null, new PlanVersion(0, ++sequence),
                         trace.stepNumber(t)), cfg.planRepeats(), planMs);
                 acc.moved(null, plan);
-                acc.score(planner, cost, plan, null, actual);
+                acc.score(planner, cost, plan, null, null, actual);
                 continue;
             }
             // The balancer's decision point before step t: everything up to step t - 1 is observed.
@@ -76,10 +77,11 @@ public final class Evaluator {
                         trace.stepNumber(t)), cfg.planRepeats(), planMs);
                 policy.finished(now, 0, 0); // one world generation; the virtual clock charges a plan no time
                 acc.moved(inUse, plan);
-                acc.score(planner, cost, plan, inUse == null ? staticPlan(ctx) : inUse, actual);
+                acc.score(planner, cost, plan, inUse == null ? staticPlan(ctx) : inUse, inUse, actual);
+                beforeInUse = inUse;
                 inUse = plan;
             } else if (inUse != null) {
-                acc.score(planner, cost, inUse, null, actual);
+                acc.score(planner, cost, inUse, null, beforeInUse, actual);
             }
             forecast.observe(trace.stepNumber(t), actual);
             Plan planInUse = inUse;
@@ -127,6 +129,7 @@ public final class Evaluator {
         final PlanningContext ctx;
         double planned;
         double ideal;
+        double bound;
         double imbalanceSum;
         double imbalanceWorst;
         long layerSamples;
@@ -143,27 +146,38 @@ public final class Evaluator {
             this.ctx = ctx;
         }
 
-        void score(Planner planner, CostModel cost, Plan plan, Plan adoptedFrom, ModelLoads actual) {
+        /** {@code mastersBefore}: the plan in use before {@code plan} was adopted (null: static), whose masters moved. */
+        void score(Planner planner, CostModel cost, Plan plan, Plan adoptedFrom, Plan mastersBefore, ModelLoads actual) {
             Parallelism par = ctx.parallelism();
             int layers = ctx.shape().layers();
             double stepPlanned = 0;
             double stepIdeal = 0;
+            double stepBound = 0;
             for (int s = 0; s < par.pp(); s++) {
                 double worstPlanned = 0;
                 double worstIdeal = 0;
+                double worstBound = 0;
                 for (int c = 0; c < par.dp(); c++) {
                     GroupTopology gt = ctx.group(s, c);
                     double sumPlanned = 0;
                     double sumIdeal = 0;
+                    double sumBound = 0;
                     double mem = 0;
                     for (int l = par.firstLayer(s, layers); l < par.firstLayer(s + 1, layers); l++) {
                         LayerPlacement p = plan.placement(l, c);
                         long[] counts = actual.counts(l, c);
                         QuotaResult r = planner.routing().route(gt, p, counts);
-                        LayerCost lc = cost.layer(gt, p, r, adoptedFrom == null ? null : adoptedFrom.placement(l, c));
+                        LayerCost lc = cost.layer(gt, p, r, adoptedFrom == null ? null : adoptedFrom.placement(l, c),
+                                mastersBefore == null ? null : mastersBefore.placement(l, c));
                         LayerCost ic = cost.ideal(gt, counts);
+                        double lb = cost.lowerBound(gt, counts, ctx.slotsPerGpu());
+                        if (lb > lc.totalSec()) {
+                            throw new IllegalStateException("lower bound " + lb + " s above the achieved " + lc.totalSec()
+                                    + " s: " + planner.name() + ", layer " + l + ", copy " + c + " (a bug in the bound)");
+                        }
                         sumPlanned += lc.totalSec();
                         sumIdeal += ic.totalSec();
+                        sumBound += lb;
                         mem += lc.peakMemoryBytes();
                         double imb = lc.imbalance();
                         imbalanceSum += imb;
@@ -175,13 +189,16 @@ public final class Evaluator {
                     }
                     worstPlanned = Math.max(worstPlanned, sumPlanned);
                     worstIdeal = Math.max(worstIdeal, sumIdeal);
+                    worstBound = Math.max(worstBound, sumBound);
                     peakMemory = Math.max(peakMemory, mem);
                 }
                 stepPlanned += worstPlanned;
                 stepIdeal += worstIdeal;
+                stepBound += worstBound;
             }
             planned += stepPlanned;
             ideal += stepIdeal;
+            bound += stepBound;
             steps++;
         }
 
@@ -214,7 +231,7 @@ public final class Evaluator {
                            double med, double p99) {
             double n = Math.max(1, steps);
             return new BenchResult(trace, planner, topo, par, mode, balancerMode, steps, replans,
-                    planned == 0 ? 1 : ideal / planned, imbalanceSum / Math.max(1, layerSamples), imbalanceWorst,
+                    planned == 0 ? 1 : ideal / planned, planned == 0 ? 1 : bound / planned, imbalanceSum / Math.max(1, layerSamples), imbalanceWorst,
                     (interTokens + interParams) / n, interTokens / n, interParams / n, paramBytes / n,
                     replans > 1 ? movedBytes / (replans - 1) : firstPlanBytes, med, p99, peakMemory);
         }

@@ -57,6 +57,12 @@ public class PlannerBench {
         return Planners.byName("ballast-scratch").plan(request);
     }
 
+    /** The same plan, layers planned on two threads (this machine's two cores); byte-identical to the serial one. */
+    @Benchmark
+    public Plan wholeModelBallastFromScratchTwoThreads() {
+        return Planners.byName("ballast-scratch", 2).plan(request);
+    }
+
     @Benchmark
     public Plan wholeModelBallastIncremental() {
         return Planners.byName("ballast").plan(incremental);

@@ -42,7 +42,8 @@ record PlanningSetup(PlanningContext context, Planner planner) {
         int slots = MemoryBudget.slotsWithin(shape, mode, par, spec.memoryBudgetBytes(), spec.redundantSlotsPerGpu());
         PlanningContext ctx = new PlanningContext(Topology.of(gpus, Hardware.DEFAULT), par, shape, mode, slots,
                 spec.replanEverySteps());
-        return new PlanningSetup(ctx, Planners.byName(spec.planner()));
+        // Layers are planned on every CPU the balancer may use (the plan does not depend on how many).
+        return new PlanningSetup(ctx, Planners.byName(spec.planner(), Runtime.getRuntime().availableProcessors()));
     }
 
     /** The model as the planner sees it: gradients in the parameters' precision, 12 bytes of optimizer state (Adam). */

@@ -10,6 +10,15 @@ import dev.ballast.planner.planners.PlanningContext;
 import dev.ballast.planner.planners.Routing;
 import dev.ballast.planner.quota.PlacementSearch;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
 /**
  * Ballast's planner (docs/planner.md has the full description). Per EP group and layer, from the layer's
  * {@link LayerDemand}:
@@ -28,9 +37,22 @@ import dev.ballast.planner.quota.PlacementSearch;
  */
 public final class BallastPlanner implements Planner {
     private final boolean incremental;
+    private final int threads;
 
     public BallastPlanner(boolean incremental) {
+        this(incremental, 1);
+    }
+
+    /**
+     * @param threads layers planned at once (1: on the caller's thread alone). Layers are independent and each is
+     *                planned by the same code whichever thread takes it, so the plan is identical for any value.
+     */
+    public BallastPlanner(boolean incremental, int threads) {
+        if (threads < 1) {
+            throw new IllegalArgumentException("planning threads must be >= 1, got " + threads);
+        }
         this.incremental = incremental;
+        this.threads = threads;
     }
 
     @Override
@@ -47,21 +69,44 @@ public final class BallastPlanner implements Planner {
     public Plan plan(PlanRequest r) {
         PlanningContext c = r.context();
         int layers = c.shape().layers();
-        int experts = c.shape().experts();
-        CostModel cost = c.newCostModel();
-        PlacementSearch search = new PlacementSearch();
-        LayerPlacement staticP = LayerPlacement.staticLayout(c.parallelism().ep(), experts);
-        LayerPlacement[][] out = new LayerPlacement[layers][c.parallelism().dp()];
-        for (int l = 0; l < layers; l++) {
-            for (int copy = 0; copy < c.parallelism().dp(); copy++) {
-                LayerPlacement current = r.current() == null ? null : r.current().placement(l, copy);
-                GroupTopology gt = c.groupOfLayer(l, copy);
-                long[] counts = r.predicted().counts(l, copy);
-                LayerScorer scorer = new LayerScorer(c, cost, search, gt, counts, LayerDemand.of(gt, counts, experts));
-                out[l][copy] = placeLayer(scorer, current, staticP);
+        int dp = c.parallelism().dp();
+        LayerPlacement staticP = LayerPlacement.staticLayout(c.parallelism().ep(), c.shape().experts());
+        LayerPlacement[][] out = new LayerPlacement[layers][dp];
+        int tasks = layers * dp;
+        int workers = Math.min(threads, tasks);
+        AtomicInteger next = new AtomicInteger();
+        // Each worker takes the next (layer, copy) until none is left, with its own scratch (cost model, search).
+        Runnable worker = () -> {
+            CostModel cost = c.newCostModel();
+            PlacementSearch search = new PlacementSearch();
+            for (int t = next.getAndIncrement(); t < tasks; t = next.getAndIncrement()) {
+                out[t / dp][t % dp] = placeLayer(r, c, cost, search, t / dp, t % dp, staticP);
             }
+        };
+        List<CompletableFuture<Void>> helpers = new ArrayList<>();
+        for (int i = 1; i < workers; i++) {
+            helpers.add(CompletableFuture.runAsync(worker, POOL));
         }
-        return new Plan(r.version(), r.earliestStep(), c.mode(), name(), experts, c.parallelism(), out);
+        worker.run();
+        helpers.forEach(CompletableFuture::join);
+        return new Plan(r.version(), r.earliestStep(), c.mode(), name(), c.shape().experts(), c.parallelism(), out);
+    }
+
+    /** Daemon threads that help the calling thread plan; idle ones end after a minute. */
+    private static final ExecutorService POOL = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS,
+            new SynchronousQueue<>(), runnable -> {
+                Thread t = new Thread(runnable, "ballast-planner");
+                t.setDaemon(true);
+                return t;
+            });
+
+    private LayerPlacement placeLayer(PlanRequest r, PlanningContext c, CostModel cost, PlacementSearch search, int l,
+                                      int copy, LayerPlacement staticP) {
+        LayerPlacement current = r.current() == null ? null : r.current().placement(l, copy);
+        GroupTopology gt = c.groupOfLayer(l, copy);
+        long[] counts = r.predicted().counts(l, copy);
+        LayerScorer scorer = new LayerScorer(c, cost, search, gt, counts, LayerDemand.of(gt, counts, c.shape().experts()));
+        return placeLayer(scorer, current, staticP);
     }
 
     /** One layer's placement, weighed by {@code scorer}; {@code current} is the plan in use's (null: none). */

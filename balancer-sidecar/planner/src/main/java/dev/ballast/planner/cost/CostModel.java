@@ -25,8 +25,12 @@ public final class CostModel {
     /** Dispatch and combine in forward, their gradients in backward. */
     public static final int ALL_TO_ALLS_PER_LAYER = 4;
 
+    /** Re-plan interval a master migration is amortized over when the caller names none (the project's default). */
+    public static final int DEFAULT_REPLAN_INTERVAL = 50;
+
     private final MoeShape shape;
     private final Mode mode;
+    private final int replanInterval;
     private static final int NETWORK = LinkClass.NETWORK.ordinal();
     private double interTokens;
     private long[] sendTok = new long[0];
@@ -35,8 +39,17 @@ public final class CostModel {
     private double[] recv = new double[0];
 
     public CostModel(MoeShape shape, Mode mode) {
+        this(shape, mode, DEFAULT_REPLAN_INTERVAL);
+    }
+
+    /** @param replanInterval steps a plan is expected to stay in use: a master migration is amortized over them */
+    public CostModel(MoeShape shape, Mode mode, int replanInterval) {
+        if (replanInterval <= 0) {
+            throw new IllegalArgumentException("re-plan interval must be > 0, got " + replanInterval);
+        }
         this.shape = shape;
         this.mode = mode;
+        this.replanInterval = replanInterval;
     }
 
     public MoeShape shape() {
@@ -53,6 +66,16 @@ public final class CostModel {
      * replicas cost one extra copy), or null.
      */
     public LayerCost layer(GroupTopology gt, LayerPlacement p, QuotaResult r, LayerPlacement adoptedFrom) {
+        return layer(gt, p, r, adoptedFrom, null);
+    }
+
+    /**
+     * As {@link #layer(GroupTopology, LayerPlacement, QuotaResult, LayerPlacement)}, for a plan adopted after
+     * {@code mastersBefore} (the placement in use before it; null for the static layout): every master {@code p} holds
+     * elsewhere pays its migration (weights and optimizer state), amortized over the re-plan interval, on every step.
+     */
+    public LayerCost layer(GroupTopology gt, LayerPlacement p, QuotaResult r, LayerPlacement adoptedFrom,
+                           LayerPlacement mastersBefore) {
         int ep = gt.ep();
         reset(ep);
         clearTokens(ep);
@@ -69,7 +92,7 @@ public final class CostModel {
             maxTokens = Math.max(maxTokens, r.gpuLoad(g));
             sum += r.gpuLoad(g);
         }
-        return finish(gt, p, adoptedFrom, maxTokens, sum);
+        return finish(gt, p, adoptedFrom, mastersBefore, maxTokens, sum);
     }
 
     /**
@@ -109,7 +132,7 @@ public final class CostModel {
     private LayerCost finishTokens(GroupTopology gt, LayerPlacement p, long sum, LayerPlacement adoptedFrom,
                                    long maxTokens) {
         tokensToBytes(gt.ep(), shape.tokenBytes());
-        return finish(gt, p, adoptedFrom, maxTokens, sum);
+        return finish(gt, p, adoptedFrom, null, maxTokens, sum);
     }
 
     /**
@@ -144,7 +167,7 @@ public final class CostModel {
         double a2a = Math.max(maxTokens, maxSent) * (double) shape.tokenBytes() / slowest;
         reset(ep);
         if (mode == Mode.REPLICATE) {
-            replicaTraffic(gt, p, null);
+            replicaTraffic(gt, p, null, null);
         } else {
             fssdpTraffic(gt, p);
         }
@@ -170,13 +193,14 @@ public final class CostModel {
     }
 
     /** Compute, all-to-all and parameter terms, from the token traffic already in send/recv. */
-    private LayerCost finish(GroupTopology gt, LayerPlacement p, LayerPlacement adoptedFrom, long maxTokens, long sum) {
+    private LayerCost finish(GroupTopology gt, LayerPlacement p, LayerPlacement adoptedFrom, LayerPlacement mastersBefore,
+                             long maxTokens, long sum) {
         int ep = gt.ep();
         Hardware hw = gt.hardware();
         double a2a = busiestLinkSeconds(ep, hw);
         double compute = computeSeconds(maxTokens, hw);
         reset(ep);
-        double[] param = mode == Mode.REPLICATE ? replicaTraffic(gt, p, adoptedFrom) : fssdpTraffic(gt, p);
+        double[] param = mode == Mode.REPLICATE ? replicaTraffic(gt, p, adoptedFrom, mastersBefore) : fssdpTraffic(gt, p);
         double paramSec = busiestLinkSeconds(ep, hw);
         double exposed = Math.max(0, paramSec - compute);
         return new LayerCost(compute, ALL_TO_ALLS_PER_LAYER * a2a, paramSec, exposed, maxTokens, (double) sum / ep,
@@ -200,7 +224,7 @@ public final class CostModel {
     public double withMigration(GroupTopology gt, LayerPlacement p, LayerCost steady, LayerPlacement adoptedFrom) {
         reset(gt.ep());
         if (mode == Mode.REPLICATE) {
-            replicaTraffic(gt, p, adoptedFrom);
+            replicaTraffic(gt, p, adoptedFrom, null);
         } else {
             fssdpTraffic(gt, p);
         }
@@ -246,12 +270,129 @@ public final class CostModel {
                 ALL_TO_ALLS_PER_LAYER * interTokens, 0, 0, 0, 0);
     }
 
+    /**
+     * A lower bound on {@code layer(...).totalSec()} for every placement of at most {@code slotsPerGpu} experts per GPU
+     * (every expert with at least one copy) and every routing of {@code counts}, masters anywhere: docs/cost-model.md,
+     * "Lower bound", proves it. All-to-alls: a source keeps local at most its {@code slotsPerGpu} largest counts, on
+     * its node at most its {@code slotsPerGpu × node GPUs} largest, in its rack likewise; the rest crosses the links,
+     * timed per link class at the sending GPU. Compute and parameter traffic are bounded together: a plan whose busiest
+     * GPU computes T tokens holds at least ceil(L_e / T) copies of an expert with L_e tokens, and the copies' parameter
+     * bytes are spread at best evenly over all GPUs' NVLink and NIC; the bound takes the best T.
+     */
+    public double lowerBound(GroupTopology gt, long[] counts, int slotsPerGpu) {
+        int ep = gt.ep();
+        int experts = shape.experts();
+        Hardware hw = gt.hardware();
+        double nv = hw.bytesPerSecond(LinkClass.NVLINK);
+        double nic = hw.bytesPerSecond(LinkClass.NETWORK);
+        double xr = hw.bytesPerSecond(LinkClass.CROSS_RACK);
+        double tokenBytes = shape.tokenBytes();
+        long[] load = new long[experts];
+        long[] row = new long[experts];
+        double a2a = 0;
+        long all = 0;
+        for (int s = 0; s < ep; s++) {
+            long total = 0;
+            for (int e = 0; e < experts; e++) {
+                long c = counts[s * experts + e];
+                row[e] = c;
+                load[e] += c;
+                total += c;
+            }
+            all += total;
+            java.util.Arrays.sort(row); // ascending: the largest counts are at the end
+            int node = gt.nodeIndex(s);
+            int rack = gt.rackIndex(s);
+            long offGpu = total - largest(row, slotsPerGpu);
+            long offNode = total - largest(row, (long) slotsPerGpu * (gt.nodeMemberStart(node + 1) - gt.nodeMemberStart(node)));
+            long offRack = total - largest(row, (long) slotsPerGpu * (gt.rackMemberStart(rack + 1) - gt.rackMemberStart(rack)));
+            a2a = Math.max(a2a, Math.max(offGpu * tokenBytes / (nv + nic),
+                    Math.max(offNode * tokenBytes / nic, offRack * tokenBytes / xr)));
+        }
+        double perToken = FWD_BWD_FACTOR * shape.forwardFlopsPerAssignment() / hw.flopsPerSecond();
+        double perCopy = mode == Mode.REPLICATE
+                ? (shape.weightBytesPerExpert() + shape.gradBytesPerExpert()) / (ep * (nv + nic))
+                : (shape.weightBytesPerExpert() + shape.gradBytesPerExpert()) * (ep - 1.0) / ep / (ep * (nv + nic));
+        if (all == 0) {
+            return 0;
+        }
+        long slots = (long) slotsPerGpu * ep;
+        // The busiest GPU computes at least the mean, and few enough copies must fit the slots.
+        long lo = (all + ep - 1) / ep;
+        long hi = lo;
+        for (long l : load) {
+            hi = Math.max(hi, l);
+        }
+        lo = smallestFitting(load, lo, hi, slots);
+        double computeAndParam = bestComputeAndParam(load, lo, hi, perToken, perCopy);
+        return (ALL_TO_ALLS_PER_LAYER * a2a + computeAndParam) * (1 - 1e-12);
+    }
+
+    /** Sum of the n largest of an ascending array. */
+    private static long largest(long[] ascending, long n) {
+        long sum = 0;
+        for (int i = ascending.length - 1; i >= 0 && ascending.length - i <= n; i--) {
+            sum += ascending[i];
+        }
+        return sum;
+    }
+
+    /** Copies the experts need when no GPU computes more than t tokens: ceil(L_e / t), at least one each. */
+    private static long copiesNeeded(long[] load, long t) {
+        long n = 0;
+        for (long l : load) {
+            n += Math.max(1, (l + t - 1) / t);
+        }
+        return n;
+    }
+
+    /** The smallest t in [lo, hi] whose copies fit the slots (hi always fits: one copy per expert at most E ≤ slots). */
+    private static long smallestFitting(long[] load, long lo, long hi, long slots) {
+        while (lo < hi) {
+            long mid = lo + (hi - lo) / 2;
+            if (copiesNeeded(load, mid) <= slots) {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        return lo;
+    }
+
+    /**
+     * min over integer t ≥ lo of max(compute(t), param(t)), compute rising and param (copies beyond one per expert in
+     * replicate mode, all copies in FSSDP mode, times {@code perCopy}) never rising in t: the crossing found by bisection.
+     */
+    private double bestComputeAndParam(long[] load, long lo, long hi, double perToken, double perCopy) {
+        int experts = load.length;
+        java.util.function.LongToDoubleFunction param = t -> perCopy
+                * (mode == Mode.REPLICATE ? copiesNeeded(load, t) - experts : copiesNeeded(load, t));
+        if (perToken * hi < param.applyAsDouble(hi)) {
+            return param.applyAsDouble(hi); // param no lower beyond hi (one copy each), compute below it up to there
+        }
+        long a = lo;
+        long b = hi;
+        while (a < b) {
+            long mid = a + (b - a) / 2;
+            if (perToken * mid >= param.applyAsDouble(mid)) {
+                b = mid;
+            } else {
+                a = mid + 1;
+            }
+        }
+        return a == lo ? perToken * lo : Math.min(perToken * a, param.applyAsDouble(a - 1));
+    }
+
     public double computeSeconds(long tokens, Hardware hw) {
         return tokens * FWD_BWD_FACTOR * shape.forwardFlopsPerAssignment() / hw.flopsPerSecond();
     }
 
-    /** Replica refresh (owner → replica) and gradient return (replica → owner) every step, plus one copy per new replica. */
-    private double[] replicaTraffic(GroupTopology gt, LayerPlacement p, LayerPlacement adoptedFrom) {
+    /**
+     * Replica refresh (master → replica) and gradient return (replica → master) every step, plus one copy per new
+     * replica, plus the amortized migration of every master that is not where {@code mastersBefore} held it.
+     */
+    private double[] replicaTraffic(GroupTopology gt, LayerPlacement p, LayerPlacement adoptedFrom,
+                                    LayerPlacement mastersBefore) {
         int ep = gt.ep();
         int experts = p.experts();
         double w = shape.weightBytesPerExpert();
@@ -262,7 +403,7 @@ public final class CostModel {
         for (int g = 0; g < ep; g++) {
             for (int i = 0; i < p.expertCount(g); i++) {
                 int e = p.expertAt(g, i);
-                int h = StaticLayout.home(e, ep, experts);
+                int h = p.master(e);
                 if (h == g) {
                     continue;
                 }
@@ -276,6 +417,24 @@ public final class CostModel {
                 migration += fresh;
                 if (cls >= LinkClass.NETWORK.ordinal()) {
                     inter += w + gb + fresh;
+                }
+            }
+        }
+        if (p.hasMovedMasters() || mastersBefore != null && mastersBefore.hasMovedMasters()) {
+            double moved = (double) masterMigrationBytes() / replanInterval;
+            for (int e = 0; e < experts; e++) {
+                int from = mastersBefore == null ? StaticLayout.home(e, ep, experts) : mastersBefore.master(e);
+                int to = p.master(e);
+                if (from == to) {
+                    continue;
+                }
+                int cls = gt.linkClass(from, to);
+                send[from * 4 + cls] += moved;
+                recv[to * 4 + cls] += moved;
+                total += moved;
+                migration += moved;
+                if (cls >= LinkClass.NETWORK.ordinal()) {
+                    inter += moved;
                 }
             }
         }
@@ -312,6 +471,11 @@ public final class CostModel {
         return new double[] {total, inter, 0};
     }
 
+    /** Bytes one master migration moves: the weights and the optimizer state (fp32 master, Adam m and v). */
+    public long masterMigrationBytes() {
+        return shape.paramsPerExpert() * (shape.bytesPerParam() + shape.optimizerBytesPerParam());
+    }
+
     /** Bytes one GPU holds for this layer's experts; the maximum over the group's GPUs. */
     private double peakMemory(GroupTopology gt, LayerPlacement p) {
         int ep = gt.ep();
@@ -319,8 +483,8 @@ public final class CostModel {
         double max = 0;
         for (int g = 0; g < ep; g++) {
             double bytes = mode == Mode.REPLICATE
-                    ? MemoryBudget.layerBytes(shape, mode, ep, StaticLayout.homeCount(g, ep, experts), p.nonHomeCopies(g))
-                    : MemoryBudget.layerBytes(shape, mode, ep, 0, p.expertCount(g));
+                    ? MemoryBudget.layerBytes(shape, mode, ep, p.mastersOn(g), p.workingReplicas(g))
+                    : MemoryBudget.layerBytes(shape, mode, ep, 0, p.physicalSlots(g));
             max = Math.max(max, bytes);
         }
         return max;

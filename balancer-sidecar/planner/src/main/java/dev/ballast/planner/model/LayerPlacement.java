@@ -5,16 +5,32 @@ import java.util.Arrays;
 /**
  * Which experts are materialized on each GPU of one EP group for one layer (EP-local GPU indices).
  * Canonical: each GPU's list is strictly ascending. Immutable; the per-expert copy table is derived.
+ * <p>
+ * Two optional facts describe a placement a planner made with physical expert slots (EPLB): how many physical
+ * replicas each copy stands for (EPLB may put two replicas of one expert on one GPU; its runtime gives each replica
+ * 1/k of the expert's tokens) and where each expert's master (weights of record with optimizer state) lives when it
+ * is not the static home. Neither travels in the plan codecs; both are absent (one replica per copy, masters at home)
+ * for every placement Ballast's own planners make.
  */
 public final class LayerPlacement {
     private final int experts;
     private final int[][] gpuExperts;
     private final int[] copyStart;
     private final int[] copyGpu;
+    /** Physical replicas per copy index, or null for one each. */
+    private final int[] replicas;
+    /** Master GPU per expert, or null for the static home. */
+    private final int[] masters;
 
     private LayerPlacement(int experts, int[][] gpuExperts) {
+        this(experts, gpuExperts, null, null);
+    }
+
+    private LayerPlacement(int experts, int[][] gpuExperts, int[] replicas, int[] masters) {
         this.experts = experts;
         this.gpuExperts = gpuExperts;
+        this.replicas = replicas;
+        this.masters = masters;
         int[] count = new int[experts + 1];
         for (int[] list : gpuExperts) {
             for (int e : list) {
@@ -53,6 +69,43 @@ public final class LayerPlacement {
             lists[g] = Arrays.copyOf(l, n);
         }
         return new LayerPlacement(experts, lists);
+    }
+
+    /**
+     * A placement from physical expert slots, {@code gpuSlots[g]} listing the expert of each of GPU g's slots: an
+     * expert in several slots of one GPU becomes one copy standing for that many replicas ({@link #replicas}).
+     */
+    public static LayerPlacement ofPhysicalSlots(int experts, int[][] gpuSlots) {
+        LayerPlacement distinct = of(experts, gpuSlots);
+        int[] replicas = new int[distinct.totalCopies()];
+        boolean duplicated = false;
+        for (int g = 0; g < gpuSlots.length; g++) {
+            for (int e : gpuSlots[g]) {
+                int c = distinct.copyIndex(g, e);
+                duplicated |= replicas[c] > 0;
+                replicas[c]++;
+            }
+        }
+        return duplicated ? new LayerPlacement(experts, distinct.gpuExperts, replicas, null) : distinct;
+    }
+
+    /**
+     * This placement with expert e's master on GPU {@code masters[e]}; each master GPU must hold a copy of its expert.
+     * Masters all at their static home give a placement equal to one without masters.
+     */
+    public LayerPlacement withMasters(int[] masters) {
+        if (masters.length != experts) {
+            throw new IllegalArgumentException("masters: " + masters.length + " entries for " + experts + " experts");
+        }
+        boolean moved = false;
+        for (int e = 0; e < experts; e++) {
+            int g = masters[e];
+            if (g < 0 || g >= gpus() || !holds(g, e)) {
+                throw new IllegalArgumentException("master of expert " + e + " on GPU " + g + ", which holds no copy of it");
+            }
+            moved |= g != StaticLayout.home(e, gpus(), experts);
+        }
+        return new LayerPlacement(experts, gpuExperts, replicas, moved ? masters.clone() : null);
     }
 
     /**
@@ -129,6 +182,83 @@ public final class LayerPlacement {
         return copyGpu.length;
     }
 
+    /** Index of GPU g's copy of expert e in the copy table, or -1 when g holds none. */
+    public int copyIndex(int g, int e) {
+        for (int c = copyStart[e]; c < copyStart[e + 1]; c++) {
+            if (copyGpu[c] == g) {
+                return c;
+            }
+        }
+        return -1;
+    }
+
+    /** Physical replicas the copy stands for (1 unless built by {@link #ofPhysicalSlots} with a duplicate). */
+    public int replicas(int copyIndex) {
+        return replicas == null ? 1 : replicas[copyIndex];
+    }
+
+    /** Physical replicas of expert e over all its copies. */
+    public int physicalReplicas(int e) {
+        if (replicas == null) {
+            return copies(e);
+        }
+        int n = 0;
+        for (int c = copyStart[e]; c < copyStart[e + 1]; c++) {
+            n += replicas[c];
+        }
+        return n;
+    }
+
+    /** Physical replicas on GPU g (its expert count unless a copy stands for several). */
+    public int physicalSlots(int g) {
+        if (replicas == null) {
+            return gpuExperts[g].length;
+        }
+        int n = 0;
+        for (int e : gpuExperts[g]) {
+            n += replicas[copyIndex(g, e)];
+        }
+        return n;
+    }
+
+    /** Whether some copy stands for more than one physical replica. */
+    public boolean hasDuplicateReplicas() {
+        return replicas != null;
+    }
+
+    /** The GPU holding expert e's master: its static home unless {@link #withMasters} moved it. */
+    public int master(int e) {
+        return masters == null ? StaticLayout.home(e, gpuExperts.length, experts) : masters[e];
+    }
+
+    /** Whether some master is off its static home. */
+    public boolean hasMovedMasters() {
+        return masters != null;
+    }
+
+    /** Masters GPU g holds. */
+    public int mastersOn(int g) {
+        if (masters == null) {
+            return StaticLayout.homeCount(g, gpuExperts.length, experts);
+        }
+        int n = 0;
+        for (int m : masters) {
+            n += m == g ? 1 : 0;
+        }
+        return n;
+    }
+
+    /** Physical replicas on GPU g that are not the master's own copy (each holds working weights and a gradient). */
+    public int workingReplicas(int g) {
+        int n = 0;
+        for (int i = 0; i < gpuExperts[g].length; i++) {
+            int e = gpuExperts[g][i];
+            int r = replicas == null ? 1 : replicas[copyIndex(g, e)];
+            n += master(e) == g ? r - 1 : r;
+        }
+        return n;
+    }
+
     /** Copies not on their static home GPU. */
     public int nonHomeCopies(int g) {
         // g's home experts are the contiguous range [first, next).
@@ -145,12 +275,14 @@ public final class LayerPlacement {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof LayerPlacement p && p.experts == experts && Arrays.deepEquals(p.gpuExperts, gpuExperts);
+        return o instanceof LayerPlacement p && p.experts == experts && Arrays.deepEquals(p.gpuExperts, gpuExperts)
+                && Arrays.equals(p.replicas, replicas) && Arrays.equals(p.masters, masters);
     }
 
     @Override
     public int hashCode() {
-        return 31 * experts + Arrays.deepHashCode(gpuExperts);
+        int h = 31 * experts + Arrays.deepHashCode(gpuExperts);
+        return replicas == null && masters == null ? h : 31 * (31 * h + Arrays.hashCode(replicas)) + Arrays.hashCode(masters);
     }
 
     @Override

@@ -6,8 +6,10 @@ import dev.ballast.planner.model.Plan;
 
 /**
  * The baseline users run today: DeepSeek EPLB re-planned from scratch on predicted per-expert loads, with the same
- * slots per GPU as every other planner, and tokens split equally among copies. Two copies EPLB puts on one GPU
- * merge into one copy.
+ * slots per GPU as every other planner, and tokens split equally among physical replicas as EPLB's runtime does (two
+ * replicas EPLB puts on one GPU stay two replicas: one copy with {@link LayerPlacement#replicas} 2). Masters are held
+ * as a trainer using EPLB would hold them: EPLB's packs go to the GPUs that keep the most masters in place, and the
+ * masters of the rest move to a copy ({@link PackRelabel}).
  */
 public final class EplbPlanner implements Planner {
     public enum Policy { AUTO, HIERARCHICAL, GLOBAL }
@@ -54,37 +56,44 @@ public final class EplbPlanner implements Planner {
                 for (int e = 0; e < experts; e++) {
                     w[e] = totals[e];
                 }
-                int[] phy2log = layer(gt, w, ep * perGpu);
-                int[][] lists = new int[ep][perGpu];
+                boolean hierarchical = hierarchical(gt, experts);
+                int[] phy2log = hierarchical ? Eplb.hierarchical(w, ep * perGpu, groupCount(gt), gt.nodeCount(), ep)
+                        : Eplb.global(w, ep * perGpu, ep);
+                int[][] packs = new int[ep][perGpu];
                 for (int p = 0; p < phy2log.length; p++) {
-                    lists[p / perGpu][p % perGpu] = phy2log[p];
+                    packs[p / perGpu][p % perGpu] = phy2log[p];
                 }
-                out[l][copy] = LayerPlacement.of(experts, lists);
+                out[l][copy] = PackRelabel.relabel(gt, experts, packs, hierarchical ? ep / gt.nodeCount() : ep);
             }
         }
         return new Plan(r.version(), r.earliestStep(), c.mode(), name(), experts, c.parallelism(), out);
     }
 
-    private int[] layer(GroupTopology gt, double[] w, int numPhy) {
+    private int groupCount(GroupTopology gt) {
+        return groups == 0 ? gt.nodeCount() : groups;
+    }
+
+    /** Whether this layer is packed with the hierarchical policy (else the global one). */
+    private boolean hierarchical(GroupTopology gt, int experts) {
         int ep = gt.ep();
         int nodes = gt.nodeCount();
         boolean contiguous = ep % nodes == 0;
         for (int g = 0; g < ep && contiguous; g++) {
             contiguous = gt.nodeIndex(g) == g / (ep / nodes);
         }
-        int g = groups == 0 ? nodes : groups;
-        boolean hierarchical = switch (policy) {
+        int g = groupCount(gt);
+        boolean wanted = switch (policy) {
             case GLOBAL -> false;
             case HIERARCHICAL -> true;
             case AUTO -> g % nodes == 0;
         };
-        if (hierarchical && contiguous && w.length % g == 0 && g % nodes == 0) {
-            return Eplb.hierarchical(w, numPhy, g, nodes, ep);
+        if (wanted && contiguous && experts % g == 0 && g % nodes == 0) {
+            return true;
         }
-        if (hierarchical && policy == Policy.HIERARCHICAL) {
+        if (wanted && policy == Policy.HIERARCHICAL) {
             throw new IllegalArgumentException("EPLB hierarchical policy needs experts % groups == 0, groups % nodes == 0 "
-                    + "and equal contiguous nodes (experts=" + w.length + ", groups=" + g + ", nodes=" + nodes + ")");
+                    + "and equal contiguous nodes (experts=" + experts + ", groups=" + g + ", nodes=" + nodes + ")");
         }
-        return Eplb.global(w, numPhy, ep);
+        return false;
     }
 }

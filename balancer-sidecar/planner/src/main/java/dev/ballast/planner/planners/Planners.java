@@ -11,6 +11,18 @@ public final class Planners {
     private Planners() {
     }
 
+    /**
+     * {@link #byName}, with Ballast's planners planning up to {@code threads} layers at once (the plan is the same for
+     * any value; the other planners are serial).
+     */
+    public static Planner byName(String name, int threads) {
+        return switch (name) {
+            case "ballast" -> new BallastPlanner(true, threads);
+            case "ballast-scratch" -> new BallastPlanner(false, threads);
+            default -> byName(name);
+        };
+    }
+
     public static Planner byName(String name) {
         return switch (name) {
             case "static" -> new StaticPlanner();

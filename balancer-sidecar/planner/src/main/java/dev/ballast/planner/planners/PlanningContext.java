@@ -88,6 +88,6 @@ public final class PlanningContext {
     }
 
     public CostModel newCostModel() {
-        return new CostModel(shape, mode);
+        return new CostModel(shape, mode, replanInterval);
     }
 }

@@ -3,8 +3,9 @@ package dev.ballast.planner.quota;
 import dev.ballast.planner.model.LayerPlacement;
 
 /**
- * EPLB-style routing: each source splits its tokens for an expert equally among the expert's copies,
- * the remainder going one token each to copies starting at index (source mod copies).
+ * EPLB-style routing: each source splits its tokens for an expert equally among the expert's physical replicas,
+ * the remainder going one token each to replicas starting at index (source mod replicas); a copy standing for several
+ * replicas on one GPU ({@link LayerPlacement#replicas}) computes the shares of all of them, as EPLB's runtime does.
  */
 public final class EqualSplit {
     private EqualSplit() {
@@ -33,6 +34,7 @@ public final class EqualSplit {
             start[e] = n;
             int first = p.copyStart(e);
             int k = p.copies(e);
+            int phys = p.physicalReplicas(e);
             for (int s = 0; s < ep; s++) {
                 long c = counts[s * experts + e];
                 if (c == 0) {
@@ -43,10 +45,14 @@ public final class EqualSplit {
                     load[p.copyGpu(first)] += c;
                     continue;
                 }
-                long share = c / k;
-                long rem = c % k;
+                long share = c / phys;
+                long rem = c % phys;
+                int replica = 0;
                 for (int j = 0; j < k; j++) {
-                    long x = share + (Math.floorMod(j - s, k) < rem ? 1 : 0);
+                    long x = 0;
+                    for (int r = p.replicas(first + j); r > 0; r--, replica++) {
+                        x += share + (Math.floorMod(replica - s, phys) < rem ? 1 : 0);
+                    }
                     if (x == 0) {
                         continue;
                     }

@@ -58,6 +58,74 @@ class CostModelTest {
     }
 
     @Test
+    void aMovedMasterServesItsReplicasAndPaysItsMigrationOnceOverTheInterval() {
+        GroupTopology gt = Fixtures.group(4, 2, 1);
+        // Expert e's home is GPU e. Expert 0's only copies are on GPUs 1 and 2; its master moves from GPU 0 to GPU 1
+        // (same node). GPU 0 holds a replica of expert 1.
+        LayerPlacement p = LayerPlacement.ofPhysicalSlots(4, new int[][] {{1}, {0, 1}, {2, 0}, {3}})
+                .withMasters(new int[] {1, 1, 2, 3});
+        long[] counts = new long[16];
+        counts[0] = 100;
+        CostModel m = new CostModel(SHAPE, Mode.REPLICATE, 10);
+        LayerCost c = m.layer(gt, p, QuotaRule.apply(gt, p, counts, null), null, null);
+        double migration = SHAPE.paramsPerExpert() * (2 + 12) / 10.0;
+        // Two replicas (expert 0 on GPU 2, expert 1 on GPU 0) refreshed from and returning to their masters on GPU 1,
+        // plus a tenth of expert 0's migration.
+        assertThat(c.paramBytes()).isCloseTo(2 * (SHAPE.weightBytesPerExpert() + SHAPE.gradBytesPerExpert()) + migration,
+                within(1e-6));
+        assertThat(c.migrationBytes()).isCloseTo(migration, within(1e-6));
+        // A plan adopted after one that already moved the master pays no migration again.
+        LayerCost settled = m.layer(gt, p, QuotaRule.apply(gt, p, counts, null), null, p);
+        assertThat(settled.migrationBytes()).isZero();
+        // Memory: GPU 1 holds two masters (0 and 1); GPU 0 none, and one working copy.
+        assertThat(p.mastersOn(1)).isEqualTo(2);
+        assertThat(p.mastersOn(0)).isZero();
+        assertThat(p.workingReplicas(0)).isEqualTo(1);
+    }
+
+    @Test
+    void theLowerBoundIsNeverAboveAnyPlacementsCostUnderEitherRouting() {
+        java.util.SplittableRandom r = new java.util.SplittableRandom(17);
+        int checked = 0;
+        for (int t = 0; t < 300; t++) {
+            int ep = 2 + r.nextInt(15);
+            int experts = ep * (1 + r.nextInt(4)) + r.nextInt(ep);
+            int redundant = r.nextInt(3);
+            int slots = StaticLayout.maxHomeCount(ep, experts) + redundant;
+            GroupTopology gt = Fixtures.group(ep, 1 + r.nextInt(4), 1 + r.nextInt(2));
+            MoeShape shape = r.nextBoolean() ? MoeShape.generic("t", 1, experts, 1)
+                    : MoeShape.forModel("mixtral", 1, experts, 2);
+            long[] counts = Fixtures.counts(r, ep, experts, r.nextInt(1, 20000));
+            LayerPlacement p = Fixtures.randomPlacement(r, ep, experts, redundant);
+            for (Mode mode : Mode.values()) {
+                CostModel m = new CostModel(shape, mode);
+                double bound = m.lowerBound(gt, counts, slots);
+                assertThat(bound).isNotNegative();
+                for (QuotaResult routed : java.util.List.of(QuotaRule.apply(gt, p, counts, null),
+                        dev.ballast.planner.quota.EqualSplit.apply(p, counts))) {
+                    assertThat(bound).isLessThanOrEqualTo(m.layer(gt, p, routed, null).totalSec());
+                    checked++;
+                }
+            }
+        }
+        assertThat(checked).isEqualTo(300 * 2 * Mode.values().length);
+    }
+
+    @Test
+    void theLowerBoundIsTheForceBalancedTimeWhenTheLoadIsAlreadyUniformAndLocalityIsImpossible() {
+        // One GPU per node, every expert equally loaded from every source: nothing can stay local beyond a GPU's slots,
+        // and the static layout is balanced, so the bound meets the static layout's cost up to the slots' locality.
+        GroupTopology gt = Fixtures.group(4, 1, 4);
+        long[] counts = new long[16];
+        java.util.Arrays.fill(counts, 1000);
+        CostModel m = new CostModel(SHAPE, Mode.REPLICATE);
+        LayerPlacement p = LayerPlacement.staticLayout(4, 4);
+        double cost = m.layer(gt, p, QuotaRule.apply(gt, p, counts, null), null).totalSec();
+        assertThat(m.lowerBound(gt, counts, 1)).isCloseTo(cost, within(cost * 1e-9));
+        assertThat(m.lowerBound(gt, counts, 3)).isLessThan(cost);
+    }
+
+    @Test
     void fssdpGathersEveryMaterializedExpert() {
         GroupTopology gt = Fixtures.group(4, 4, 1);
         LayerPlacement p = LayerPlacement.staticLayout(4, 4);

@@ -80,6 +80,25 @@ class PlannerPropertyTest {
     }
 
     @Test
+    void planningLayersInParallelGivesTheSerialPlanByteForByte() {
+        SplittableRandom r = new SplittableRandom(41);
+        for (int trial = 0; trial < 30; trial++) {
+            World w = randomWorld(r, trial % 3 == 0 ? Mode.FSSDP : Mode.REPLICATE);
+            Plan previous = null;
+            for (boolean incremental : new boolean[] {false, true}) {
+                PlanRequest req = new PlanRequest(w.ctx(), w.loads(), previous, new PlanVersion(1, trial), 10);
+                Plan serial = new BallastPlanner(incremental).plan(req);
+                for (int threads : new int[] {2, 3, 8}) {
+                    Plan parallel = new BallastPlanner(incremental, threads).plan(req);
+                    assertThat(PlanBinary.encode(parallel)).isEqualTo(PlanBinary.encode(serial));
+                    assertThat(parallel).isEqualTo(serial);
+                }
+                previous = serial;
+            }
+        }
+    }
+
+    @Test
     void ballastInOracleModeIsNeverWorseThanStatic() {
         SplittableRandom r = new SplittableRandom(5);
         for (int trial = 0; trial < 60; trial++) {
