@@ -30,6 +30,8 @@ public final class TrainMain {
                                 (1 + e)^-S, on top of what it learns (default 0: the learned gate alone)
               --backend B       auto (JCuda when a CUDA driver is present, else Java), java or jcuda (default auto)
               --log-every N     print every Nth step (default 1)
+              --pods N          simulate N pods in this JVM (loopback gRPC between them), expert parallel
+              --ranks N         ranks (threads) per simulated pod (default 1); --batch is then per rank
             """;
 
     private TrainMain() {
@@ -58,23 +60,16 @@ public final class TrainMain {
     }
 
     private static void run(Map<String, String> f) {
-        ModelConfig defaults = ModelConfig.defaults();
-        ModelConfig model = new ModelConfig(integer(f, "window", defaults.window()), integer(f, "dim", defaults.dim()),
-                integer(f, "ffn-dim", defaults.ffnDim()), integer(f, "layers", defaults.layers()),
-                integer(f, "experts", defaults.experts()), integer(f, "top-k", defaults.topK()),
-                f.containsKey("routing-skew") ? number(f, "routing-skew") : 0f);
-        AdamWConfig adam = AdamWConfig.defaults();
-        if (f.containsKey("lr")) {
-            adam = adam.withLr(number(f, "lr"));
+        if (f.containsKey("pods") || f.containsKey("ranks")) {
+            DistributedTrainMain.runLocal(f, integer(f, "pods", 1), integer(f, "ranks", 1));
+            return;
         }
-        Path data = Path.of(f.getOrDefault("data", ByteCorpus.DEFAULT.toString()));
-        TrainerConfig config = new TrainerConfig(model, adam, data, integer(f, "steps", 300),
-                integer(f, "batch", 256), integer(f, "seed", 1), f.getOrDefault("backend", "auto"));
+        TrainerConfig config = config(f);
         int logEvery = integer(f, "log-every", 1);
         ByteCorpus corpus = ByteCorpus.load(config.data());
         try (Backend backend = Backends.select(config.backend())) {
             System.out.printf("data %s (%d bytes), backend %s, model %s, batch %d, seed %d%n", corpus.source(),
-                    corpus.bytes().length, backend.name(), model, config.batchTokens(), config.seed());
+                    corpus.bytes().length, backend.name(), config.model(), config.batchTokens(), config.seed());
             Trainer trainer = new Trainer(config, corpus, backend);
             for (int s = 1; s <= config.steps(); s++) {
                 StepLog log = trainer.step();
@@ -85,7 +80,28 @@ public final class TrainMain {
         }
     }
 
+    /** The run the flags describe (model, optimizer, data, steps, batch, seed, backend). */
+    static TrainerConfig config(Map<String, String> f) {
+        ModelConfig defaults = ModelConfig.defaults();
+        ModelConfig model = new ModelConfig(integer(f, "window", defaults.window()), integer(f, "dim", defaults.dim()),
+                integer(f, "ffn-dim", defaults.ffnDim()), integer(f, "layers", defaults.layers()),
+                integer(f, "experts", defaults.experts()), integer(f, "top-k", defaults.topK()),
+                f.containsKey("routing-skew") ? number(f, "routing-skew") : 0f);
+        AdamWConfig adam = AdamWConfig.defaults();
+        if (f.containsKey("lr")) {
+            adam = adam.withLr(number(f, "lr"));
+        }
+        Path data = Path.of(f.getOrDefault("data", ByteCorpus.DEFAULT.toString()));
+        return new TrainerConfig(model, adam, data, integer(f, "steps", 300),
+                integer(f, "batch", 256), integer(f, "seed", 1), f.getOrDefault("backend", "auto"));
+    }
+
     static Map<String, String> parse(String[] args) {
+        return parse(args, USAGE);
+    }
+
+    /** --flag value pairs, each flag one the usage text lists. */
+    static Map<String, String> parse(String[] args, String usage) {
         Map<String, String> flags = new TreeMap<>();
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
@@ -93,7 +109,7 @@ public final class TrainMain {
                 flags.put("help", "");
                 continue;
             }
-            if (!a.startsWith("--") || !USAGE.contains("  " + a + " ")) {
+            if (!a.startsWith("--") || !usage.contains("  " + a + " ")) {
                 throw new IllegalArgumentException("unknown flag '" + a + "'");
             }
             if (i + 1 >= args.length) {
@@ -104,7 +120,7 @@ public final class TrainMain {
         return flags;
     }
 
-    private static int integer(Map<String, String> f, String name, int fallback) {
+    static int integer(Map<String, String> f, String name, int fallback) {
         String v = f.get(name);
         try {
             return v == null ? fallback : Integer.parseInt(v);

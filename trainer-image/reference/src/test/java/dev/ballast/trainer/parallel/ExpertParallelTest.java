@@ -45,8 +45,8 @@ class ExpertParallelTest {
     private static final ByteCorpus CORPUS = ByteCorpus.load(ByteCorpus.DEFAULT);
     private static final TrainerConfig CONFIG = new TrainerConfig(MODEL, AdamWConfig.defaults(), ByteCorpus.DEFAULT,
             STEPS, BATCH, SEED, "java");
-    /** Loss curves of runs whose dense gradients are summed in another order, relative. */
-    private static final double CURVE_TOLERANCE = 1e-4;
+    /** Loss curves of runs whose gradients are summed in another order, relative (measured: 5e-9 over 12 steps). */
+    private static final double CURVE_TOLERANCE = 1e-6;
 
     /** What every rank ends with: its losses by step, its model, and rows it computed on replicas. */
     private record RankRun(int rank, List<Double> losses, MoeModel model, int replicaRows) {
