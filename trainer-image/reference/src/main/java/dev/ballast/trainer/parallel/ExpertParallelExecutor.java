@@ -5,73 +5,68 @@ import dev.ballast.planner.model.LayerPlacement;
 import dev.ballast.planner.model.Plan;
 import dev.ballast.planner.model.StaticLayout;
 import dev.ballast.trainer.backend.Backend;
-import dev.ballast.trainer.model.Param;
 import dev.ballast.trainer.moe.ExpertActivations;
 import dev.ballast.trainer.moe.ExpertBatch;
 import dev.ballast.trainer.moe.ExpertExecutor;
 import dev.ballast.trainer.moe.ExpertFfn;
 import dev.ballast.trainer.moe.ExpertParams;
+import dev.ballast.trainer.optim.AdamW;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Expert parallelism over one EP group spanning the world (ranks 0..W-1), replicate mode. Expert e is owned by its
- * static home rank floor(e W / E) (the planner's static layout), which keeps its weights, gradients and optimizer
- * state. A plan may materialize extra copies (replicas) on other ranks: {@link #beginStep} refreshes them from the
- * owners, {@link #finishStep} adds their gradients into the owners' in ascending rank order. Per layer, forward
- * all-gathers the routing counts, splits every (source, expert) among the expert's copies by the quota rule
- * ({@link StepQuotas}), sends the rows with one all-to-all, runs each copy once on the rows it received (stacked in
- * source order) and sends the outputs back with a second; backward routes dL/dy and dL/dx the same way.
+ * Expert parallelism over one EP group spanning the world (ranks 0..W-1). A step's plan (null: the planner's static
+ * layout, each rank its home experts floor(e W / E)) says which experts each rank computes; the {@link ExpertStore}
+ * materializes those copies (replicate: owners and refreshed replicas; FSSDP: gathered from the shards) and takes
+ * their gradients back. Per layer, forward all-gathers the routing counts, splits every (source, expert) among the
+ * expert's copies by the quota rule ({@link StepQuotas}, the rule every trainer runs), sends the rows with one
+ * all-to-all, runs each copy once on the rows it received (stacked in ascending source order) and sends the outputs
+ * back with a second; backward routes dL/dy and dL/dx the same way.
  */
 public final class ExpertParallelExecutor implements ExpertExecutor {
 
     private final Backend backend;
     private final TimedComm comm;
-    private final List<List<ExpertParams>> experts;
+    private final ExpertStore store;
     private final int[] node;
     private final int[] rack;
     private final int me;
     private final int ranks;
+    private final int layers;
     private final int expertCount;
     private final LayerStep[] saved;
     private final int[][] lastCounts;
     private final int[] replicaRows;
-    private Plan plan;
-    private ExpertParams[][] replicas; // [layer][expert], null where this rank holds no replica
+    private LayerPlacement[] placements;
 
     /** What a layer's backward reuses from its forward. */
-    private record LayerStep(CopyAssignment assignment, int[] myRows, ExpertActivations[] acts) {
+    private record LayerStep(CopyAssignment assignment, int dim, int[] myRows, ExpertActivations[] acts) {
     }
 
-    /**
-     * @param experts the model's experts by layer and expert; this rank uses (and updates) only those it owns
-     * @param node    node (pod) of each rank, for the quota rule's nearest-copy-first routing
-     */
-    public ExpertParallelExecutor(Backend backend, TimedComm comm, List<List<ExpertParams>> experts, int[] node) {
+    /** node: the node (pod) of each rank, for the quota rule's nearest-copy-first routing. */
+    public ExpertParallelExecutor(Backend backend, TimedComm comm, ExpertStore store, int layers, int experts,
+                                  int[] node) {
         if (node.length != comm.worldSize()) {
             throw new IllegalArgumentException("node table of " + node.length + " ranks for a world of "
                     + comm.worldSize());
         }
         this.backend = backend;
         this.comm = comm;
-        this.experts = experts;
+        this.store = store;
         this.node = node.clone();
         this.rack = new int[node.length];
         this.me = comm.rank();
         this.ranks = comm.worldSize();
-        this.expertCount = experts.get(0).size();
-        this.saved = new LayerStep[experts.size()];
-        this.lastCounts = new int[experts.size()][];
-        this.replicaRows = new int[experts.size()];
+        this.layers = layers;
+        this.expertCount = experts;
+        this.saved = new LayerStep[layers];
+        this.lastCounts = new int[layers][];
+        this.replicaRows = new int[layers];
     }
 
-    /** The static home (owner) of expert e. */
-    public int owner(int expert) {
-        return StaticLayout.home(expert, ranks, expertCount);
-    }
-
-    public boolean owns(int expert) {
-        return owner(expert) == me;
+    /** The static home of expert e among W ranks of E experts: the owner in replicate mode. */
+    public static int home(int expert, int ranks, int experts) {
+        return StaticLayout.home(expert, ranks, experts);
     }
 
     /** The layer's counts of the last forward, all ranks summed: the loads a trainer reports. */
@@ -79,83 +74,31 @@ public final class ExpertParallelExecutor implements ExpertExecutor {
         return lastCounts[layer].clone();
     }
 
-    /** Rows this rank computed on replicas (experts it does not own) in the layer's last forward. */
+    /** Rows this rank computed in the layer's last forward on experts whose home is another rank. */
     public int replicaRows(int layer) {
         return replicaRows[layer];
     }
 
-    /**
-     * Adopts the step's plan (null: the static layout) and materializes its replicas from the owners' current
-     * weights. Every rank must pass the same plan.
-     */
-    public void beginStep(Plan stepPlan) {
-        check(stepPlan);
-        this.plan = stepPlan;
-        this.replicas = new ExpertParams[experts.size()][expertCount];
-        if (!hasReplicas()) {
-            return;
+    /** Adopts the step's plan (null: the static layout) and materializes its copies. Every rank passes the same. */
+    public void beginStep(Plan plan) {
+        check(plan);
+        LayerPlacement[] p = new LayerPlacement[layers];
+        for (int l = 0; l < layers; l++) {
+            p[l] = plan == null ? LayerPlacement.staticLayout(ranks, expertCount) : plan.placement(l, 0);
         }
-        float[][] send = new float[ranks][];
-        for (int g = 0; g < ranks; g++) {
-            List<float[]> parts = new ArrayList<>();
-            forEachReplica(g, (l, e) -> {
-                if (owns(e)) {
-                    experts.get(l).get(e).params().forEach(p -> parts.add(p.data()));
-                }
-            });
-            send[g] = concat(parts);
-        }
-        float[][] recv = comm.allToAllV(send);
-        int[] offset = new int[ranks];
-        forEachReplica(me, (l, e) -> {
-            ExpertParams owned = experts.get(l).get(e);
-            ExpertParams replica = owned.copy();
-            int o = owner(e);
-            for (Param p : replica.params()) {
-                System.arraycopy(recv[o], offset[o], p.data(), 0, p.size());
-                offset[o] += p.size();
-            }
-            replicas[l][e] = replica;
-        });
+        store.materialize(p);
+        placements = p;
     }
 
-    /** After the backward pass: every replica's gradients are added into its owner's, in ascending rank order. */
-    public void finishStep() {
-        if (hasReplicas()) {
-            float[][] send = new float[ranks][];
-            for (int o = 0; o < ranks; o++) {
-                int owner = o;
-                List<float[]> parts = new ArrayList<>();
-                forEachReplica(me, (l, e) -> {
-                    if (owner(e) == owner) {
-                        replicas[l][e].params().forEach(p -> parts.add(p.grad()));
-                    }
-                });
-                send[o] = concat(parts);
-            }
-            float[][] recv = comm.allToAllV(send);
-            for (int g = 0; g < ranks; g++) {
-                float[] from = recv[g];
-                int[] offset = {0};
-                forEachReplica(g, (l, e) -> {
-                    if (owns(e)) {
-                        for (Param p : experts.get(l).get(e).params()) {
-                            float[] to = p.grad();
-                            for (int i = 0; i < to.length; i++) {
-                                to[i] += from[offset[0] + i];
-                            }
-                            offset[0] += to.length;
-                        }
-                    }
-                });
-            }
-        }
-        replicas = null;
+    /** After the backward pass: gradients to where they are kept, the optimizer step there. */
+    public void finishStep(AdamW optimizer) {
+        store.finish(optimizer);
+        placements = null;
     }
 
     @Override
     public List<float[]> forward(int layer, List<ExpertBatch> batches) {
-        if (replicas == null) {
+        if (placements == null) {
             throw new IllegalStateException("forward of layer " + layer + " outside beginStep/finishStep");
         }
         int dim = batches.get(0).dim();
@@ -177,7 +120,7 @@ public final class ExpertParallelExecutor implements ExpertExecutor {
             }
         }
         lastCounts[layer] = total;
-        LayerPlacement placement = placement(layer);
+        LayerPlacement placement = placements[layer];
         CopyAssignment a = CopyAssignment.of(placement,
                 StepQuotas.forPlacement(placement, node, rack, flat, null));
         float[][] recv = comm.allToAllV(toCopies(a, inputs, dim));
@@ -187,12 +130,12 @@ public final class ExpertParallelExecutor implements ExpertExecutor {
         for (int e = 0; e < expertCount; e++) {
             int rows = a.copyRows(e, me);
             if (rows > 0) {
-                replicaRows[layer] += owns(e) ? 0 : rows;
+                replicaRows[layer] += home(e, ranks, expertCount) == me ? 0 : rows;
                 acts[e] = ExpertFfn.forward(backend, params(layer, e), stack(a, recv, e, dim), rows);
                 ys[e] = acts[e].y();
             }
         }
-        saved[layer] = new LayerStep(a, myRows, acts);
+        saved[layer] = new LayerStep(a, dim, myRows, acts);
         return unstack(a, comm.allToAllV(toSources(a, ys, dim)), myRows, dim);
     }
 
@@ -204,7 +147,7 @@ public final class ExpertParallelExecutor implements ExpertExecutor {
         }
         saved[layer] = null;
         CopyAssignment a = st.assignment();
-        int dim = experts.get(layer).get(0).dim();
+        int dim = st.dim();
         float[][] recv = comm.allToAllV(toCopies(a, dOutputs, dim));
         float[][] dxs = new float[expertCount][];
         for (int e = 0; e < expertCount; e++) {
@@ -216,46 +159,12 @@ public final class ExpertParallelExecutor implements ExpertExecutor {
     }
 
     private ExpertParams params(int layer, int e) {
-        if (owns(e)) {
-            return experts.get(layer).get(e);
-        }
-        ExpertParams replica = replicas[layer][e];
-        if (replica == null) {
+        ExpertParams copy = store.copy(layer, e);
+        if (copy == null) {
             throw new IllegalStateException("rank " + me + " was sent rows of layer " + layer + " expert " + e
                     + " but holds no copy of it");
         }
-        return replica;
-    }
-
-    private LayerPlacement placement(int layer) {
-        return plan == null ? LayerPlacement.staticLayout(ranks, expertCount) : plan.placement(layer, 0);
-    }
-
-    private boolean hasReplicas() {
-        for (int l = 0; l < experts.size(); l++) {
-            LayerPlacement p = placement(l);
-            if (p.totalCopies() != expertCount) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private interface ReplicaVisitor {
-        void visit(int layer, int expert);
-    }
-
-    /** The replicas on rank g (experts it holds but does not own), by layer, then expert, ascending. */
-    private void forEachReplica(int g, ReplicaVisitor v) {
-        for (int l = 0; l < experts.size(); l++) {
-            LayerPlacement p = placement(l);
-            for (int i = 0; i < p.expertCount(g); i++) {
-                int e = p.expertAt(g, i);
-                if (owner(e) != g) {
-                    v.visit(l, e);
-                }
-            }
-        }
+        return copy;
     }
 
     private void check(Plan p) {
@@ -267,18 +176,13 @@ public final class ExpertParallelExecutor implements ExpertExecutor {
                     + p.parallelism().dp() + " pp=" + p.parallelism().pp() + "; this runtime runs one EP group of all "
                     + ranks + " ranks (ep=" + ranks + " dp=1 pp=1)");
         }
-        if (p.experts() != expertCount || p.layers() != experts.size()) {
+        if (p.experts() != expertCount || p.layers() != layers) {
             throw new IllegalArgumentException("plan " + p.version() + " has " + p.layers() + " layers of "
-                    + p.experts() + " experts; the model has " + experts.size() + " of " + expertCount);
+                    + p.experts() + " experts; the model has " + layers + " of " + expertCount);
         }
-        for (int l = 0; l < p.layers(); l++) {
-            LayerPlacement lp = p.placement(l, 0);
-            for (int e = 0; e < expertCount; e++) {
-                if (!lp.holds(owner(e), e)) {
-                    throw new IllegalArgumentException("plan " + p.version() + " layer " + l + " does not keep expert "
-                            + e + " on its home rank " + owner(e) + ": replicate mode needs every owner in place");
-                }
-            }
+        if (p.mode() != store.mode()) {
+            throw new IllegalArgumentException("plan " + p.version() + " is for " + p.mode().wireName()
+                    + " mode; this run keeps its experts in " + store.mode().wireName() + " mode");
         }
     }
 
@@ -336,20 +240,6 @@ public final class ExpertParallelExecutor implements ExpertExecutor {
                         a.rows(e, me, g) * dim);
             }
             out.add(y);
-        }
-        return out;
-    }
-
-    private static float[] concat(List<float[]> parts) {
-        int n = 0;
-        for (float[] p : parts) {
-            n += p.length;
-        }
-        float[] out = new float[n];
-        int at = 0;
-        for (float[] p : parts) {
-            System.arraycopy(p, 0, out, at, p.length);
-            at += p.length;
         }
         return out;
     }

@@ -1,5 +1,6 @@
 package dev.ballast.trainer.parallel;
 
+import dev.ballast.planner.model.Mode;
 import dev.ballast.planner.model.Plan;
 import dev.ballast.trainer.backend.Backend;
 import dev.ballast.trainer.data.Batch;
@@ -8,11 +9,9 @@ import dev.ballast.trainer.data.ByteCorpus;
 import dev.ballast.trainer.model.MoeModel;
 import dev.ballast.trainer.model.Param;
 import dev.ballast.trainer.model.StepResult;
-import dev.ballast.trainer.moe.ExpertParams;
 import dev.ballast.trainer.optim.AdamState;
 import dev.ballast.trainer.optim.AdamW;
 import dev.ballast.trainer.train.TrainerConfig;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -20,8 +19,8 @@ import java.util.Map;
 /**
  * One rank of a data- and expert-parallel run. Every rank builds the whole model from the seed (identical initial
  * weights), draws its own batches (seed {@link #dataSeed}), keeps the dense parameters in step with the others by
- * all-reducing their gradients (SUM in rank order, then / W) and updates only the experts it owns, whose gradients
- * (all ranks' rows, replicas' included) are divided by W the same way. The objective is the mean loss over all
+ * all-reducing their gradients (SUM in rank order, then / W) and leaves the experts to its {@link ExpertStore}
+ * (gradients summed over all ranks' rows and copies, divided by W the same way, updated where they are kept). The objective is the mean loss over all
  * ranks' tokens, so W ranks of B tokens train like one process on the W B tokens.
  */
 public final class RankTrainer {
@@ -34,31 +33,27 @@ public final class RankTrainer {
     private final AdamW optimizer;
     private final List<Param> dense;
     private final Map<Param, AdamState> states = new LinkedHashMap<>();
-    private final List<Param> owned = new ArrayList<>();
     private int step;
 
-    /** config.batchTokens() is this rank's share; node: the pod of each rank (the quota rule's locality). */
-    public RankTrainer(TrainerConfig config, ByteCorpus corpus, Backend backend, TimedComm comm, int[] node) {
+    /**
+     * config.batchTokens() is this rank's share; node: the pod of each rank (the quota rule's locality); mode:
+     * where expert state lives (replicate: at the static owners; FSSDP: sharded over all ranks).
+     */
+    public RankTrainer(TrainerConfig config, ByteCorpus corpus, Backend backend, TimedComm comm, int[] node,
+                       Mode mode) {
         this.backend = backend;
         this.comm = comm;
         this.model = new MoeModel(config.model(), config.seed());
-        this.executor = new ExpertParallelExecutor(backend, comm, model.experts(), node);
+        ExpertStore store = mode == Mode.FSSDP ? new ShardedExperts(comm, model.experts())
+                : new ReplicatedExperts(comm, model.experts());
+        this.executor = new ExpertParallelExecutor(backend, comm, store, config.model().layers(),
+                config.model().experts(), node);
         this.sampler = new BatchSampler(corpus, config.model().window(), config.batchTokens(),
                 dataSeed(config.seed(), comm.rank()));
         this.optimizer = new AdamW(config.optimizer());
         this.dense = model.denseParams();
         for (Param p : dense) {
             states.put(p, new AdamState(p.size()));
-        }
-        for (List<ExpertParams> layer : model.experts()) {
-            for (ExpertParams e : layer) {
-                if (executor.owns(e.expert())) {
-                    for (Param p : e.params()) {
-                        owned.add(p);
-                        states.put(p, new AdamState(p.size()));
-                    }
-                }
-            }
         }
     }
 
@@ -89,15 +84,8 @@ public final class RankTrainer {
         model.zeroGrad();
         executor.beginStep(plan);
         StepResult result = model.forwardBackward(backend, executor, batch);
-        executor.finishStep();
+        executor.finishStep(optimizer);
         averageDenseGradients();
-        float w = comm.worldSize();
-        for (Param p : owned) {
-            float[] g = p.grad();
-            for (int i = 0; i < g.length; i++) {
-                g[i] /= w;
-            }
-        }
         states.forEach(optimizer::update);
         double loss = comm.allReduceSum(new double[] {result.loss()})[0] / comm.worldSize();
         int[][] counts = new int[model.blocks().size()][];

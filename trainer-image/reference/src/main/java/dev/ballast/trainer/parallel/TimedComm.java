@@ -4,6 +4,8 @@ import dev.ballast.collectives.RankComm;
 import dev.ballast.collectives.ReduceOp;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
+import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * A rank's communicator with a clock: the wall time spent inside collectives (exchange time) and this thread's CPU
@@ -44,47 +46,37 @@ public final class TimedComm {
     }
 
     float[][] allGather(float[] values) {
-        long w = System.nanoTime();
-        long c = threadCpuNanos();
-        try {
-            return comm.allGather(values);
-        } finally {
-            account(w, c);
-        }
+        return timed(() -> comm.allGather(values));
     }
 
     float[][] allToAllV(float[][] toEach) {
-        long w = System.nanoTime();
-        long c = threadCpuNanos();
-        try {
-            return comm.allToAllV(toEach);
-        } finally {
-            account(w, c);
-        }
+        return timed(() -> comm.allToAllV(toEach));
     }
 
     float[] allReduceSum(float[] values) {
-        long w = System.nanoTime();
-        long c = threadCpuNanos();
-        try {
-            return comm.allReduce(values, ReduceOp.SUM);
-        } finally {
-            account(w, c);
-        }
+        return timed(() -> comm.allReduce(values, ReduceOp.SUM));
     }
 
     double[] allReduceSum(double[] values) {
-        long w = System.nanoTime();
-        long c = threadCpuNanos();
-        try {
-            return comm.allReduce(values, ReduceOp.SUM);
-        } finally {
-            account(w, c);
-        }
+        return timed(() -> comm.allReduce(values, ReduceOp.SUM));
     }
 
-    private void account(long wallStart, long cpuStart) {
-        wallNanos += System.nanoTime() - wallStart;
-        cpuNanos += threadCpuNanos() - cpuStart;
+    float[] reduceScatterSum(float[] values, int[] shardSizes) {
+        return timed(() -> comm.reduceScatter(values, shardSizes, ReduceOp.SUM));
+    }
+
+    Map<Integer, float[]> sparseAllGather(Map<Integer, float[]> owned, int[] wants) {
+        return timed(() -> comm.sparseAllGather(owned, wants));
+    }
+
+    private <T> T timed(Supplier<T> call) {
+        long wall = System.nanoTime();
+        long cpu = threadCpuNanos();
+        try {
+            return call.get();
+        } finally {
+            wallNanos += System.nanoTime() - wall;
+            cpuNanos += threadCpuNanos() - cpu;
+        }
     }
 }

@@ -2,6 +2,7 @@ package dev.ballast.trainer.train;
 
 import dev.ballast.collectives.CollectiveException;
 import dev.ballast.collectives.CommConfig;
+import dev.ballast.planner.model.Mode;
 import dev.ballast.trainer.backend.Backend;
 import dev.ballast.trainer.backend.Backends;
 import dev.ballast.trainer.data.ByteCorpus;
@@ -58,7 +59,7 @@ public final class DistributedTrainMain {
         pods.run((comm, node) -> {
             try (Backend backend = Backends.select(config.backend())) {
                 TimedComm timed = new TimedComm(comm);
-                RankTrainer trainer = new RankTrainer(config, corpus, backend, timed, node);
+                RankTrainer trainer = new RankTrainer(config, corpus, backend, timed, node, Mode.REPLICATE);
                 boolean printer = comm.rank() == 0;
                 if (printer) {
                     System.out.printf("data %s (%d bytes), backend %s, model %s, %d ranks on %d pods, batch %d per "

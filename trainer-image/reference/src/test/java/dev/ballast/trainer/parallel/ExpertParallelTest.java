@@ -31,11 +31,12 @@ import org.junit.jupiter.api.Test;
 
 /**
  * W = 4 ranks on 2 pods (2 rank threads each, gRPC between the pods) against one process training on the union of
- * the ranks' batches; replicate plans (with a plan change mid-run) against the static layout.
+ * the ranks' batches; replicate and FSSDP plans (with a plan change mid-run) against the static layout. dim 15 and
+ * ffn 33 make an expert 990 floats, so FSSDP's shards are uneven (247, 248, 247, 248).
  */
 class ExpertParallelTest {
 
-    private static final ModelConfig MODEL = new ModelConfig(4, 16, 32, 2, 8, 2);
+    private static final ModelConfig MODEL = new ModelConfig(4, 15, 33, 2, 8, 2);
     private static final int PODS = 2;
     private static final int RANKS_PER_POD = 2;
     private static final int W = PODS * RANKS_PER_POD;
@@ -54,7 +55,7 @@ class ExpertParallelTest {
 
     @Test
     void staticExpertParallelismTrainsLikeOneProcessOnTheUnionOfTheBatches() {
-        List<RankRun> ranks = distributed(step -> null, 1);
+        List<RankRun> ranks = distributed(Mode.REPLICATE, step -> null, 1);
         MoeModel single = new MoeModel(MODEL, SEED);
         List<Double> singleLosses = trainSingle(single, 1);
 
@@ -73,7 +74,7 @@ class ExpertParallelTest {
             assertClose(r.model().denseParams(), single.denseParams(), 1e-5);
         }
 
-        List<RankRun> longer = distributed(step -> null, STEPS);
+        List<RankRun> longer = distributed(Mode.REPLICATE, step -> null, STEPS);
         List<Double> curve = trainSingle(new MoeModel(MODEL, SEED), STEPS);
         assertSameLossBitsOnEveryRank(longer);
         assertCurvesClose(longer.get(0).losses(), curve);
@@ -82,14 +83,14 @@ class ExpertParallelTest {
 
     @Test
     void replicasTrainLikeTheStaticLayoutThroughAPlanChange() {
-        Plan first = plan(1, new int[][][] {
+        Plan first = plan(Mode.REPLICATE, 1, new int[][][] {
             {{0, 1, 6}, {2, 3}, {4, 5, 0}, {6, 7, 1}},
             {{0, 1}, {2, 3, 7}, {4, 5, 0, 1}, {6, 7}}});
-        Plan second = plan(2, new int[][][] {
+        Plan second = plan(Mode.REPLICATE, 2, new int[][][] {
             {{0, 1}, {2, 3, 4, 5}, {4, 5}, {6, 7, 2, 3}},
             {{0, 1, 4}, {2, 3, 4}, {4, 5, 6}, {6, 7, 0}}});
-        List<RankRun> replicated = distributed(step -> step < STEPS / 2 ? first : second, STEPS);
-        List<RankRun> stat = distributed(step -> null, STEPS);
+        List<RankRun> replicated = distributed(Mode.REPLICATE, step -> step < STEPS / 2 ? first : second, STEPS);
+        List<RankRun> stat = distributed(Mode.REPLICATE, step -> null, STEPS);
 
         assertSameLossBitsOnEveryRank(replicated);
         // Replicas are refreshed bit for bit from their owners and every row's output is per row: the first step's
@@ -102,13 +103,36 @@ class ExpertParallelTest {
     }
 
     @Test
+    void fssdpGivesTheStaticBitsOnTheStaticLayoutAndTrainsAlikeWithAnyPlacement() {
+        List<RankRun> stat = distributed(Mode.REPLICATE, step -> null, STEPS);
+        List<RankRun> sharded = distributed(Mode.FSSDP, step -> null, STEPS);
+        // One copy per expert: the reduce-scatter adds zeros to the owner's gradient and AdamW is elementwise, so
+        // sharded updates are the owner's bits.
+        assertThat(sharded.get(0).losses()).isEqualTo(stat.get(0).losses());
+
+        // FSSDP placements need not keep the static homes: expert 0 leaves rank 0, rank 3 takes four experts.
+        Plan first = plan(Mode.FSSDP, 1, new int[][][] {
+            {{1, 2}, {0, 3}, {4, 5, 6}, {6, 7, 0, 1}},
+            {{0, 1}, {2, 3}, {4, 5}, {6, 7}}});
+        Plan second = plan(Mode.FSSDP, 2, new int[][][] {
+            {{0}, {1, 2, 3}, {4, 5, 7}, {6, 7}},
+            {{0, 1, 2}, {3, 4}, {5, 6}, {7, 0}}});
+        List<RankRun> moving = distributed(Mode.FSSDP, step -> step < STEPS / 2 ? first : second, STEPS);
+        assertSameLossBitsOnEveryRank(moving);
+        assertThat(moving.get(0).losses().get(0)).isEqualTo(stat.get(0).losses().get(0));
+        assertCurvesClose(moving.get(0).losses(), stat.get(0).losses());
+        assertThat(moving.stream().mapToInt(RankRun::replicaRows).sum()).isPositive();
+    }
+
+    @Test
     void aPlanThatMovesAnOwnerIsRefused() {
-        Plan moved = plan(3, new int[][][] {
+        Plan moved = plan(Mode.REPLICATE, 3, new int[][][] {
             {{1}, {0, 2, 3}, {4, 5}, {6, 7}},
             {{0, 1}, {2, 3}, {4, 5}, {6, 7}}});
         try (PodRanks pods = PodRanks.local(PODS, RANKS_PER_POD, Duration.ofSeconds(30))) {
             List<String> errors = pods.run((comm, node) -> {
-                RankTrainer t = new RankTrainer(CONFIG, CORPUS, JavaBackend.create(), new TimedComm(comm), node);
+                RankTrainer t = new RankTrainer(CONFIG, CORPUS, JavaBackend.create(), new TimedComm(comm), node,
+                        Mode.REPLICATE);
                 try {
                     t.step(moved);
                     return "";
@@ -118,23 +142,35 @@ class ExpertParallelTest {
             });
             assertThat(errors).allSatisfy(m ->
                     assertThat(m).contains("layer 0 does not keep expert 0 on its home rank 0"));
+            List<String> mismatch = pods.run((comm, node) -> {
+                RankTrainer t = new RankTrainer(CONFIG, CORPUS, JavaBackend.create(), new TimedComm(comm), node,
+                        Mode.FSSDP);
+                try {
+                    t.step(moved);
+                    return "";
+                } catch (IllegalArgumentException e) {
+                    return e.getMessage();
+                }
+            });
+            assertThat(mismatch).allSatisfy(m -> assertThat(m).contains("is for replicate mode; this run keeps its "
+                    + "experts in fssdp mode"));
         }
     }
 
-    private static Plan plan(long sequence, int[][][] layers) {
+    private static Plan plan(Mode mode, long sequence, int[][][] layers) {
         LayerPlacement[][] p = new LayerPlacement[layers.length][];
         for (int l = 0; l < layers.length; l++) {
             p[l] = new LayerPlacement[] {LayerPlacement.of(MODEL.experts(), layers[l])};
         }
-        return new Plan(new PlanVersion(1, sequence), 0, Mode.REPLICATE, "test", MODEL.experts(),
+        return new Plan(new PlanVersion(1, sequence), 0, mode, "test", MODEL.experts(),
                 new Parallelism(W, 1, 1), p);
     }
 
-    private static List<RankRun> distributed(IntFunction<Plan> planOfStep, int steps) {
+    private static List<RankRun> distributed(Mode mode, IntFunction<Plan> planOfStep, int steps) {
         try (PodRanks pods = PodRanks.local(PODS, RANKS_PER_POD, Duration.ofSeconds(60))) {
             assertThat(pods.nodeOfRank()).containsExactly(0, 0, 1, 1);
             return pods.run((comm, node) -> {
-                RankTrainer t = new RankTrainer(CONFIG, CORPUS, JavaBackend.create(), new TimedComm(comm), node);
+                RankTrainer t = new RankTrainer(CONFIG, CORPUS, JavaBackend.create(), new TimedComm(comm), node, mode);
                 List<Double> losses = new ArrayList<>();
                 int replicaRows = 0;
                 for (int s = 0; s < steps; s++) {
