@@ -16,7 +16,8 @@ import java.util.Map;
 
 /**
  * A worker pod's trainer: joins the world the env describes (MASTER_ADDR, NNODES, NODE_RANK, NPROC_PER_NODE, ...;
- * docs/collectives.md) and runs the pod's ranks as threads, data and expert parallel on the static layout. Takes
+ * docs/collectives.md) and runs the pod's ranks as threads, data and expert parallel on the static layout
+ * (--mode replicate or fssdp). Takes
  * the flags of {@code bin/ballast train} (--batch is per rank); {@code bin/ballast train --pods N --ranks N}
  * runs the same loop with N pods simulated in one JVM. Global rank 0 prints one line per step.
  */
@@ -54,18 +55,19 @@ public final class DistributedTrainMain {
 
     private static void run(Map<String, String> flags, PodRanks pods) {
         TrainerConfig config = TrainMain.config(flags);
+        Mode mode = Mode.parse(flags.getOrDefault("mode", Mode.REPLICATE.wireName()));
         int logEvery = TrainMain.integer(flags, "log-every", 1);
         ByteCorpus corpus = ByteCorpus.load(config.data());
         pods.run((comm, node) -> {
             try (Backend backend = Backends.select(config.backend())) {
                 TimedComm timed = new TimedComm(comm);
-                RankTrainer trainer = new RankTrainer(config, corpus, backend, timed, node, Mode.REPLICATE);
+                RankTrainer trainer = new RankTrainer(config, corpus, backend, timed, node, mode);
                 boolean printer = comm.rank() == 0;
                 if (printer) {
                     System.out.printf("data %s (%d bytes), backend %s, model %s, %d ranks on %d pods, batch %d per "
-                                    + "rank, seed %d, static layout%n", corpus.source(), corpus.bytes().length,
+                                    + "rank, seed %d, static layout, %s%n", corpus.source(), corpus.bytes().length,
                             backend.name(), config.model(), comm.worldSize(), node[node.length - 1] + 1,
-                            config.batchTokens(), config.seed());
+                            config.batchTokens(), config.seed(), mode.wireName());
                 }
                 for (int s = 1; s <= config.steps(); s++) {
                     RankStepLog log = trainer.step(null);

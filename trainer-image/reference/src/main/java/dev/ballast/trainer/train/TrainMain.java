@@ -32,6 +32,8 @@ public final class TrainMain {
               --log-every N     print every Nth step (default 1)
               --pods N          simulate N pods in this JVM (loopback gRPC between them), expert parallel
               --ranks N         ranks (threads) per simulated pod (default 1); --batch is then per rank
+              --mode M          expert state when distributed: replicate (at each expert's home rank) or fssdp
+                                (sharded over all ranks) (default replicate)
             """;
 
     private TrainMain() {
@@ -60,7 +62,7 @@ public final class TrainMain {
     }
 
     private static void run(Map<String, String> f) {
-        if (f.containsKey("pods") || f.containsKey("ranks")) {
+        if (f.containsKey("pods") || f.containsKey("ranks") || f.containsKey("mode")) {
             DistributedTrainMain.runLocal(f, integer(f, "pods", 1), integer(f, "ranks", 1));
             return;
         }
