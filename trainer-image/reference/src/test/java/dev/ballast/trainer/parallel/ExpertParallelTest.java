@@ -129,32 +129,32 @@ class ExpertParallelTest {
         Plan moved = plan(Mode.REPLICATE, 3, new int[][][] {
             {{1}, {0, 2, 3}, {4, 5}, {6, 7}},
             {{0, 1}, {2, 3}, {4, 5}, {6, 7}}});
+        Plan wrongShape = new Plan(new PlanVersion(1, 4), 0, Mode.REPLICATE, "test", MODEL.experts(),
+                new Parallelism(2, 2, 1), new LayerPlacement[][] {
+                    {LayerPlacement.staticLayout(2, 8), LayerPlacement.staticLayout(2, 8)},
+                    {LayerPlacement.staticLayout(2, 8), LayerPlacement.staticLayout(2, 8)}});
         try (PodRanks pods = PodRanks.local(PODS, RANKS_PER_POD, Duration.ofSeconds(30))) {
-            List<String> errors = pods.run((comm, node) -> {
-                RankTrainer t = new RankTrainer(CONFIG, CORPUS, JavaBackend.create(), new TimedComm(comm), node,
-                        Mode.REPLICATE);
-                try {
-                    t.step(moved);
-                    return "";
-                } catch (IllegalArgumentException e) {
-                    return e.getMessage();
-                }
-            });
-            assertThat(errors).allSatisfy(m ->
+            // Refused before anything is sent, so the same ranks go on to the next case.
+            assertThat(refusals(pods, Mode.REPLICATE, moved)).allSatisfy(m ->
                     assertThat(m).contains("layer 0 does not keep expert 0 on its home rank 0"));
-            List<String> mismatch = pods.run((comm, node) -> {
-                RankTrainer t = new RankTrainer(CONFIG, CORPUS, JavaBackend.create(), new TimedComm(comm), node,
-                        Mode.FSSDP);
-                try {
-                    t.step(moved);
-                    return "";
-                } catch (IllegalArgumentException e) {
-                    return e.getMessage();
-                }
-            });
-            assertThat(mismatch).allSatisfy(m -> assertThat(m).contains("is for replicate mode; this run keeps its "
-                    + "experts in fssdp mode"));
+            assertThat(refusals(pods, Mode.FSSDP, moved)).allSatisfy(m ->
+                    assertThat(m).contains("is for replicate mode; this run keeps its experts in fssdp mode"));
+            assertThat(refusals(pods, Mode.REPLICATE, wrongShape)).allSatisfy(m ->
+                    assertThat(m).contains("is for ep=2 dp=2 pp=1; this runtime runs one EP group of all 4 ranks"));
         }
+    }
+
+    /** Every rank's error message for a first step under plan. */
+    private static List<String> refusals(PodRanks pods, Mode mode, Plan plan) {
+        return pods.run((comm, node) -> {
+            RankTrainer t = new RankTrainer(CONFIG, CORPUS, JavaBackend.create(), new TimedComm(comm), node, mode);
+            try {
+                t.step(plan);
+                return "no error";
+            } catch (IllegalArgumentException e) {
+                return e.getMessage();
+            }
+        });
     }
 
     private static Plan plan(Mode mode, long sequence, int[][][] layers) {
