@@ -14,7 +14,7 @@ public interface ExpertStore {
 
     Mode mode();
 
-    /** Makes the step's copies: placements.[layer] says which experts each rank computes with. */
+    /** Makes the step's copies: placements[layer] says which experts each rank computes with. */
     void materialize(LayerPlacement[] placements);
 
     /** The copy of the expert this rank computes with this step (it accumulates the step's gradients). */

@@ -152,20 +152,6 @@ public final class ShardedExperts implements ExpertStore {
         copies = null;
     }
 
-    /** The full weights of an expert as the shards now hold them (one gather; every rank must call it). */
-    public float[] gatherWeights(int layer, int expert) {
-        int[] wants = new int[ranks];
-        int n = 0;
-        for (int g = 0; g < ranks; g++) {
-            if (shardSize(g) > 0) {
-                wants[n++] = chunk(layer, expert, g);
-            }
-        }
-        Map<Integer, float[]> owned = shardSize(me) > 0 ? Map.of(chunk(layer, expert, me), shards[layer][expert])
-                : Map.of();
-        return assemble(comm.sparseAllGather(owned, Arrays.copyOf(wants, n)), layer, expert);
-    }
-
     /** An expert's flattened weights from its gathered shards. */
     private float[] assemble(Map<Integer, float[]> got, int layer, int expert) {
         float[] flat = new float[(int) layout.bytesPerExpert()];
