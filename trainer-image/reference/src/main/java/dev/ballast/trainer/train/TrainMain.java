@@ -1,5 +1,6 @@
 package dev.ballast.trainer.train;
 
+import dev.ballast.collectives.CollectiveException;
 import dev.ballast.trainer.backend.Backend;
 import dev.ballast.trainer.backend.Backends;
 import dev.ballast.trainer.data.ByteCorpus;
@@ -55,7 +56,7 @@ public final class TrainMain {
         }
         try {
             run(flags);
-        } catch (IllegalArgumentException | IllegalStateException | UncheckedIOException e) {
+        } catch (IllegalArgumentException | IllegalStateException | UncheckedIOException | CollectiveException e) {
             System.err.println("bin/ballast train: " + e.getMessage());
             System.exit(2);
         }
@@ -99,11 +100,6 @@ public final class TrainMain {
     }
 
     static Map<String, String> parse(String[] args) {
-        return parse(args, USAGE);
-    }
-
-    /** --flag value pairs, each flag one the usage text lists. */
-    static Map<String, String> parse(String[] args, String usage) {
         Map<String, String> flags = new TreeMap<>();
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
@@ -111,7 +107,7 @@ public final class TrainMain {
                 flags.put("help", "");
                 continue;
             }
-            if (!a.startsWith("--") || !usage.contains("  " + a + " ")) {
+            if (!a.startsWith("--") || !USAGE.contains("  " + a + " ")) {
                 throw new IllegalArgumentException("unknown flag '" + a + "'");
             }
             if (i + 1 >= args.length) {
