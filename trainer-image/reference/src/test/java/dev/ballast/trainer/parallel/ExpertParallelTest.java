@@ -82,6 +82,14 @@ class ExpertParallelTest {
     }
 
     @Test
+    void threeShardedRanksOnThreePodsTrainLikeOneProcess() {
+        // W = 3: dividing by W is not exact, the shards are 330 floats each, every exchange crosses gRPC.
+        List<RankRun> ranks = distributed(3, 1, Mode.FSSDP, step -> null, STEPS);
+        assertSameLossBitsOnEveryRank(ranks);
+        assertCurvesClose(ranks.get(0).losses(), trainSingle(new MoeModel(MODEL, SEED), 3, STEPS));
+    }
+
+    @Test
     void replicasTrainLikeTheStaticLayoutThroughAPlanChange() {
         Plan first = plan(Mode.REPLICATE, 1, new int[][][] {
             {{0, 1, 6}, {2, 3}, {4, 5, 0}, {6, 7, 1}},
@@ -167,9 +175,16 @@ class ExpertParallelTest {
     }
 
     private static List<RankRun> distributed(Mode mode, IntFunction<Plan> planOfStep, int steps) {
-        try (PodRanks pods = PodRanks.local(PODS, RANKS_PER_POD, Duration.ofSeconds(60))) {
-            assertThat(pods.nodeOfRank()).containsExactly(0, 0, 1, 1);
-            return pods.run((comm, node) -> {
+        return distributed(PODS, RANKS_PER_POD, mode, planOfStep, steps);
+    }
+
+    private static List<RankRun> distributed(int pods, int ranksPerPod, Mode mode, IntFunction<Plan> planOfStep,
+                                             int steps) {
+        try (PodRanks world = PodRanks.local(pods, ranksPerPod, Duration.ofSeconds(60))) {
+            for (int r = 0; r < pods * ranksPerPod; r++) {
+                assertThat(world.nodeOfRank()[r]).as("pod of rank %d", r).isEqualTo(r / ranksPerPod);
+            }
+            return world.run((comm, node) -> {
                 RankTrainer t = new RankTrainer(CONFIG, CORPUS, JavaBackend.create(), new TimedComm(comm), node, mode);
                 List<Double> losses = new ArrayList<>();
                 int replicaRows = 0;
@@ -184,11 +199,15 @@ class ExpertParallelTest {
         }
     }
 
-    /** One process, every expert local, each step on the ranks' batches concatenated in rank order. */
     private static List<Double> trainSingle(MoeModel model, int steps) {
+        return trainSingle(model, W, steps);
+    }
+
+    /** One process, every expert local, each step on the ranks' batches concatenated in rank order. */
+    private static List<Double> trainSingle(MoeModel model, int ranks, int steps) {
         Backend backend = JavaBackend.create();
         List<BatchSampler> samplers = new ArrayList<>();
-        for (int r = 0; r < W; r++) {
+        for (int r = 0; r < ranks; r++) {
             samplers.add(new BatchSampler(CORPUS, MODEL.window(), BATCH, RankTrainer.dataSeed(SEED, r)));
         }
         AdamW adam = new AdamW(AdamWConfig.defaults());
