@@ -1,5 +1,6 @@
 package dev.ballast.trainer.train;
 
+import dev.ballast.collectives.CollectiveException;
 import dev.ballast.trainer.backend.Backend;
 import dev.ballast.trainer.backend.Backends;
 import dev.ballast.trainer.data.ByteCorpus;
@@ -30,6 +31,10 @@ public final class TrainMain {
                                 (1 + e)^-S, on top of what it learns (default 0: the learned gate alone)
               --backend B       auto (JCuda when a CUDA driver is present, else Java), java or jcuda (default auto)
               --log-every N     print every Nth step (default 1)
+              --pods N          simulate N pods in this JVM (loopback gRPC between them), expert parallel
+              --ranks N         ranks (threads) per simulated pod (default 1); --batch is then per rank
+              --mode M          expert state when distributed: replicate (at each expert's home rank) or fssdp
+                                (sharded over all ranks) (default replicate)
             """;
 
     private TrainMain() {
@@ -51,13 +56,35 @@ public final class TrainMain {
         }
         try {
             run(flags);
-        } catch (IllegalArgumentException | IllegalStateException | UncheckedIOException e) {
+        } catch (IllegalArgumentException | IllegalStateException | UncheckedIOException | CollectiveException e) {
             System.err.println("bin/ballast train: " + e.getMessage());
             System.exit(2);
         }
     }
 
     private static void run(Map<String, String> f) {
+        if (f.containsKey("pods") || f.containsKey("ranks") || f.containsKey("mode")) {
+            DistributedTrainMain.runLocal(f, integer(f, "pods", 1), integer(f, "ranks", 1));
+            return;
+        }
+        TrainerConfig config = config(f);
+        int logEvery = integer(f, "log-every", 1);
+        ByteCorpus corpus = ByteCorpus.load(config.data());
+        try (Backend backend = Backends.select(config.backend())) {
+            System.out.printf("data %s (%d bytes), backend %s, model %s, batch %d, seed %d%n", corpus.source(),
+                    corpus.bytes().length, backend.name(), config.model(), config.batchTokens(), config.seed());
+            Trainer trainer = new Trainer(config, corpus, backend);
+            for (int s = 1; s <= config.steps(); s++) {
+                StepLog log = trainer.step();
+                if (s % logEvery == 0 || s == config.steps()) {
+                    System.out.println(log.format());
+                }
+            }
+        }
+    }
+
+    /** The run the flags describe (model, optimizer, data, steps, batch, seed, backend). */
+    static TrainerConfig config(Map<String, String> f) {
         ModelConfig defaults = ModelConfig.defaults();
         ModelConfig model = new ModelConfig(integer(f, "window", defaults.window()), integer(f, "dim", defaults.dim()),
                 integer(f, "ffn-dim", defaults.ffnDim()), integer(f, "layers", defaults.layers()),
@@ -68,21 +95,8 @@ public final class TrainMain {
             adam = adam.withLr(number(f, "lr"));
         }
         Path data = Path.of(f.getOrDefault("data", ByteCorpus.DEFAULT.toString()));
-        TrainerConfig config = new TrainerConfig(model, adam, data, integer(f, "steps", 300),
+        return new TrainerConfig(model, adam, data, integer(f, "steps", 300),
                 integer(f, "batch", 256), integer(f, "seed", 1), f.getOrDefault("backend", "auto"));
-        int logEvery = integer(f, "log-every", 1);
-        ByteCorpus corpus = ByteCorpus.load(config.data());
-        try (Backend backend = Backends.select(config.backend())) {
-            System.out.printf("data %s (%d bytes), backend %s, model %s, batch %d, seed %d%n", corpus.source(),
-                    corpus.bytes().length, backend.name(), model, config.batchTokens(), config.seed());
-            Trainer trainer = new Trainer(config, corpus, backend);
-            for (int s = 1; s <= config.steps(); s++) {
-                StepLog log = trainer.step();
-                if (s % logEvery == 0 || s == config.steps()) {
-                    System.out.println(log.format());
-                }
-            }
-        }
     }
 
     static Map<String, String> parse(String[] args) {
@@ -104,7 +118,7 @@ public final class TrainMain {
         return flags;
     }
 
-    private static int integer(Map<String, String> f, String name, int fallback) {
+    static int integer(Map<String, String> f, String name, int fallback) {
         String v = f.get(name);
         try {
             return v == null ? fallback : Integer.parseInt(v);

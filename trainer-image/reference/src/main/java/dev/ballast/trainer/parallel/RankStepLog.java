@@ -1,0 +1,11 @@
+package dev.ballast.trainer.parallel;
+
+/**
+ * One rank's view of one distributed step. loss: the mean over all ranks' tokens (identical on every rank);
+ * computeCpuNanos: this rank thread's CPU time in the step outside collectives; exchangeNanos: wall time inside
+ * collectives (waiting for slower ranks included); stepNanos: the step's wall time. counts: per layer, every
+ * expert's assignments summed over all ranks.
+ */
+public record RankStepLog(int step, int rank, double loss, int tokens, long computeCpuNanos, long exchangeNanos,
+                          long stepNanos, int[][] counts) {
+}

@@ -1,0 +1,55 @@
+package dev.ballast.trainer.parallel;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ballast.client.StepQuotas;
+import dev.ballast.planner.model.LayerPlacement;
+import org.junit.jupiter.api.Test;
+
+class CopyAssignmentTest {
+
+    private static final int[] NODE = {0, 0, 1, 1};
+    private static final int[] RACK = {0, 0, 0, 0};
+
+    @Test
+    void everyRowGoesToExactlyOneCopyAndTheRunsTile() {
+        // 4 ranks, 4 experts; expert 0 is hot and has copies on ranks 0, 1 and 3.
+        LayerPlacement placement = LayerPlacement.of(4, new int[][] {{0}, {1, 0}, {2}, {3, 0}});
+        long[] counts = {
+            40, 3, 2, 1,
+            30, 5, 4, 0,
+            35, 1, 6, 2,
+            25, 0, 3, 9};
+        CopyAssignment a = CopyAssignment.of(placement, StepQuotas.forPlacement(placement, NODE, RACK, counts, null));
+
+        for (int e = 0; e < 4; e++) {
+            int copyTotal = 0;
+            for (int s = 0; s < 4; s++) {
+                int sent = 0;
+                for (int g = 0; g < 4; g++) {
+                    assertThat(a.firstRow(e, s, g)).isEqualTo(sent);
+                    if (a.rows(e, s, g) > 0) {
+                        assertThat(placement.holds(g, e)).as("expert %d rows to rank %d", e, g).isTrue();
+                    }
+                    sent += a.rows(e, s, g);
+                }
+                assertThat(sent).as("expert %d from rank %d", e, s).isEqualTo(counts[s * 4 + e]);
+            }
+            for (int g = 0; g < 4; g++) {
+                int stacked = 0;
+                for (int s = 0; s < 4; s++) {
+                    assertThat(a.copyFirstRow(e, s, g)).isEqualTo(stacked);
+                    stacked += a.rows(e, s, g);
+                }
+                assertThat(a.copyRows(e, g)).isEqualTo(stacked);
+                copyTotal += stacked;
+            }
+            assertThat(copyTotal).isEqualTo(counts[e] + counts[4 + e] + counts[8 + e] + counts[12 + e]);
+        }
+        // The hot expert is split: its home rank does not compute all 130 rows, and no rank computes most of the load.
+        assertThat(a.copyRows(0, 0)).isLessThan(130);
+        assertThat(a.copyRows(0, 1) + a.copyRows(0, 3)).isPositive();
+        // Nearest first: a source holding a copy of expert 0 keeps its rows of it as far as its quota allows.
+        assertThat(a.rows(0, 1, 1)).isEqualTo(Math.min(30, a.copyRows(0, 1)));
+    }
+}
