@@ -16,6 +16,7 @@ import dev.ballast.operator.world.World;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,6 +37,12 @@ public class GangAdmission {
     record Admitted(World world) implements Result {}
 
     record Unschedulable(String message) implements Result {}
+
+    /**
+     * The API server refused a worker pod (admission, e.g. Pod Security, or validation); {@code message} is its
+     * own words. Nothing was kept: the pods created before it are deleted.
+     */
+    record Refused(String pod, String message) implements Result {}
   }
 
   private final KubernetesClient client;
@@ -93,7 +100,7 @@ public class GangAdmission {
 
   private Result admit(TrainingJob job, long generation, ClusterCapacity capacity) {
     Result result = choose(job.getSpec(), capacity, generation);
-    if (result instanceof Result.Admitted a) createGated(job, a.world());
+    if (result instanceof Result.Admitted a) return createGated(job, a.world());
     return result;
   }
 
@@ -117,15 +124,24 @@ public class GangAdmission {
     return new Result.Admitted(new World(generation, seats));
   }
 
-  /** Creates every pod of the world, or none: a failure part-way deletes what was created. */
-  private void createGated(TrainingJob job, World world) {
+  /**
+   * Creates every pod of the world, or none: a failure part-way deletes what was created. A pod the API server
+   * refuses for what it is (403 from an admission plugin such as Pod Security, 422 from validation) is
+   * {@link Result.Refused}: retrying the same pod cannot help, the job's status must say why. Other failures
+   * throw, and the reconcile is retried.
+   */
+  private Result createGated(TrainingJob job, World world) {
     List<Pod> created = new ArrayList<>();
+    String creating = null;
     try {
       for (Seat seat : world.seats()) {
-        Pod pod = client.resource(WorkerPods.build(job, world, seat, true, settings)).create();
+        Pod desired = WorkerPods.build(job, world, seat, true, settings);
+        creating = desired.getMetadata().getName();
+        Pod pod = client.resource(desired).create();
         reservations.add(pod, Instant.now());
         created.add(pod);
       }
+      return new Result.Admitted(world);
     } catch (RuntimeException e) {
       LOG.warnf("Creating the pods of world %d of %s/%s failed after %d of %d; deleting them",
           world.generation(), job.getMetadata().getNamespace(), job.getMetadata().getName(), created.size(),
@@ -134,7 +150,15 @@ public class GangAdmission {
         client.resource(p).delete();
         reservations.release(p.getMetadata().getUid());
       }
+      if (e instanceof KubernetesClientException k && refusedForWhatItIs(k.getCode())) {
+        return new Result.Refused(creating, k.getStatus() != null && k.getStatus().getMessage() != null
+            ? k.getStatus().getMessage() : k.getMessage());
+      }
       throw e;
     }
+  }
+
+  static boolean refusedForWhatItIs(int httpCode) {
+    return httpCode == 403 || httpCode == 422;
   }
 }

@@ -86,13 +86,14 @@ public final class WorkerPods {
     initContainers.add(sidecar(job, seat, settings));
     podSpec.setInitContainers(initContainers);
 
+    List<Volume> volumes = new ArrayList<>(podSpec.getVolumes());
+    volumes.add(RestrictedSecurity.tmpVolume());
     if (spec.checkpoint != null) {
-      List<Volume> volumes = new ArrayList<>(podSpec.getVolumes());
       volumes.add(new VolumeBuilder().withName(CHECKPOINT_VOLUME)
           .withNewPersistentVolumeClaim().withClaimName(spec.checkpoint.volumeClaim).endPersistentVolumeClaim()
           .build());
-      podSpec.setVolumes(volumes);
     }
+    podSpec.setVolumes(volumes);
 
     podSpec.setRestartPolicy("Never"); // the operator, not the kubelet, decides restarts
     podSpec.setHostname(podName);
@@ -178,6 +179,8 @@ public final class WorkerPods {
         .withPeriodSeconds(2).withFailureThreshold(30)
         .endStartupProbe()
         .withResources(sidecarResources())
+        .withSecurityContext(RestrictedSecurity.container())
+        .withVolumeMounts(RestrictedSecurity.tmpMount())
         .build();
   }
 

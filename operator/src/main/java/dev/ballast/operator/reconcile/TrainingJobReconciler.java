@@ -209,6 +209,9 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
             + ": " + describe(a.world()));
       } else if (result instanceof GangAdmission.Result.Unschedulable u && !sameAdmissionMessage(job, u.message())) {
         events.warning(job, "InsufficientGPUs", "Cannot admit the job yet: " + u.message());
+      } else if (result instanceof GangAdmission.Result.Refused r
+          && !sameAdmissionMessage(job, StatusAggregator.refusedMessage(r))) {
+        events.warning(job, StatusAggregator.PODS_REFUSED, StatusAggregator.refusedMessage(r));
       }
       return result;
     }

@@ -99,6 +99,16 @@ class WorkerPodsTest {
   }
 
   @Test
+  void theSidecarPassesTheRestrictedPodSecurityStandardWhateverTheTemplateSays() {
+    Container sidecar = pod.getSpec().getInitContainers().get(0);
+    assertThat(pod.getSpec().getSecurityContext()).as("the template sets no pod security context").isNull();
+    assertThat(RestrictedPolicy.violations(pod.getSpec(), sidecar)).isEmpty();
+    assertThat(sidecar.getSecurityContext().getRunAsUser()).isEqualTo(RestrictedSecurity.AGENT_UID);
+    // the trainer is the user's: Ballast does not change its security context
+    assertThat(RestrictedPolicy.violations(pod.getSpec(), pod.getSpec().getContainers().get(0))).isNotEmpty();
+  }
+
+  @Test
   void gatedPinnedToItsNodeAndNeverRestartedByTheKubelet() {
     assertThat(pod.getSpec().getRestartPolicy()).isEqualTo("Never");
     assertThat(pod.getSpec().getSchedulingGates()).extracting("name").containsExactly(Labels.ADMISSION_GATE);
@@ -149,8 +159,8 @@ class WorkerPodsTest {
     job.getSpec().checkpoint = new CheckpointSpec();
     job.getSpec().checkpoint.volumeClaim = "ckpt-pvc";
     Pod p = WorkerPods.build(job, world, world.seats().get(0), true, OperatorSettings.defaults());
-    assertThat(p.getSpec().getVolumes()).anySatisfy(v ->
-        assertThat(v.getPersistentVolumeClaim().getClaimName()).isEqualTo("ckpt-pvc"));
+    assertThat(p.getSpec().getVolumes()).filteredOn(v -> v.getPersistentVolumeClaim() != null)
+        .singleElement().satisfies(v -> assertThat(v.getPersistentVolumeClaim().getClaimName()).isEqualTo("ckpt-pvc"));
     Container trainer = p.getSpec().getContainers().get(0);
     assertThat(trainer.getVolumeMounts()).anySatisfy(m -> assertThat(m.getMountPath()).isEqualTo("/ckpt"));
     assertThat(trainer.getEnv()).anySatisfy(e -> assertThat(e.getName()).isEqualTo("BALLAST_CHECKPOINT_DIR"));
