@@ -52,6 +52,11 @@ for e in BALLAST_SIDECAR_IMAGE BALLAST_BALANCER_IMAGE QUARKUS_LOG_LEVEL; do
 done
 render --show-only templates/deployment.yaml >"$TMP/deploy.yaml"
 grep -q 'path: /q/health/ready' "$TMP/deploy.yaml" || fail "readiness probe missing by default"
+# The operator passes the restricted Pod Security Standard (docs/security.md), with a writable /tmp.
+for s in 'runAsNonRoot: true' 'type: RuntimeDefault' 'allowPrivilegeEscalation: false' 'readOnlyRootFilesystem: true' \
+         '- ALL' 'mountPath: /tmp' 'emptyDir: {}'; do
+  grep -qF -- "$s" "$TMP/deploy.yaml" || fail "operator Deployment is not restricted: '$s' not rendered"
+done
 render --show-only templates/deployment.yaml --set probes.enabled=false >"$TMP/noprobes.yaml"
 grep -q 'livenessProbe' "$TMP/noprobes.yaml" && fail "probes rendered although probes.enabled=false"
 ok "template: defaults"

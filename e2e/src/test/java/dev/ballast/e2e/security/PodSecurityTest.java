@@ -50,7 +50,7 @@ class PodSecurityTest {
 
   @Test
   void aTemplateThatViolatesTheNamespacesLevelIsReportedWithTheApiServersMessage() {
-    jobs.apply(Jobs.manifest("privileged", 1, 1, "[]")); // the trainer sets no security context
+    jobs.apply(Jobs.manifest("privileged", 2, 2, "[]")); // the trainer sets no security context
     await().atMost(WAIT).untilAsserted(() -> assertThat(jobs.condition("privileged", "Admitted")).hasValueSatisfying(c -> {
       assertThat(c.get("status")).isEqualTo("False");
       assertThat(c.get("reason")).isEqualTo("PodRefused");
