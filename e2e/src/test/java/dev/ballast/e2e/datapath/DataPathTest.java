@@ -37,13 +37,25 @@ class DataPathTest {
   }
 
   String get(Pod pod, int port, String path) throws IOException, InterruptedException {
-    var uri = URI.create("http://" + pod.getStatus().getPodIP() + ":" + port + path);
-    return http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(5)).build(),
-        HttpResponse.BodyHandlers.ofString()).body();
+    return send(pod, port, path, null).body();
+  }
+
+  HttpResponse<String> send(Pod pod, int port, String path, String token) throws IOException, InterruptedException {
+    var request = HttpRequest.newBuilder(URI.create("http://" + pod.getStatus().getPodIP() + ":" + port + path))
+        .timeout(Duration.ofSeconds(5));
+    if (token != null) request.header("Authorization", "Bearer " + token);
+    return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  /** The job's token, from the Secret the operator created (what the dashboard presents to the balancer). */
+  String token(String job) {
+    var secret = env.admin().secrets().inNamespace(jobs.namespace()).withName(job + "-sidecar-auth").get();
+    return new String(java.util.Base64.getDecoder().decode(secret.getData().get("token")),
+        java.nio.charset.StandardCharsets.UTF_8);
   }
 
   @Test
-  void sidecarsConnectToTheBalancerWhichWritesItsOwnPartOfTheStatus() {
+  void sidecarsConnectToTheBalancerWhichWritesItsOwnPartOfTheStatus() throws IOException, InterruptedException {
     jobs.apply(Jobs.manifest("wired", 2, 2, "[]"));
     await().atMost(WAIT).untilAsserted(() -> assertThat(jobs.phase("wired")).isEqualTo("Running"));
 
@@ -57,7 +69,13 @@ class DataPathTest {
         .withLabel("ballast.dev/role", "balancer").list().getItems().stream()
         .filter(p -> "Running".equals(p.getStatus().getPhase())).findFirst().orElseThrow();
     await().atMost(WAIT).ignoreExceptions().untilAsserted(() ->
-        assertThat(get(balancer, 8472, "/v1/status")).contains("\"sidecars\":2"));
+        assertThat(send(balancer, 8472, "/v1/status", token("wired")).body()).contains("\"sidecars\":2"));
+    // the balancer's API answers only with the job's token; its health port stays open to the kubelet
+    var refused = send(balancer, 8472, "/v1/loads", null);
+    assertThat(refused.statusCode()).isEqualTo(401);
+    assertThat(refused.body()).contains("Authorization: Bearer <token>").contains("wired-sidecar-auth");
+    assertThat(send(balancer, 8472, "/v1/loads", "not-" + token("wired")).statusCode()).isEqualTo(401);
+    assertThat(send(balancer, 8473, "/q/health/ready", null).statusCode()).isEqualTo(200);
 
     await().atMost(WAIT).untilAsserted(() -> {
       @SuppressWarnings("unchecked")

@@ -42,6 +42,8 @@ public final class WorkerPods {
   public static final String SIDECAR = "ballast-sidecar";
   public static final String GPU_RESOURCE = "nvidia.com/gpu";
   static final String CHECKPOINT_VOLUME = "ballast-checkpoint";
+  /** The agent's readiness on its health port (both roles). */
+  public static final String AGENT_READY_PATH = "/q/health/ready";
 
   private WorkerPods() {}
 
@@ -153,7 +155,8 @@ public final class WorkerPods {
         .withImage(settings.sidecarImage())
         .withArgs("sidecar")
         .withRestartPolicy("Always") // a native sidecar: starts before the trainer, stops after it
-        .addNewPort().withName("trainer-api").withContainerPort(settings.sidecarPort()).endPort()
+        // the trainer API listens on the pod's loopback only, so it is no container port; health is
+        .addNewPort().withName("health").withContainerPort(ProcessEnv.HEALTH_PORT).endPort()
         .withEnv(
             env(ProcessEnv.ROLE, "sidecar"),
             env(ProcessEnv.JOB, name),
@@ -166,16 +169,13 @@ public final class WorkerPods {
             new EnvVarBuilder().withName(ProcessEnv.POD_NAME)
                 .withNewValueFrom().withNewFieldRef().withFieldPath("metadata.name").endFieldRef().endValueFrom()
                 .build(),
-            new EnvVarBuilder().withName(ProcessEnv.POD_IP)
-                .withNewValueFrom().withNewFieldRef().withFieldPath("status.podIP").endFieldRef().endValueFrom()
-                .build(),
             new EnvVarBuilder().withName(ProcessEnv.TOKEN)
                 .withNewValueFrom().withNewSecretKeyRef()
                 .withName(Names.sidecarSecret(name)).withKey(SidecarSecret.TOKEN_KEY)
                 .endSecretKeyRef().endValueFrom()
                 .build())
         .withNewStartupProbe()
-        .withNewHttpGet().withPath("/healthz").withNewPort(settings.sidecarPort()).endHttpGet()
+        .withNewHttpGet().withPath(AGENT_READY_PATH).withNewPort(ProcessEnv.HEALTH_PORT).endHttpGet()
         .withPeriodSeconds(2).withFailureThreshold(30)
         .endStartupProbe()
         .withResources(sidecarResources())

@@ -86,7 +86,12 @@ class WorkerPodsTest {
     assertThat(pod.getSpec().getInitContainers()).singleElement().satisfies(c -> {
       assertThat(c.getName()).isEqualTo(WorkerPods.SIDECAR);
       assertThat(c.getRestartPolicy()).isEqualTo("Always");
-      assertThat(c.getStartupProbe().getHttpGet().getPath()).isEqualTo("/healthz");
+      assertThat(c.getStartupProbe().getHttpGet().getPath()).isEqualTo("/q/health/ready");
+      assertThat(c.getStartupProbe().getHttpGet().getPort().getIntVal()).as("the health listener").isEqualTo(8473);
+      assertThat(c.getPorts()).as("the trainer API is on loopback, no container port")
+          .extracting(p -> p.getContainerPort()).containsExactly(8473);
+      assertThat(c.getEnv()).as("no listen address: the agent's defaults are the pod's").extracting(EnvVar::getName)
+          .doesNotContain("BALLAST_BIND_ADDRESS", "BALLAST_TRAINER_API_ADDRESS");
       assertThat(c.getEnv()).anySatisfy(e -> {
         assertThat(e.getName()).isEqualTo("BALLAST_TOKEN");
         assertThat(e.getValueFrom().getSecretKeyRef().getName()).isEqualTo("olmoe-sidecar-auth");

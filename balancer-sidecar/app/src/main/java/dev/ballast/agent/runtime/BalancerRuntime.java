@@ -3,6 +3,7 @@ package dev.ballast.agent.runtime;
 import dev.ballast.agent.AgentEnv;
 import dev.ballast.agent.balancer.BalancerCore;
 import dev.ballast.agent.balancer.BalancerService;
+import dev.ballast.agent.balancer.BearerToken;
 import dev.ballast.agent.balancer.FileSources;
 import dev.ballast.agent.balancer.FileStatusStore;
 import dev.ballast.agent.balancer.StatusStore;
@@ -44,6 +45,7 @@ public final class BalancerRuntime implements AutoCloseable {
     private Server server;
     private KubeSources kubeSources;
     private volatile boolean grpcUp;
+    private BearerToken httpToken;
 
     private static Thread daemon(Runnable r, String name) {
         Thread t = new Thread(r, name);
@@ -55,6 +57,7 @@ public final class BalancerRuntime implements AutoCloseable {
         String job = AgentEnv.require(ProcessEnv.JOB);
         String ns = AgentEnv.require(ProcessEnv.NAMESPACE);
         String token = AgentEnv.require(ProcessEnv.TOKEN);
+        httpToken = new BearerToken(token, job);
         String worldFile = AgentEnv.get(ProcessEnv.WORLD_FILE, null);
         String statusFile = AgentEnv.get(ProcessEnv.STATUS_FILE, null);
         StatusStore status = statusFile != null ? new FileStatusStore(Path.of(statusFile))
@@ -115,6 +118,11 @@ public final class BalancerRuntime implements AutoCloseable {
 
     public BalancerCore core() {
         return core;
+    }
+
+    /** What the HTTP API asks of a request: the job's token. */
+    public BearerToken httpToken() {
+        return httpToken;
     }
 
     public boolean ready() {
