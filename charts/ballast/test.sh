@@ -57,6 +57,12 @@ for s in 'runAsNonRoot: true' 'type: RuntimeDefault' 'allowPrivilegeEscalation: 
          '- ALL' 'mountPath: /tmp' 'emptyDir: {}'; do
   grep -qF -- "$s" "$TMP/deploy.yaml" || fail "operator Deployment is not restricted: '$s' not rendered"
 done
+# NetworkPolicies per job: on by default with the RBAC to manage them; off removes both.
+grep -q 'networkpolicies' "$TMP/default.yaml" || fail "no RBAC for networkpolicies by default"
+grep -A1 'name: BALLAST_NETWORK_POLICIES' "$TMP/deploy.yaml" | grep -q 'value: "true"' || fail "BALLAST_NETWORK_POLICIES not true by default"
+render --set networkPolicy.enabled=false >"$TMP/nonetpol.yaml"
+grep -q 'networkpolicies' "$TMP/nonetpol.yaml" && fail "RBAC for networkpolicies although networkPolicy.enabled=false"
+grep -A1 'name: BALLAST_NETWORK_POLICIES' "$TMP/nonetpol.yaml" | grep -q 'value: "false"' || fail "networkPolicy.enabled=false not passed to the operator"
 render --show-only templates/deployment.yaml --set probes.enabled=false >"$TMP/noprobes.yaml"
 grep -q 'livenessProbe' "$TMP/noprobes.yaml" && fail "probes rendered although probes.enabled=false"
 ok "template: defaults"

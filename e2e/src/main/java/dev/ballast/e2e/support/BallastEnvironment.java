@@ -179,6 +179,9 @@ public final class BallastEnvironment implements AutoCloseable {
       pb.environment().put("KUBECONFIG", operatorKubeconfig.toString());
       pb.environment().put("BALLAST_PENDING_RETRY_SECONDS", "3");
       pb.environment().put("HOSTNAME", "e2e-operator-" + operatorStarts);
+      // what the chart's POD_NAMESPACE gives the operator for its jobs' NetworkPolicies (without turning on the
+      // leader election POD_NAMESPACE would)
+      pb.environment().put("BALLAST_OPERATOR_NAMESPACE", NAMESPACE);
       pb.environment().putAll(extraEnv);
       operator = pb.start();
       Instant deadline = Instant.now().plusSeconds(120);

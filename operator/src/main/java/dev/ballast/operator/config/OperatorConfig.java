@@ -33,6 +33,20 @@ public interface OperatorConfig {
   @WithDefault("" + ProcessEnv.MASTER_PORT)
   int masterPort();
 
+  /**
+   * A NetworkPolicy per job that lets only the job's own pods, the operator and monitoring namespaces reach its
+   * balancer (docs/security.md). Off: none is created (the chart then grants no NetworkPolicy permissions).
+   */
+  @WithDefault("true")
+  boolean networkPolicies();
+
+  /** The operator's own namespace, for the NetworkPolicy's operator rule (the chart sets POD_NAMESPACE). */
+  java.util.Optional<String> operatorNamespace();
+
+  /** Namespaces labelled {@code <this>: "true"} may reach a balancer's dashboard API. */
+  @WithDefault(NetworkPolicySettings.DEFAULT_MONITORING_LABEL)
+  String monitoringNamespaceLabel();
+
   /** Seconds between re-checks of a job that waits for GPUs. */
   @WithDefault("15")
   int pendingRetrySeconds();
@@ -59,6 +73,7 @@ public interface OperatorConfig {
 
   default OperatorSettings settings() {
     return new OperatorSettings(sidecarImage(), balancerImage(), sidecarPort(), balancerGrpcPort(),
-        balancerHttpPort(), masterPort());
+        balancerHttpPort(), masterPort(),
+        new NetworkPolicySettings(networkPolicies(), operatorNamespace(), monitoringNamespaceLabel()));
   }
 }

@@ -9,10 +9,12 @@ public record OperatorSettings(
     int sidecarPort,
     int balancerGrpcPort,
     int balancerHttpPort,
-    int masterPort) {
+    int masterPort,
+    NetworkPolicySettings networkPolicies) {
 
   public static OperatorSettings defaults() {
     return new OperatorSettings(OperatorConfig.AGENT_IMAGE, OperatorConfig.AGENT_IMAGE, ProcessEnv.SIDECAR_PORT,
-        ProcessEnv.BALANCER_GRPC_PORT, ProcessEnv.BALANCER_HTTP_PORT, ProcessEnv.MASTER_PORT);
+        ProcessEnv.BALANCER_GRPC_PORT, ProcessEnv.BALANCER_HTTP_PORT, ProcessEnv.MASTER_PORT,
+        NetworkPolicySettings.defaults());
   }
 }

@@ -7,6 +7,7 @@ import dev.ballast.operator.api.TrainingJobStatus;
 import dev.ballast.operator.api.WorldStatus;
 import dev.ballast.operator.config.OperatorConfig;
 import dev.ballast.operator.config.OperatorSettings;
+import dev.ballast.operator.desired.BalancerNetworkPolicy;
 import dev.ballast.operator.desired.BalancerResources;
 import dev.ballast.operator.desired.HeadlessService;
 import dev.ballast.operator.desired.Labels;
@@ -37,6 +38,7 @@ import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
@@ -73,6 +75,8 @@ import org.jboss.logging.Logger;
     verbs = {"get", "list", "watch", "create", "update", "patch", "delete"})
 @RBACRule(apiGroups = "rbac.authorization.k8s.io", resources = "rolebindings",
     verbs = {"get", "list", "watch", "create", "update", "patch", "delete"})
+@RBACRule(apiGroups = "networking.k8s.io", resources = "networkpolicies",
+    verbs = {"get", "list", "watch", "create", "update", "patch", "delete"})
 @RBACRule(apiGroups = "rbac.authorization.k8s.io", resources = "clusterroles", verbs = "bind",
     resourceNames = Names.BALANCER_CLUSTER_ROLE)
 public class TrainingJobReconciler implements Reconciler<TrainingJob> {
@@ -105,8 +109,11 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
   @Override
   public List<EventSource<?, TrainingJob>> prepareEventSources(EventSourceContext<TrainingJob> context) {
     List<EventSource<?, TrainingJob>> sources = new ArrayList<>();
-    for (Class<? extends HasMetadata> type : List.of(Pod.class, Service.class, ConfigMap.class, Secret.class,
-        Deployment.class, ServiceAccount.class, RoleBinding.class)) {
+    List<Class<? extends HasMetadata>> childTypes = new ArrayList<>(List.of(Pod.class, Service.class, ConfigMap.class,
+        Secret.class, Deployment.class, ServiceAccount.class, RoleBinding.class));
+    // watched only when created: with them off, the chart grants no NetworkPolicy permissions
+    if (settings.networkPolicies().enabled()) childTypes.add(NetworkPolicy.class);
+    for (Class<? extends HasMetadata> type : childTypes) {
       sources.add(informer(type, context));
     }
     sources.add(nodeInformer(context));
@@ -269,6 +276,7 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
       if (ChildApplier.find(ctx, Secret.class, Names.sidecarSecret(job.getMetadata().getName())).isEmpty()) {
         children.create(job, SidecarSecret.build(job));
       }
+      if (settings.networkPolicies().enabled()) children.apply(job, ctx, BalancerNetworkPolicy.build(job, settings));
       for (HasMetadata resource : BalancerResources.build(job, settings)) children.apply(job, ctx, resource);
     } else {
       ChildApplier.find(ctx, Deployment.class, Names.balancer(job.getMetadata().getName()))
