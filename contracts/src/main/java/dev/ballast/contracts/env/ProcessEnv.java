@@ -29,6 +29,13 @@ public final class ProcessEnv {
     /** Address of the listeners other pods and the kubelet reach (health, the balancer's gRPC and HTTP); 0.0.0.0. */
     public static final String BIND_ADDRESS = "BALLAST_BIND_ADDRESS";
     public static final String HEALTH_PORT_VAR = "BALLAST_HEALTH_PORT";
+    // ---- TLS of the sidecar-balancer stream (docs/security.md), PEM text from the job's Secret <job>-balancer-tls
+    /** Balancer: its certificate (signed by the job's CA). Unset: the stream is plaintext (runs without an operator). */
+    public static final String TLS_CERT = "BALLAST_TLS_CERT";
+    /** Balancer: the certificate's PKCS#8 private key. */
+    public static final String TLS_KEY = "BALLAST_TLS_KEY";
+    /** Sidecar: the job's CA, the only issuer it accepts for {@link #balancerHost}. Unset: plaintext. */
+    public static final String TLS_CA = "BALLAST_TLS_CA";
 
     // ---- sidecar role
     public static final String POD_INDEX = "BALLAST_POD_INDEX";
@@ -65,6 +72,16 @@ public final class ProcessEnv {
     public static final String LOOPBACK = "127.0.0.1";
     /** Where the pod-facing listeners bind by default: every interface of the pod. */
     public static final String ALL_INTERFACES = "0.0.0.0";
+
+    /** The name of a job's balancer (its Service, Deployment, ServiceAccount and TLS certificate). */
+    public static String balancerService(String job) {
+        return job + "-balancer";
+    }
+
+    /** The balancer's host as sidecars reach it, and the name its certificate is checked against. */
+    public static String balancerHost(String job, String namespace) {
+        return balancerService(job) + "." + namespace + ".svc";
+    }
 
     /** The sidecar's trainer API as the trainer reaches it (the value of {@link #SIDECAR_URL}). */
     public static String sidecarUrl(int sidecarPort) {

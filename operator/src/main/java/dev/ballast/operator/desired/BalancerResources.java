@@ -23,8 +23,9 @@ public final class BalancerResources {
   private BalancerResources() {}
 
   /** In apply order: identity first, so the Deployment's pods can start with their permissions. */
-  public static List<HasMetadata> build(TrainingJob job, OperatorSettings settings) {
-    return List.of(serviceAccount(job), roleBinding(job), service(job, settings), deployment(job, settings));
+  /** @param tlsSerial the serial of the balancer's current certificate (Secret {@code <job>-balancer-tls}) */
+  public static List<HasMetadata> build(TrainingJob job, OperatorSettings settings, String tlsSerial) {
+    return List.of(serviceAccount(job), roleBinding(job), service(job, settings), deployment(job, settings, tlsSerial));
   }
 
   static ServiceAccount serviceAccount(TrainingJob job) {
@@ -61,7 +62,7 @@ public final class BalancerResources {
         .build());
   }
 
-  static Deployment deployment(TrainingJob job, OperatorSettings settings) {
+  static Deployment deployment(TrainingJob job, OperatorSettings settings, String tlsSerial) {
     String name = job.getMetadata().getName();
     String namespace = job.getMetadata().getNamespace();
     var labels = Labels.forRole(name, Labels.ROLE_BALANCER);
@@ -72,7 +73,7 @@ public final class BalancerResources {
         .withNewStrategy().withType("Recreate").endStrategy() // never two balancers issuing plans at once
         .withNewSelector().withMatchLabels(labels).endSelector()
         .withNewTemplate()
-        .withNewMetadata().withLabels(labels).endMetadata()
+        .withNewMetadata().withLabels(labels).addToAnnotations(BalancerTls.SERIAL_ANNOTATION, tlsSerial).endMetadata()
         .withNewSpec()
         .withServiceAccountName(Names.balancer(name))
         .withSecurityContext(RestrictedSecurity.pod())
@@ -90,9 +91,9 @@ public final class BalancerResources {
         .addNewEnv().withName(ProcessEnv.WORLD_CONFIGMAP).withValue(Names.worldConfigMap(name)).endEnv()
         .addNewEnv().withName(ProcessEnv.GRPC_PORT_VAR).withValue(Integer.toString(settings.balancerGrpcPort())).endEnv()
         .addNewEnv().withName(ProcessEnv.HTTP_PORT_VAR).withValue(Integer.toString(settings.balancerHttpPort())).endEnv()
-        .addNewEnv().withName(ProcessEnv.TOKEN).withNewValueFrom().withNewSecretKeyRef()
-        .withName(Names.sidecarSecret(name)).withKey(SidecarSecret.TOKEN_KEY).endSecretKeyRef().endValueFrom()
-        .endEnv()
+        .addToEnv(WorkerPods.secretEnv(ProcessEnv.TOKEN, Names.sidecarSecret(name), SidecarSecret.TOKEN_KEY),
+            WorkerPods.secretEnv(ProcessEnv.TLS_CERT, Names.balancerTls(name), BalancerTls.TLS_CERT),
+            WorkerPods.secretEnv(ProcessEnv.TLS_KEY, Names.balancerTls(name), BalancerTls.TLS_KEY))
         .withNewReadinessProbe()
         .withNewHttpGet().withPath(WorkerPods.AGENT_READY_PATH).withNewPort(ProcessEnv.HEALTH_PORT).endHttpGet()
         .withPeriodSeconds(5)

@@ -164,16 +164,12 @@ public final class WorkerPods {
             env(ProcessEnv.POD_INDEX, Integer.toString(seat.index())),
             env(ProcessEnv.GPUS_PER_WORKER, Integer.toString(job.getSpec().gpusPerWorker)),
             env(ProcessEnv.SIDECAR_PORT_VAR, Integer.toString(settings.sidecarPort())),
-            env(ProcessEnv.BALANCER_ADDRESS,
-                Names.balancer(name) + "." + namespace + ".svc:" + settings.balancerGrpcPort()),
+            env(ProcessEnv.BALANCER_ADDRESS, ProcessEnv.balancerHost(name, namespace) + ":" + settings.balancerGrpcPort()),
+            secretEnv(ProcessEnv.TLS_CA, Names.balancerTls(name), BalancerTls.CA_CERT),
             new EnvVarBuilder().withName(ProcessEnv.POD_NAME)
                 .withNewValueFrom().withNewFieldRef().withFieldPath("metadata.name").endFieldRef().endValueFrom()
                 .build(),
-            new EnvVarBuilder().withName(ProcessEnv.TOKEN)
-                .withNewValueFrom().withNewSecretKeyRef()
-                .withName(Names.sidecarSecret(name)).withKey(SidecarSecret.TOKEN_KEY)
-                .endSecretKeyRef().endValueFrom()
-                .build())
+            secretEnv(ProcessEnv.TOKEN, Names.sidecarSecret(name), SidecarSecret.TOKEN_KEY))
         .withNewStartupProbe()
         .withNewHttpGet().withPath(AGENT_READY_PATH).withNewPort(ProcessEnv.HEALTH_PORT).endHttpGet()
         .withPeriodSeconds(2).withFailureThreshold(30)
@@ -245,6 +241,12 @@ public final class WorkerPods {
 
   private static void put(Map<String, EnvVar> env, String name, String value) {
     env.put(name, env(name, value));
+  }
+
+  static EnvVar secretEnv(String name, String secret, String key) {
+    return new EnvVarBuilder().withName(name)
+        .withNewValueFrom().withNewSecretKeyRef().withName(secret).withKey(key).endSecretKeyRef().endValueFrom()
+        .build();
   }
 
   private static EnvVar env(String name, String value) {

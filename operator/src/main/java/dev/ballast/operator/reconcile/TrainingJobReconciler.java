@@ -91,6 +91,7 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
   private final GangAdmission admission;
   private final JobEvents events;
   private final ChildApplier children;
+  private final BalancerTlsKeeper tls;
 
   @Inject
   public TrainingJobReconciler(KubernetesClient client, OperatorConfig config) {
@@ -104,6 +105,7 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
     this.admission = new GangAdmission(client, settings);
     this.events = new JobEvents(client);
     this.children = new ChildApplier(client);
+    this.tls = new BalancerTlsKeeper(client, children, events);
   }
 
   @Override
@@ -164,7 +166,7 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
     GangAdmission.Result admitted = act(job, decision.step(), now);
 
     TrainingJobStatus next = StatusAggregator.aggregate(job, decision, admitted, now);
-    applyChildren(job, ctx, decision.step(), next.world);
+    applyChildren(job, ctx, decision.step(), next.world, now);
     return writeStatus(job, next, requeueAfter(job, decision, next, now));
   }
 
@@ -266,7 +268,8 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
   }
 
   /** @param committed status.world as this reconcile writes it (the world document is rendered from it) */
-  private void applyChildren(TrainingJob job, Context<TrainingJob> ctx, WorldStep step, WorldStatus committed) {
+  private void applyChildren(TrainingJob job, Context<TrainingJob> ctx, WorldStep step, WorldStatus committed,
+      Instant now) {
     boolean ended = step instanceof WorldStep.Ended || step instanceof WorldStep.Finish;
     children.apply(job, ctx, HeadlessService.build(job, settings.masterPort()));
     children.apply(job, ctx, WorldConfigMap.build(job, committed));
@@ -277,7 +280,8 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
         children.create(job, SidecarSecret.build(job));
       }
       if (settings.networkPolicies().enabled()) children.apply(job, ctx, BalancerNetworkPolicy.build(job, settings));
-      for (HasMetadata resource : BalancerResources.build(job, settings)) children.apply(job, ctx, resource);
+      String tlsSerial = tls.ensure(job, ctx, now);
+      for (HasMetadata resource : BalancerResources.build(job, settings, tlsSerial)) children.apply(job, ctx, resource);
     } else {
       ChildApplier.find(ctx, Deployment.class, Names.balancer(job.getMetadata().getName()))
           .ifPresent(d -> client.resource(d).delete());

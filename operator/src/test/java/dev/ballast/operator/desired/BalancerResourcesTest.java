@@ -9,7 +9,8 @@ import io.fabric8.kubernetes.api.model.apps.Deployment;
 import org.junit.jupiter.api.Test;
 
 class BalancerResourcesTest {
-  final Deployment deployment = BalancerResources.deployment(TestJobs.job("olmoe", 2, 4, 8), OperatorSettings.defaults());
+  final Deployment deployment = BalancerResources.deployment(TestJobs.job("olmoe", 2, 4, 8), OperatorSettings.defaults(),
+      "1f");
   final PodSpec pod = deployment.getSpec().getTemplate().getSpec();
 
   @Test

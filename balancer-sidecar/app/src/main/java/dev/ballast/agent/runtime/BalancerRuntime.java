@@ -9,6 +9,7 @@ import dev.ballast.agent.balancer.FileStatusStore;
 import dev.ballast.agent.balancer.StatusStore;
 import dev.ballast.agent.kube.KubeSources;
 import dev.ballast.agent.kube.KubeStatusStore;
+import dev.ballast.agent.wire.StreamTls;
 import dev.ballast.agent.wire.Protocol;
 import dev.ballast.contracts.env.ProcessEnv;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -90,8 +91,17 @@ public final class BalancerRuntime implements AutoCloseable {
         }), 1, 1, TimeUnit.SECONDS);
         int port = AgentEnv.intValue(ProcessEnv.GRPC_PORT_VAR, ProcessEnv.BALANCER_GRPC_PORT);
         String bind = AgentEnv.bindAddress();
+        String cert = AgentEnv.get(ProcessEnv.TLS_CERT, null);
+        String key = AgentEnv.get(ProcessEnv.TLS_KEY, null);
         try {
-            server = NettyServerBuilder.forAddress(new InetSocketAddress(bind, port))
+            NettyServerBuilder builder = NettyServerBuilder.forAddress(new InetSocketAddress(bind, port));
+            if (cert != null && key != null) {
+                builder.sslContext(StreamTls.server(cert, key));
+            } else {
+                LOG.warning("no " + ProcessEnv.TLS_CERT + "/" + ProcessEnv.TLS_KEY + ": the sidecars' stream is plaintext"
+                        + " (the operator always sets them; this is for runs without a cluster)");
+            }
+            server = builder
                     .addService(new BalancerService(core, loop))
                     .maxInboundMessageSize(Protocol.MAX_GRPC_MESSAGE_BYTES)
                     .permitKeepAliveTime(10, TimeUnit.SECONDS)
@@ -100,7 +110,8 @@ public final class BalancerRuntime implements AutoCloseable {
             throw new UncheckedIOException("cannot listen for sidecars on " + bind + ":" + port, e);
         }
         grpcUp = true;
-        LOG.info("balancer for " + ns + "/" + job + " listening for sidecars on " + bind + ":" + port + " (id " + id + ")");
+        LOG.info("balancer for " + ns + "/" + job + " listening for sidecars on " + bind + ":" + port
+                + (cert != null && key != null ? " with TLS" : " in plaintext") + " (id " + id + ")");
     }
 
     /** Runs a read on the loop thread (the core is single-threaded) and waits for it. */
