@@ -1,6 +1,7 @@
 package dev.ballast.e2e.datapath;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.ballast.e2e.support.BallastEnvironment;
@@ -49,13 +50,41 @@ class DataPathTest {
 
   /** The job's token, from the Secret the operator created (what the dashboard presents to the balancer). */
   String token(String job) {
-    var secret = env.admin().secrets().inNamespace(jobs.namespace()).withName(job + "-sidecar-auth").get();
-    return new String(java.util.Base64.getDecoder().decode(secret.getData().get("token")),
-        java.nio.charset.StandardCharsets.UTF_8);
+    return secretValue(job + "-sidecar-auth", "token");
+  }
+
+  String secretValue(String secret, String key) {
+    var s = env.admin().secrets().inNamespace(jobs.namespace()).withName(secret).get();
+    return new String(java.util.Base64.getDecoder().decode(s.getData().get(key)), java.nio.charset.StandardCharsets.UTF_8);
+  }
+
+  /**
+   * A TLS handshake with the balancer's gRPC port, as a sidecar does it: trusting only {@code caPem}, checking the
+   * certificate against {@code serverName} while dialling the pod's address. Returns the certificate presented.
+   */
+  static java.security.cert.X509Certificate tlsHandshake(Pod balancer, String caPem, String serverName) throws Exception {
+    var ca = java.security.cert.CertificateFactory.getInstance("X.509")
+        .generateCertificate(new java.io.ByteArrayInputStream(caPem.getBytes(java.nio.charset.StandardCharsets.US_ASCII)));
+    var store = java.security.KeyStore.getInstance(java.security.KeyStore.getDefaultType());
+    store.load(null, null);
+    store.setCertificateEntry("job-ca", ca);
+    var trust = javax.net.ssl.TrustManagerFactory.getInstance(javax.net.ssl.TrustManagerFactory.getDefaultAlgorithm());
+    trust.init(store);
+    var context = javax.net.ssl.SSLContext.getInstance("TLS");
+    context.init(null, trust.getTrustManagers(), null);
+    try (var tcp = new java.net.Socket(balancer.getStatus().getPodIP(), 8471);
+        var tls = (javax.net.ssl.SSLSocket) context.getSocketFactory().createSocket(tcp, serverName, 8471, false)) {
+      var parameters = tls.getSSLParameters();
+      parameters.setEndpointIdentificationAlgorithm("HTTPS");
+      parameters.setApplicationProtocols(new String[] {"h2"});
+      tls.setSSLParameters(parameters);
+      tls.startHandshake();
+      return (java.security.cert.X509Certificate) tls.getSession().getPeerCertificates()[0];
+    }
   }
 
   @Test
-  void sidecarsConnectToTheBalancerWhichWritesItsOwnPartOfTheStatus() throws IOException, InterruptedException {
+  void sidecarsConnectToTheBalancerWhichWritesItsOwnPartOfTheStatus() throws Exception {
     jobs.apply(Jobs.manifest("wired", 2, 2, "[]"));
     await().atMost(WAIT).untilAsserted(() -> assertThat(jobs.phase("wired")).isEqualTo("Running"));
 
@@ -76,6 +105,14 @@ class DataPathTest {
     assertThat(refused.body()).contains("Authorization: Bearer <token>").contains("wired-sidecar-auth");
     assertThat(send(balancer, 8472, "/v1/loads", "not-" + token("wired")).statusCode()).isEqualTo(401);
     assertThat(send(balancer, 8473, "/q/health/ready", null).statusCode()).isEqualTo(200);
+
+    // the sidecars' stream is TLS: the balancer presents a certificate of the job's CA for its Service's name
+    String ca = secretValue("wired-balancer-tls", "ca.crt");
+    var presented = tlsHandshake(balancer, ca, "wired-balancer." + jobs.namespace() + ".svc");
+    assertThat(presented.getSubjectX500Principal().getName()).contains("CN=wired-balancer." + jobs.namespace() + ".svc");
+    assertThat(presented.getIssuerX500Principal().getName()).contains("ballast job CA " + jobs.namespace() + "/wired");
+    assertThatThrownBy(() -> tlsHandshake(balancer, ca, "other-balancer." + jobs.namespace() + ".svc"))
+        .as("another name").isInstanceOf(javax.net.ssl.SSLHandshakeException.class);
 
     await().atMost(WAIT).untilAsserted(() -> {
       @SuppressWarnings("unchecked")
