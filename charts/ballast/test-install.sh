@@ -38,9 +38,12 @@ ok "CRD Established (keep policy) and accepts crds/examples/minimal.yaml"
 
 can() { kubectl auth can-i "$@" --as="$SA" 2>/dev/null || true; }
 for check in "yes:list trainingjobs.ballast.dev -A" "yes:patch trainingjobs.ballast.dev --subresource=status -n $JOBNS" \
+             "no:update trainingjobs.ballast.dev --subresource=status -n $JOBNS" \
              "yes:update trainingjobs.ballast.dev --subresource=finalizers -n $JOBNS" "yes:create pods -n $JOBNS" \
-             "yes:delete services -n $JOBNS" "yes:watch nodes" "yes:create rolebindings -n $JOBNS" \
-             "yes:create events.events.k8s.io -n $JOBNS" "yes:update leases.coordination.k8s.io -n $NS" "yes:patch leases.coordination.k8s.io -n $NS" \
+             "yes:patch pods -n $JOBNS" "yes:list pods -A" "no:update pods -n $JOBNS" \
+             "yes:update services -n $JOBNS" "no:delete services -n $JOBNS" "yes:watch nodes" "yes:create rolebindings -n $JOBNS" \
+             "yes:create secrets -n $JOBNS" "yes:get secrets -n $JOBNS" "no:list secrets -A" "no:delete secrets -n $JOBNS" \
+             "yes:create events -n $JOBNS" "yes:update leases.coordination.k8s.io -n $NS" "yes:patch leases.coordination.k8s.io -n $NS" \
              "no:update leases.coordination.k8s.io -n $JOBNS" "no:delete nodes" "yes:delete trainingjobs.ballast.dev -n $JOBNS" "no:update trainingjobs.ballast.dev -n $JOBNS" \
              "no:create clusterrolebindings" "no:create customresourcedefinitions.apiextensions.k8s.io" \
              "no:bind clusterroles/cluster-admin" "yes:bind clusterroles/ballast-balancer"; do
@@ -49,7 +52,7 @@ for check in "yes:list trainingjobs.ballast.dev -A" "yes:patch trainingjobs.ball
   got="$(can $args)"
   [[ "$got" == "$want" ]] || fail "operator SA: can-i $args -> '$got', expected $want"
 done
-ok "operator RBAC spot checks (17 can-i)"
+ok "operator RBAC spot checks (26 can-i)"
 
 kubectl -n "$JOBNS" create rolebinding balancer --clusterrole=ballast-balancer --serviceaccount="$JOBNS:default" --as="$SA" >/dev/null \
   || fail "operator SA could not bind ballast-balancer"
@@ -64,7 +67,8 @@ for _ in $(seq 1 20); do
 done
 [[ "$(kubectl auth can-i patch trainingjobs.ballast.dev --subresource=status -n "$JOBNS" --as="$BSA" 2>/dev/null || true)" == yes ]] || fail "bound balancer cannot patch status"
 [[ "$(kubectl auth can-i list secrets -n "$JOBNS" --as="$BSA" 2>/dev/null || true)" == no ]] || fail "balancer may list secrets"
-[[ "$(kubectl auth can-i get pods -n default --as="$BSA" 2>/dev/null || true)" == no ]] || fail "balancer sees other namespaces"
+[[ "$(kubectl auth can-i get pods -n "$JOBNS" --as="$BSA" 2>/dev/null || true)" == no ]] || fail "balancer may read pods"
+[[ "$(kubectl auth can-i get configmaps -n default --as="$BSA" 2>/dev/null || true)" == no ]] || fail "balancer sees other namespaces"
 ok "operator binds ballast-balancer per namespace, cannot bind 'edit'; balancer scoped to its namespace"
 
 helm upgrade "$REL" "$HERE" -n "$NS" --set logLevel=DEBUG --wait --timeout 2m >/dev/null || fail "helm upgrade"

@@ -42,12 +42,13 @@ ok "helm lint --strict"
 
 # 3. Template combinations.
 render >"$TMP/default.yaml" || fail "template with defaults"
-expect_kinds "$TMP/default.yaml" CustomResourceDefinition=1 Deployment=1 ServiceAccount=1 ClusterRole=2 \
-  ClusterRoleBinding=1 Role=1 RoleBinding=1 Service=1 ServiceMonitor=0
+expect_kinds "$TMP/default.yaml" CustomResourceDefinition=1 Deployment=1 ServiceAccount=1 ClusterRole=3 \
+  ClusterRoleBinding=2 Role=1 RoleBinding=1 Service=1 ServiceMonitor=0
 grep -q 'helm.sh/resource-policy: keep' "$TMP/default.yaml" || fail "CRD lacks helm.sh/resource-policy: keep"
-grep -q 'name: ballast-balancer' "$TMP/default.yaml" || fail "ballast-balancer ClusterRole missing"
+grep -q 'name: t-ballast-balancer$' "$TMP/default.yaml" || fail "the balancer ClusterRole <fullname>-balancer is missing"
 grep -q 'image: "ghcr.io/ballast-dev/operator:0.1.0"' "$TMP/default.yaml" || fail "operator image does not default its tag to appVersion"
-for e in BALLAST_SIDECAR_IMAGE BALLAST_BALANCER_IMAGE QUARKUS_LOG_LEVEL; do
+for e in BALLAST_SIDECAR_IMAGE BALLAST_BALANCER_IMAGE QUARKUS_LOG_LEVEL BALLAST_BALANCER_CLUSTER_ROLE BALLAST_LEASE_NAME \
+         BALLAST_WATCH_NAMESPACES; do
   grep -q "name: $e" "$TMP/default.yaml" || fail "operator env $e missing"
 done
 render --show-only templates/deployment.yaml >"$TMP/deploy.yaml"
@@ -86,8 +87,37 @@ done
 ok "template: serviceMonitor, probes, scheduling, extraEnv"
 
 render --set fullnameOverride=acme >"$TMP/names.yaml" || fail "template fullnameOverride"
-grep -q 'name: acme-operator' "$TMP/names.yaml" || fail "fullnameOverride not applied to the ClusterRole"
-ok "template: fullnameOverride"
+for n in acme-operator acme-operator-cluster acme-balancer; do
+  grep -q "name: $n\$" "$TMP/names.yaml" || fail "fullnameOverride not applied to the ClusterRole $n"
+done
+grep -A1 'name: BALLAST_BALANCER_CLUSTER_ROLE' "$TMP/names.yaml" | grep -q 'value: "acme-balancer"' \
+  || fail "the operator is not told the release's balancer ClusterRole"
+grep -A1 'name: BALLAST_LEASE_NAME' "$TMP/names.yaml" | grep -q 'value: "acme"' || fail "the Lease is not named after the release"
+grep -B1 -A1 'resourceNames:' "$TMP/names.yaml" | grep -q 'acme-balancer' || fail "bind is not limited to acme-balancer"
+ok "template: fullnameOverride names every cluster-scoped object and the Lease after the release"
+
+# Least privilege: the operator may get (by name), create and update Secrets, never list or watch them; NetworkPolicies
+# only in the namespaced role; the balancer reads no Secret and no pod.
+render --show-only templates/rbac-operator.yaml >"$TMP/rbac-op.yaml"
+grep -B2 'resources: \[secrets\]' "$TMP/rbac-op.yaml" >/dev/null || fail "no Secret rule"
+[[ "$(grep -A1 'resources: \[secrets\]' "$TMP/rbac-op.yaml" | tail -1 | tr -d ' ')" == "verbs:[get,create,update]" ]] \
+  || fail "the operator's Secret verbs are not exactly get, create, update"
+awk '/^kind: ClusterRole$/{getline; getline; name=$2} /networkpolicies/{print name}' "$TMP/rbac-op.yaml" \
+  | grep -qx 't-ballast-operator' || fail "networkpolicies are not in the namespaced ClusterRole t-ballast-operator"
+render --show-only templates/rbac-balancer.yaml >"$TMP/rbac-bal.yaml"
+grep -Eq 'secrets|pods' "$TMP/rbac-bal.yaml" && fail "the balancer's ClusterRole names secrets or pods"
+ok "rbac: operator Secrets get/create/update only, NetworkPolicies namespaced; balancer without secrets or pods"
+
+# watchNamespaces: the namespaced permissions only in those namespaces; the cluster-wide reads stay.
+render --set 'watchNamespaces={team-a,team-b}' >"$TMP/watch.yaml" || fail "template watchNamespaces"
+expect_kinds "$TMP/watch.yaml" ClusterRole=3 ClusterRoleBinding=1 Role=1 RoleBinding=3
+for ns in team-a team-b; do
+  grep -B3 -A8 'kind: RoleBinding' "$TMP/watch.yaml" | grep -q "namespace: $ns" || fail "no RoleBinding in $ns"
+done
+grep -A1 'name: BALLAST_WATCH_NAMESPACES' "$TMP/watch.yaml" | grep -q 'value: "team-a,team-b"' \
+  || fail "watchNamespaces not passed to the operator"
+grep -q 'name: t-ballast-operator-cluster' "$TMP/watch.yaml" || fail "the cluster-wide reads are missing"
+ok "template: watchNamespaces binds the operator in those namespaces only"
 
 if render --set metrics.enabled=false --set metrics.serviceMonitor.enabled=true >/dev/null 2>"$TMP/err"; then
   fail "serviceMonitor without metrics Service was accepted"
@@ -124,5 +154,7 @@ reject "an out-of-range port" --set metrics.port=70000
 reject "a malformed resource quantity" --set resources.requests.cpu=lots
 reject "an unknown toleration field" --set 'tolerations[0].keyy=a'
 reject "a malformed duration" --set metrics.serviceMonitor.interval=often
+reject "a namespace name that is not a DNS label" --set 'watchNamespaces={Team_A}'
+reject "a namespace listed twice" --set 'watchNamespaces={a,a}'
 
 echo "PASS: $pass checks"

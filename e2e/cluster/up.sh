@@ -5,6 +5,7 @@
 # pod stages skipping pods labelled ballast.dev/role=worker|balancer (kwok-stages.yaml).
 #   BALLAST_CACHE, BALLAST_CLUSTER (default ballast); node layout env: see nodes.sh.
 #   BALLAST_SKIP_BUILD=1  don't run build.sh first (it is a no-op when the binaries are current).
+#   BALLAST_KWOK_ALL_PODS=1  KWOK plays Ballast's pods too (scale runs, without the process kubelet).
 # Prints the kubeconfig path at the end; `eval "$(e2e/cluster/env.sh)"` exports it.
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -35,7 +36,16 @@ healthy() { [[ -f "$KUBECONFIG" ]] && kubectl get --raw /readyz >/dev/null 2>&1;
 clusters="$(kwokctl get clusters 2>/dev/null || true)"
 # kwokctl copies the stages into the cluster at creation; a cluster made from an older
 # kwok-stages.yaml would silently apply old pod semantics, so it is recreated.
-STAGES_SUM="$(sha256sum "$HERE/kwok-stages.yaml" | cut -d' ' -f1)"
+STAGES="$HERE/kwok-stages.yaml"
+if [[ "${BALLAST_KWOK_ALL_PODS:-0}" == 1 ]]; then
+  # scale runs (bin/ballast scale): KWOK plays every pod, Ballast's too, and no process kubelet runs: the same stages
+  # without the Ballast exclusion
+  STAGES="$KWOK_WORKDIR/ballast-stages-all-pods.yaml"
+  mkdir -p "$KWOK_WORKDIR"
+  sed "/# Ballast: Ballast's own pods/,/- 'balancer'/d" "$HERE/kwok-stages.yaml" >"$STAGES"
+  ! grep -q 'labels\["ballast.dev/role"\]' "$STAGES" || die "could not remove the Ballast exclusion from kwok-stages.yaml"
+fi
+STAGES_SUM="$(sha256sum "$STAGES" | cut -d' ' -f1)"
 SUM_FILE="$KWOK_WORKDIR/clusters/$NAME/ballast-stages.sha256"
 if grep -qx "$NAME" <<<"$clusters" && [[ "$(cat "$SUM_FILE" 2>/dev/null)" != "$STAGES_SUM" ]]; then
   log "cluster '$NAME' was created from a different kwok-stages.yaml; recreating it"
@@ -57,7 +67,7 @@ else
   kwokctl create cluster \
     --name "$NAME" \
     --runtime binary \
-    --config "$HERE/kwok-stages.yaml" \
+    --config "$STAGES" \
     --kube-authorization=true \
     --kube-admission=true \
     --kubeconfig "" \

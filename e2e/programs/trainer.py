@@ -26,6 +26,20 @@ def wait_for_sidecar():
             time.sleep(0.2)
 
 
+def wait_for_world(client, generation):
+    """Waits until the sidecar serves this pod's world (a trainer reads the live world before its first step); the
+    balancer sends a world's first plan ahead of the world, so a plan made from the load history is adopted at step 0."""
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        try:
+            if client.world().get("generation") == generation:
+                return
+        except Exception:  # noqa: BLE001 - 503 until the balancer sent the world, or not up yet
+            pass
+        time.sleep(0.1)
+    print(f"sidecar did not serve world generation {generation} within 60s; starting anyway", flush=True)
+
+
 def drive_data_path(spec):
     """BALLAST_TEST_LOADS="layers,experts,step_ms": every step, adopt plans by the adoption rule and report one
     skewed load per local GPU rank through the Python client, as a trainer does between optimizer steps.
@@ -47,6 +61,7 @@ def drive_data_path(spec):
         weights.append([x / total for x in w])
     noise = random.Random(node_rank)
     client = SidecarClient()
+    wait_for_world(client, generation)
     adopter = PlanAdopter(client, lambda values: values, generation)
     tokens = 8192 * 8
     step = 0
@@ -72,13 +87,16 @@ def training_loop(spec):
 
 
 def main():
-    if not wait_for_sidecar():
+    with_sidecar = "BALLAST_SIDECAR_URL" in os.environ  # absent with balancer.mode: off (no sidecar at all)
+    if with_sidecar and not wait_for_sidecar():
         return 2
     rank = os.environ.get("NODE_RANK")
     print(f"stand-in trainer: node rank {rank} of {os.environ.get('NNODES')}, master {os.environ.get('MASTER_ADDR')}",
           flush=True)
     loads = os.environ.get("BALLAST_TEST_LOADS")
-    if loads:
+    if not with_sidecar:
+        print("stand-in trainer: no sidecar (balancer.mode off): the static expert layout", flush=True)
+    elif loads:
         threading.Thread(target=training_loop, args=(loads,), name="training-loop", daemon=True).start()
     run = os.environ.get("BALLAST_TEST_RUN_SECONDS")
     if run is None:

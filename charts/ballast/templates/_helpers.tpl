@@ -51,3 +51,8 @@ app.kubernetes.io/component: operator
 {{- $img := index . 0 }}{{- $root := index . 1 }}
 {{- printf "%s:%s" $img.repository (default $root.Chart.AppVersion $img.tag) }}
 {{- end }}
+
+{{/* The ClusterRole every job's balancer is bound to; named after the release so that releases never share it. */}}
+{{- define "ballast.balancerClusterRole" -}}
+{{- printf "%s-balancer" (include "ballast.fullname" .) | trunc 63 | trimSuffix "-" }}
+{{- end }}

@@ -7,18 +7,58 @@ import java.util.List;
  * CRD schema class declares the same fields (checked by a test on the operator side). planVersion is the newest plan
  * every rank has adopted ("g.0": the static layout of generation g); planSequence is the reserved high-water mark of
  * plan sequences (a restarted balancer starts above it). heartbeat (null until the first step) is the progress the
- * operator's progress deadline reads (docs/elastic.md). JSON form: {@link BalancerStatusJson}.
+ * operator's progress deadline reads (docs/elastic.md). planError (empty when none) says why the balancer cannot plan
+ * the current world; the operator turns it into a condition. firstPlan (null until the generation's first plan is
+ * published) records where that plan came from and how many steps the world ran before every rank adopted it.
+ * JSON form: {@link BalancerStatusJson}.
  */
 public record BalancerStatus(String planVersion, long planSequence, long adoptedAtStep, double imbalanceBefore,
-                             double imbalanceAfter, double predictedSpeedup, StepHeartbeat heartbeat) {
+                             double imbalanceAfter, double predictedSpeedup, StepHeartbeat heartbeat, String planError,
+                             FirstPlan firstPlan) {
 
     /** The newest step every rank reported, of which world generation, and when the balancer first saw it (RFC 3339). */
     public record StepHeartbeat(long generation, long step, String at) {
     }
 
+    /**
+     * The first plan of world generation {@code generation}: {@code source} is {@link #FROM_HISTORY} when it was
+     * computed from the load history before the world's first step was seen, {@link #FROM_STEPS} when from this
+     * world's own steps; {@code steps} is the adoption step minus the world's first step (0: adopted at the first
+     * step), -1 until every rank adopted it.
+     */
+    public record FirstPlan(long generation, String source, long steps) {
+        public FirstPlan adoptedAfter(long steps) {
+            return new FirstPlan(generation, source, steps);
+        }
+    }
+
+    public static final String FROM_HISTORY = "history";
+    public static final String FROM_STEPS = "steps";
+
+    /** A status without a plan error or a first plan. */
+    public BalancerStatus(String planVersion, long planSequence, long adoptedAtStep, double imbalanceBefore,
+                          double imbalanceAfter, double predictedSpeedup, StepHeartbeat heartbeat) {
+        this(planVersion, planSequence, adoptedAtStep, imbalanceBefore, imbalanceAfter, predictedSpeedup, heartbeat, "",
+                null);
+    }
+
+    public BalancerStatus {
+        planError = planError == null ? "" : planError;
+    }
+
     public BalancerStatus withHeartbeat(StepHeartbeat beat) {
         return new BalancerStatus(planVersion, planSequence, adoptedAtStep, imbalanceBefore, imbalanceAfter,
-                predictedSpeedup, beat);
+                predictedSpeedup, beat, planError, firstPlan);
+    }
+
+    public BalancerStatus withPlanError(String error) {
+        return new BalancerStatus(planVersion, planSequence, adoptedAtStep, imbalanceBefore, imbalanceAfter,
+                predictedSpeedup, heartbeat, error, firstPlan);
+    }
+
+    public BalancerStatus withFirstPlan(FirstPlan first) {
+        return new BalancerStatus(planVersion, planSequence, adoptedAtStep, imbalanceBefore, imbalanceAfter,
+                predictedSpeedup, heartbeat, planError, first);
     }
 
     public static final String PLAN_VERSION = "planVersion";
@@ -30,7 +70,15 @@ public record BalancerStatus(String planVersion, long planSequence, long adopted
     public static final String LAST_STEP_GENERATION = "lastStepGeneration";
     public static final String LAST_STEP = "lastStep";
     public static final String LAST_STEP_TIME = "lastStepTime";
-    /** The field names in their encoding order (the last three only once there is a heartbeat). */
+    public static final String PLAN_ERROR = "planError";
+    public static final String FIRST_PLAN_GENERATION = "firstPlanGeneration";
+    public static final String FIRST_PLAN_SOURCE = "firstPlanSource";
+    public static final String FIRST_PLAN_STEPS = "firstPlanSteps";
+    /**
+     * The field names in their encoding order: the heartbeat's three only once there is one, planError only when
+     * set, the first plan's generation and source once it is published, its steps once every rank adopted it.
+     */
     public static final List<String> FIELDS = List.of(PLAN_VERSION, PLAN_SEQUENCE, ADOPTED_AT_STEP, IMBALANCE_BEFORE,
-            IMBALANCE_AFTER, PREDICTED_SPEEDUP, LAST_STEP_GENERATION, LAST_STEP, LAST_STEP_TIME);
+            IMBALANCE_AFTER, PREDICTED_SPEEDUP, LAST_STEP_GENERATION, LAST_STEP, LAST_STEP_TIME, PLAN_ERROR,
+            FIRST_PLAN_GENERATION, FIRST_PLAN_SOURCE, FIRST_PLAN_STEPS);
 }

@@ -9,11 +9,15 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 import static dev.ballast.contracts.status.BalancerStatus.ADOPTED_AT_STEP;
+import static dev.ballast.contracts.status.BalancerStatus.FIRST_PLAN_GENERATION;
+import static dev.ballast.contracts.status.BalancerStatus.FIRST_PLAN_SOURCE;
+import static dev.ballast.contracts.status.BalancerStatus.FIRST_PLAN_STEPS;
 import static dev.ballast.contracts.status.BalancerStatus.IMBALANCE_AFTER;
 import static dev.ballast.contracts.status.BalancerStatus.IMBALANCE_BEFORE;
 import static dev.ballast.contracts.status.BalancerStatus.LAST_STEP;
 import static dev.ballast.contracts.status.BalancerStatus.LAST_STEP_GENERATION;
 import static dev.ballast.contracts.status.BalancerStatus.LAST_STEP_TIME;
+import static dev.ballast.contracts.status.BalancerStatus.PLAN_ERROR;
 import static dev.ballast.contracts.status.BalancerStatus.PLAN_SEQUENCE;
 import static dev.ballast.contracts.status.BalancerStatus.PLAN_VERSION;
 import static dev.ballast.contracts.status.BalancerStatus.PREDICTED_SPEEDUP;
@@ -40,6 +44,16 @@ public final class BalancerStatusJson {
             m.put(LAST_STEP, s.heartbeat().step());
             m.put(LAST_STEP_TIME, s.heartbeat().at());
         }
+        if (!s.planError().isEmpty()) {
+            m.put(PLAN_ERROR, s.planError());
+        }
+        if (s.firstPlan() != null) {
+            m.put(FIRST_PLAN_GENERATION, s.firstPlan().generation());
+            m.put(FIRST_PLAN_SOURCE, s.firstPlan().source());
+            if (s.firstPlan().steps() >= 0) {
+                m.put(FIRST_PLAN_STEPS, s.firstPlan().steps());
+            }
+        }
         return m;
     }
 
@@ -64,9 +78,15 @@ public final class BalancerStatusJson {
                 ? new BalancerStatus.StepHeartbeat(JsonFields.requireLong(m, LAST_STEP_GENERATION),
                         JsonFields.requireLong(m, LAST_STEP), JsonFields.requireString(m, LAST_STEP_TIME))
                 : null;
+        BalancerStatus.FirstPlan first = m.containsKey(FIRST_PLAN_GENERATION)
+                ? new BalancerStatus.FirstPlan(JsonFields.requireLong(m, FIRST_PLAN_GENERATION),
+                        JsonFields.requireString(m, FIRST_PLAN_SOURCE),
+                        m.containsKey(FIRST_PLAN_STEPS) ? JsonFields.requireLong(m, FIRST_PLAN_STEPS) : -1)
+                : null;
         return new BalancerStatus(JsonFields.requireString(m, PLAN_VERSION), JsonFields.requireLong(m, PLAN_SEQUENCE),
                 JsonFields.requireLong(m, ADOPTED_AT_STEP), ratio(m, IMBALANCE_BEFORE), ratio(m, IMBALANCE_AFTER),
-                ratio(m, PREDICTED_SPEEDUP), beat);
+                ratio(m, PREDICTED_SPEEDUP), beat, m.containsKey(PLAN_ERROR) ? JsonFields.requireString(m, PLAN_ERROR) : "",
+                first);
     }
 
     /** The persisted plan-sequence high-water mark of a status.balancer as read back (absent: 0). */

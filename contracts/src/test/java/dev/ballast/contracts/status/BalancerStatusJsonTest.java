@@ -12,14 +12,16 @@ class BalancerStatusJsonTest {
     @Test
     void encodesEveryFieldInOrderWithRatiosToFourDecimals() {
         var beat = new BalancerStatus.StepHeartbeat(3, 4210, "2026-12-03T19:00:00Z");
-        BalancerStatus s = new BalancerStatus("3.17", 128, 4200, 1.234567, 1.05, 1.17449, beat);
+        BalancerStatus s = new BalancerStatus("3.17", 128, 4200, 1.234567, 1.05, 1.17449, beat, "x",
+                new BalancerStatus.FirstPlan(3, BalancerStatus.FROM_STEPS, 2));
         assertThat(BalancerStatusJson.fields(s).keySet()).containsExactlyElementsOf(BalancerStatus.FIELDS);
         String json = BalancerStatusJson.encode(s);
         assertThat(json).isEqualTo("{\"planVersion\":\"3.17\",\"planSequence\":128,\"adoptedAtStep\":4200,"
                 + "\"imbalanceBefore\":1.2346,\"imbalanceAfter\":1.05,\"predictedSpeedup\":1.1745,"
-                + "\"lastStepGeneration\":3,\"lastStep\":4210,\"lastStepTime\":\"2026-12-03T19:00:00Z\"}");
-        assertThat(BalancerStatusJson.decode(json))
-                .isEqualTo(new BalancerStatus("3.17", 128, 4200, 1.2346, 1.05, 1.1745, beat));
+                + "\"lastStepGeneration\":3,\"lastStep\":4210,\"lastStepTime\":\"2026-12-03T19:00:00Z\","
+                + "\"planError\":\"x\",\"firstPlanGeneration\":3,\"firstPlanSource\":\"steps\",\"firstPlanSteps\":2}");
+        assertThat(BalancerStatusJson.decode(json)).isEqualTo(new BalancerStatus("3.17", 128, 4200, 1.2346, 1.05,
+                1.1745, beat, "x", new BalancerStatus.FirstPlan(3, BalancerStatus.FROM_STEPS, 2)));
     }
 
     @Test
@@ -36,5 +38,20 @@ class BalancerStatusJsonTest {
         assertThat(BalancerStatusJson.planSequence(null)).isZero();
         assertThatThrownBy(() -> BalancerStatusJson.decode("{\"planVersion\":\"1.0\",\"planSequence\":1}"))
                 .isInstanceOf(JsonException.class).hasMessageContaining("adoptedAtStep");
+    }
+
+    @Test
+    void carriesThePlanErrorAndTheFirstPlanOnlyWhenThereAreSome() {
+        BalancerStatus s = new BalancerStatus("2.0", 8, -1, 1.0, 1.0, 1.0, null)
+                .withPlanError("cannot plan world generation 2: too small")
+                .withFirstPlan(new BalancerStatus.FirstPlan(2, BalancerStatus.FROM_HISTORY, -1));
+        String json = BalancerStatusJson.encode(s);
+        assertThat(json).endsWith(",\"planError\":\"cannot plan world generation 2: too small\","
+                + "\"firstPlanGeneration\":2,\"firstPlanSource\":\"history\"}");
+        assertThat(BalancerStatusJson.decode(json)).isEqualTo(s);
+        BalancerStatus adopted = s.withPlanError("").withFirstPlan(s.firstPlan().adoptedAfter(0));
+        assertThat(BalancerStatusJson.fields(adopted)).doesNotContainKey(BalancerStatus.PLAN_ERROR)
+                .containsEntry(BalancerStatus.FIRST_PLAN_STEPS, 0L);
+        assertThat(BalancerStatusJson.decode(BalancerStatusJson.encode(adopted))).isEqualTo(adopted);
     }
 }

@@ -39,6 +39,8 @@ public final class BallastEnvironment implements AutoCloseable {
   private int operatorStarts;
   private Path operatorKubeconfig;
   private ProcessKubelet kubelet;
+  private Map<String, String> clusterEnv = Map.of();
+  private boolean runKubelet = true;
 
   public BallastEnvironment(Path root, String cluster, Path logs) {
     this.root = root.toAbsolutePath().normalize();
@@ -52,6 +54,23 @@ public final class BallastEnvironment implements AutoCloseable {
   public static Path repositoryRoot() {
     String prop = System.getProperty("ballast.root");
     return prop != null ? Path.of(prop) : Path.of("").toAbsolutePath().getParent();
+  }
+
+  /**
+   * For a scale run: the cluster's layout (e2e/cluster/nodes.sh variables) and KWOK playing every pod, Ballast's too
+   * (BALLAST_KWOK_ALL_PODS), so no process kubelet runs. Call before {@link #start()}.
+   */
+  public BallastEnvironment simulatedPods(Map<String, String> nodeLayout) {
+    Map<String, String> env = new HashMap<>(nodeLayout);
+    env.put("BALLAST_KWOK_ALL_PODS", "1");
+    this.clusterEnv = Map.copyOf(env);
+    this.runKubelet = false;
+    return this;
+  }
+
+  /** The operator's process id (to read its CPU time), or -1 when it does not run. */
+  public long operatorPid() {
+    return operator != null && operator.isAlive() ? operator.pid() : -1;
   }
 
   public Path kubeconfig() {
@@ -91,7 +110,7 @@ public final class BallastEnvironment implements AutoCloseable {
     step("installing the Helm chart into " + NAMESPACE, () -> helm("upgrade", "--install", RELEASE,
         root.resolve("charts/ballast").toString(), "--namespace", NAMESPACE, "--create-namespace", "--set", "replicaCount=0", "--wait",
         "--timeout", "2m"));
-    step("starting the process kubelet for Ballast pods", this::startKubelet);
+    if (runKubelet) step("starting the process kubelet for Ballast pods", this::startKubelet);
     step("starting the operator with the chart's ServiceAccount credentials", () -> startOperator(Map.of()));
     return this;
   }
@@ -118,7 +137,7 @@ public final class BallastEnvironment implements AutoCloseable {
   private Cmd.Result script(Duration timeout, String script, String... args) {
     List<String> cmd = new ArrayList<>(List.of(root.resolve(script).toString()));
     cmd.addAll(List.of(args));
-    Map<String, String> env = new HashMap<>();
+    Map<String, String> env = new HashMap<>(clusterEnv);
     env.put("BALLAST_CLUSTER", cluster);
     Cmd.Result r = Cmd.run(root, env, timeout, cmd, null).ok();
     try {
@@ -137,13 +156,16 @@ public final class BallastEnvironment implements AutoCloseable {
     }
   }
 
-  /** A kubeconfig holding a token of the chart's ServiceAccount: the operator runs with exactly the chart's RBAC. */
-  private Path writeOperatorKubeconfig() throws IOException {
-    String sa = admin.serviceAccounts().inNamespace(NAMESPACE).withLabel("app.kubernetes.io/instance", RELEASE)
+  /**
+   * A kubeconfig holding a token of {@code release}'s ServiceAccount in {@code namespace}: an operator run with it
+   * has exactly that release's RBAC.
+   */
+  public Path releaseKubeconfig(String release, String namespace) throws IOException {
+    String sa = admin.serviceAccounts().inNamespace(namespace).withLabel("app.kubernetes.io/instance", release)
         .list().getItems().stream().map(s -> s.getMetadata().getName()).findFirst()
-        .orElseThrow(() -> new IllegalStateException("the chart created no ServiceAccount in " + NAMESPACE));
-    String token = kubectl("create", "token", sa, "-n", NAMESPACE, "--duration", "24h").ok().stdout().strip();
-    Path file = logs.resolve("operator-kubeconfig.yaml");
+        .orElseThrow(() -> new IllegalStateException("release " + release + " created no ServiceAccount in " + namespace));
+    String token = kubectl("create", "token", sa, "-n", namespace, "--duration", "24h").ok().stdout().strip();
+    Path file = logs.resolve(release + "-operator-kubeconfig.yaml");
     // the admin kubeconfig's server and CA, with the ServiceAccount's token as the user
     String view = kubectl("config", "view", "--raw", "--minify", "--flatten", "-o",
         "jsonpath={.clusters[0].cluster.server} {.clusters[0].cluster.certificate-authority-data}").ok().stdout();
@@ -164,44 +186,67 @@ public final class BallastEnvironment implements AutoCloseable {
   public void startOperator(Map<String, String> extraEnv) {
     if (operator != null && operator.isAlive()) throw new IllegalStateException("the operator is running already");
     try {
-      Path jar = root.resolve("operator/target/quarkus-app/quarkus-run.jar");
-      if (!Files.exists(jar)) {
-        throw new IllegalStateException(jar + " is missing: build it with ./mvnw -pl operator -am package");
-      }
-      Path log = logs.resolve("operator.log");
+      if (operatorKubeconfig == null) operatorKubeconfig = releaseKubeconfig(RELEASE, NAMESPACE);
       operatorStarts++;
-      Files.writeString(log, "==== operator start " + operatorStarts + " " + extraEnv + "\n",
-          java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
-      long offset = Files.size(log);
-      ProcessBuilder pb = new ProcessBuilder(javaBinary(), "-Xmx512m", "-Dquarkus.http.port=0", "-jar", jar.toString())
-          .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
-      if (operatorKubeconfig == null) operatorKubeconfig = writeOperatorKubeconfig();
-      pb.environment().put("KUBECONFIG", operatorKubeconfig.toString());
-      pb.environment().put("BALLAST_PENDING_RETRY_SECONDS", "3");
-      pb.environment().put("HOSTNAME", "e2e-operator-" + operatorStarts);
-      // what the chart's POD_NAMESPACE gives the operator for its jobs' NetworkPolicies (without turning on the
-      // leader election POD_NAMESPACE would)
-      pb.environment().put("BALLAST_OPERATOR_NAMESPACE", NAMESPACE);
-      pb.environment().putAll(extraEnv);
-      operator = pb.start();
+      operator = launchOperator(operatorKubeconfig, NAMESPACE, logs.resolve("operator.log"),
+          "e2e-operator-" + operatorStarts, extraEnv);
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /**
+   * Starts the operator of another release as its chart's Deployment would run it: with a token of that release's
+   * ServiceAccount and {@code extraEnv} (the Deployment's BALLAST_* settings); its log is {@code <release>-operator.log}.
+   * The caller stops it.
+   */
+  public Process startReleaseOperator(String release, String namespace, Map<String, String> extraEnv) {
+    try {
+      return launchOperator(releaseKubeconfig(release, namespace), namespace, logs.resolve(release + "-operator.log"),
+          release + "-operator", extraEnv);
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** @param namespace the release's namespace, for its jobs' NetworkPolicies (what the chart's POD_NAMESPACE gives) */
+  private Process launchOperator(Path kubeconfig, String namespace, Path log, String hostname,
+      Map<String, String> extraEnv)
+      throws IOException {
+    Path jar = root.resolve("operator/target/quarkus-app/quarkus-run.jar");
+    if (!Files.exists(jar)) {
+      throw new IllegalStateException(jar + " is missing: build it with ./mvnw -pl operator -am package");
+    }
+    Files.writeString(log, "==== operator start " + hostname + " " + extraEnv + "\n",
+        java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
+    long offset = Files.size(log);
+    ProcessBuilder pb = new ProcessBuilder(javaBinary(), "-Xmx512m", "-Dquarkus.http.port=0", "-jar", jar.toString())
+        .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+    pb.environment().put("KUBECONFIG", kubeconfig.toString());
+    pb.environment().put("BALLAST_PENDING_RETRY_SECONDS", "3");
+    pb.environment().put("HOSTNAME", hostname);
+    // not POD_NAMESPACE itself, which would turn on leader election
+    pb.environment().put("BALLAST_OPERATOR_NAMESPACE", namespace);
+    pb.environment().putAll(extraEnv);
+    Process process = pb.start();
+    try {
       Instant deadline = Instant.now().plusSeconds(120);
       while (Instant.now().isBefore(deadline)) {
         byte[] bytes = Files.readAllBytes(log);
         String output = new String(bytes, (int) offset, bytes.length - (int) offset, java.nio.charset.StandardCharsets.UTF_8);
-        if (!operator.isAlive()) {
-          if (operator.exitValue() == CHAOS_EXIT) return; // its chaos hook ended it early: awaitOperatorExit says so
-          throw new IllegalStateException("the operator exited with " + operator.exitValue() + ":\n" + output);
+        if (!process.isAlive()) {
+          if (process.exitValue() == CHAOS_EXIT) return process; // its chaos hook ended it early: awaitOperatorExit says so
+          throw new IllegalStateException("the operator exited with " + process.exitValue() + ":\n" + output);
         }
-        if (output.contains("Connected to Kubernetes")) return;
+        if (output.contains("Connected to Kubernetes")) return process;
         Thread.sleep(250);
       }
-      throw new IllegalStateException("the operator did not start within 120s:\n" + Files.readString(log));
-    } catch (IOException e) {
-      throw new IllegalStateException(e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException(e);
     }
+    process.destroyForcibly();
+    throw new IllegalStateException("the operator did not start within 120s:\n" + Files.readString(log));
   }
 
   /** Kills the operator process with SIGKILL (nothing of it runs on) and waits until it is gone. */

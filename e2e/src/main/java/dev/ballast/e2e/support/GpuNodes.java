@@ -2,6 +2,7 @@ package dev.ballast.e2e.support;
 
 import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.api.model.NodeConditionBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -18,7 +19,10 @@ import java.util.Map;
 public final class GpuNodes {
   public static final String POOL_LABEL = "ballast.dev/e2e-pool";
   public static final String OUT_OF_SERVICE = "node.kubernetes.io/out-of-service";
-  private static final String KWOK_MANAGED = "kwok.x-k8s.io/node";
+  /** KWOK's node stages skip a node with this annotation "down" (e2e/cluster/gen-kwok-stages.sh). */
+  private static final String KUBELET_DOWN = "ballast.dev/e2e-kubelet=down";
+  /** How long a written NotReady must hold before KWOK is known to have let go of the node. */
+  private static final Duration SETTLE = Duration.ofSeconds(2);
 
   private final BallastEnvironment env;
   private final String pool;
@@ -81,11 +85,39 @@ public final class GpuNodes {
   /**
    * The node's kubelet dies with its processes (so pods deleted there stay Terminating), KWOK stops
    * heartbeating it, and its Ready condition turns False at once (as a kubelet reports before it goes,
-   * or as the node controller sets Unknown after its grace period). Returns when the condition was written.
+   * or as the node controller sets Unknown after its grace period). Returns when the condition was written
+   * for good: KWOK, until its watch sees the node's annotation, still sets a node that is not Ready back to
+   * Ready at once, so the condition is written again until it stays False for {@link #SETTLE}.
    */
   public Instant notReady(String node) {
     env.kubelet().nodeDown(node);
-    env.kubectl("annotate", "node", node, KWOK_MANAGED + "-").ok();
+    env.kubectl("annotate", "node", node, KUBELET_DOWN, "--overwrite").ok();
+    Instant written = writeNotReady(node);
+    Instant stable = written.plus(SETTLE);
+    int rewrites = 0;
+    while (Instant.now().isBefore(stable)) {
+      sleep(Duration.ofMillis(200));
+      if (isReady(node)) {
+        if (++rewrites > 10) throw new IllegalStateException("node " + node + " keeps turning Ready (KWOK still manages it)");
+        written = writeNotReady(node);
+        stable = written.plus(SETTLE);
+      }
+    }
+    return written;
+  }
+
+  /** Writes Ready=False, again on a conflict (KWOK and the node controller write the node too). */
+  private Instant writeNotReady(String node) {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return tryWriteNotReady(node);
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != 409 || attempt == 10) throw e;
+      }
+    }
+  }
+
+  private Instant tryWriteNotReady(String node) {
     String now = Instant.now().toString();
     env.admin().nodes().withName(node).editStatus(n -> {
       List<NodeCondition> conditions = new ArrayList<>(n.getStatus().getConditions());
@@ -97,6 +129,21 @@ public final class GpuNodes {
       return n;
     });
     return Instant.parse(now);
+  }
+
+  private boolean isReady(String node) {
+    var n = env.admin().nodes().withName(node).get();
+    return n != null && n.getStatus().getConditions().stream()
+        .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
+  }
+
+  private static void sleep(Duration d) {
+    try {
+      Thread.sleep(d.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while making a node NotReady", e);
+    }
   }
 
   /** Taints the node out-of-service: its pods may now be force-deleted (the node is known to be off). */

@@ -22,9 +22,14 @@ public final class Jobs {
 
   /** Starts the test class's namespace afresh, so a re-run on a kept cluster (-Dballast.e2e.keep=true) sees no old jobs. */
   public Jobs(BallastEnvironment env, Class<?> testClass) {
+    this(env, namespaceFor(testClass));
+  }
+
+  /** The same, in a namespace of the test's choosing (a test that needs more than one). */
+  public Jobs(BallastEnvironment env, String namespace) {
     this.env = env;
     this.client = env.admin();
-    this.namespace = namespaceFor(testClass);
+    this.namespace = namespace;
     if (client.namespaces().withName(namespace).get() != null) {
       client.namespaces().withName(namespace).delete();
       client.namespaces().withName(namespace).waitUntilCondition(Objects::isNull, 2, TimeUnit.MINUTES);
@@ -75,6 +80,31 @@ public final class Jobs {
           parallelism: {expert: %d}
           model: {moeLayers: 16, experts: 64, topK: 8}
         """.formatted(name, trainerFields, min, max, gpusPerWorker, expert);
+  }
+
+  /**
+   * Two workers of 4 GPUs in one expert group of 8, a small model (4 layers of 16 experts), whose stand-in
+   * trainers report skewed loads every 100 ms through the Python client and follow the balancer's plans;
+   * {@code balancerFields}: more fields of spec.balancer after {@code replanEverySteps: 20} (e.g. ", mode: x").
+   */
+  public static String reportingManifest(String name, String balancerFields) {
+    return """
+        apiVersion: ballast.dev/v1alpha1
+        kind: TrainingJob
+        metadata: {name: %s}
+        spec:
+          template:
+            spec:
+              containers:
+              - name: trainer
+                image: registry.example/ballast-trainer:0.1.0
+                env: [{name: BALLAST_TEST_LOADS, value: "4,16,100"}]
+          workers: {min: 2, max: 2}
+          gpusPerWorker: 4
+          parallelism: {expert: 8}
+          model: {moeLayers: 4, experts: 16, topK: 2}
+          balancer: {replanEverySteps: 20%s}
+        """.formatted(name, balancerFields);
   }
 
   /**

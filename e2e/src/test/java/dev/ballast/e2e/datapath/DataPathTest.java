@@ -30,31 +30,44 @@ class DataPathTest {
   static final Duration WAIT = Duration.ofMinutes(3);
   final BallastEnvironment env;
   final Jobs jobs;
-  final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+  static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
   DataPathTest(BallastEnvironment env) {
     this.env = env;
     this.jobs = new Jobs(env, DataPathTest.class);
   }
 
-  String get(Pod pod, int port, String path) throws IOException, InterruptedException {
-    return send(pod, port, path, null).body();
+  /** GET of an agent's HTTP endpoint (the sidecar's trainer API, the balancer's dashboard) at the pod's address. */
+  static String get(Pod pod, int port, String path, String token) throws IOException, InterruptedException {
+    return send(pod, port, path, token).body();
   }
 
-  HttpResponse<String> send(Pod pod, int port, String path, String token) throws IOException, InterruptedException {
+  static HttpResponse<String> send(Pod pod, int port, String path, String token)
+      throws IOException, InterruptedException {
     var request = HttpRequest.newBuilder(URI.create("http://" + pod.getStatus().getPodIP() + ":" + port + path))
         .timeout(Duration.ofSeconds(5));
     if (token != null) request.header("Authorization", "Bearer " + token);
-    return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
   }
 
-  /** The job's token, from the Secret the operator created (what the dashboard presents to the balancer). */
+  /**
+   * The job's token, from the Secret the operator created (what a dashboard presents to the balancer), found through
+   * the balancer Deployment's own reference to it (the Secret's name carries the job's uid).
+   */
+  static String token(BallastEnvironment env, String namespace, String job) {
+    var secret = env.admin().apps().deployments().inNamespace(namespace).withName(job + "-balancer").get()
+        .getSpec().getTemplate().getSpec().getContainers().get(0).getEnv().stream()
+        .filter(e -> e.getName().equals("BALLAST_TOKEN")).findFirst().orElseThrow()
+        .getValueFrom().getSecretKeyRef();
+    return secretValue(env, namespace, secret.getName(), secret.getKey());
+  }
+
   String token(String job) {
-    return secretValue(job + "-sidecar-auth", "token");
+    return token(env, jobs.namespace(), job);
   }
 
-  String secretValue(String secret, String key) {
-    var s = env.admin().secrets().inNamespace(jobs.namespace()).withName(secret).get();
+  static String secretValue(BallastEnvironment env, String namespace, String secret, String key) {
+    var s = env.admin().secrets().inNamespace(namespace).withName(secret).get();
     return new String(java.util.Base64.getDecoder().decode(s.getData().get(key)), java.nio.charset.StandardCharsets.UTF_8);
   }
 
@@ -90,7 +103,7 @@ class DataPathTest {
 
     await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> {
       for (Pod worker : jobs.workers("wired")) {
-        assertThat(get(worker, 8470, "/healthz")).as("sidecar of %s", worker.getMetadata().getName())
+        assertThat(get(worker, 8470, "/healthz", null)).as("sidecar of %s", worker.getMetadata().getName())
             .contains("\"connected\":true");
       }
     });
@@ -107,7 +120,7 @@ class DataPathTest {
     assertThat(send(balancer, 8473, "/q/health/ready", null).statusCode()).isEqualTo(200);
 
     // the sidecars' stream is TLS: the balancer presents a certificate of the job's CA for its Service's name
-    String ca = secretValue("wired-balancer-tls", "ca.crt");
+    String ca = secretValue(env, jobs.namespace(), "wired-balancer-tls", "ca.crt");
     var presented = tlsHandshake(balancer, ca, "wired-balancer." + jobs.namespace() + ".svc");
     assertThat(presented.getSubjectX500Principal().getName()).contains("CN=wired-balancer." + jobs.namespace() + ".svc");
     assertThat(presented.getIssuerX500Principal().getName()).contains("ballast job CA " + jobs.namespace() + "/wired");
@@ -139,23 +152,7 @@ class DataPathTest {
   void trainersReportLoadsAndEveryRankAdoptsTheBalancersPlan() {
     // Stand-in trainers (e2e/programs/trainer.py) report a skewed load per GPU every 100 ms through the Python client
     // and follow plans by the adoption rule; the balancer re-plans every 20 steps.
-    jobs.apply("""
-        apiVersion: ballast.dev/v1alpha1
-        kind: TrainingJob
-        metadata: {name: looped}
-        spec:
-          template:
-            spec:
-              containers:
-              - name: trainer
-                image: registry.example/ballast-trainer:0.1.0
-                env: [{name: BALLAST_TEST_LOADS, value: "4,16,100"}]
-          workers: {min: 2, max: 2}
-          gpusPerWorker: 4
-          parallelism: {expert: 8}
-          model: {moeLayers: 4, experts: 16, topK: 2}
-          balancer: {replanEverySteps: 20}
-        """);
+    jobs.apply(Jobs.reportingManifest("looped", ""));
     await().atMost(WAIT).untilAsserted(() -> assertThat(jobs.phase("looped")).isEqualTo("Running"));
     await().atMost(WAIT).untilAsserted(() -> {
       @SuppressWarnings("unchecked")

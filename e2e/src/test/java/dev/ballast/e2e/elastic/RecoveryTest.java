@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
  * invariants are watched throughout.
  */
 @E2eTest
-@Tag("elastic") // opt-in until it passes on the integrated suite: see e2e/README.md
+@Tag("elastic") // the elastic scenarios alone: -Dballast.e2e.groups=elastic (e2e/README.md)
 class RecoveryTest extends ElasticScenario {
   RecoveryTest(BallastEnvironment env) {
     super(env);

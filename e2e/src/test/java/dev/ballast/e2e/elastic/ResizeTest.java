@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
  * node pool, so it alone decides the capacity its job sees; the world invariants are watched throughout.
  */
 @E2eTest
-@Tag("elastic") // opt-in until it passes on the integrated suite: see e2e/README.md
+@Tag("elastic") // the elastic scenarios alone: -Dballast.e2e.groups=elastic (e2e/README.md)
 class ResizeTest extends ElasticScenario {
   /** No cooldown between resizes and short voluntary stops, so a test sees several worlds quickly. */
   static final String FAST = "elastic: {cooldownSeconds: 0, checkpointTimeoutSeconds: 10}\nrecovery: {backoffSeconds: 1}";

@@ -74,6 +74,8 @@ class JobLifecycleTest {
       assertThat(jobs.phase("steady")).isEqualTo("Running");
       var balancer = env.admin().apps().deployments().inNamespace(jobs.namespace()).withName("steady-balancer").get();
       assertThat(balancer.getStatus().getReadyReplicas()).isEqualTo(1);
+      // the balancer described the world and the operator recorded its verdict: the last status write
+      assertThat(jobs.condition("steady", "Balancing")).isPresent();
     });
     Thread.sleep(3000); // let the last status writes settle
 
@@ -131,8 +133,10 @@ class JobLifecycleTest {
   void deletingAJobGarbageCollectsEverythingItOwned() {
     jobs.apply(manifest("collected", null, 0));
     await().atMost(WAIT).untilAsserted(() -> assertThat(jobs.phase("collected")).isEqualTo("Running"));
+    String secret = "Secret/collected-sidecar-auth-" + jobs.get("collected").getMetadata().getUid().replace("-", "")
+        .substring(0, 12);
     assertThat(versions("collected")).containsKeys("Service/collected", "ConfigMap/collected-world",
-        "Deployment/collected-balancer", "Secret/collected-sidecar-auth", "RoleBinding/collected-balancer",
+        "Deployment/collected-balancer", secret, "RoleBinding/collected-balancer",
         "ServiceAccount/collected-balancer", "Pod/collected-g1-w0", "Pod/collected-g1-w1");
 
     env.kubectl("delete", "tj", "collected", "-n", jobs.namespace(), "--wait=false").ok();

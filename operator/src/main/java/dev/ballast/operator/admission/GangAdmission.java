@@ -1,25 +1,35 @@
 package dev.ballast.operator.admission;
 
+import dev.ballast.operator.api.BindingBackoff;
 import dev.ballast.operator.api.TrainingJob;
 import dev.ballast.operator.api.TrainingJobSpec;
+import dev.ballast.operator.api.TrainingJobStatus;
 import dev.ballast.operator.config.OperatorSettings;
 import dev.ballast.operator.desired.WorkerPods;
 import dev.ballast.operator.observe.ClusterCache;
 import dev.ballast.operator.observe.ClusterCapacity;
 import dev.ballast.operator.observe.AdmissionView;
+import dev.ballast.operator.observe.ExistingJobs;
 import dev.ballast.operator.placement.GangPlacer;
 import dev.ballast.operator.placement.GangRequest;
 import dev.ballast.operator.placement.Placement;
 import dev.ballast.operator.placement.WorkerSlot;
 import dev.ballast.operator.world.Seat;
+import dev.ballast.operator.world.WorkerPodView;
 import dev.ballast.operator.world.World;
+import dev.ballast.operator.world.WorldLifecycle;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import org.jboss.logging.Logger;
 
 /**
@@ -27,7 +37,8 @@ import org.jboss.logging.Logger;
  * nodes. Serialized across jobs, so that a GPU is never promised to two jobs: capacity comes from the
  * informer caches ({@link ClusterCache}) plus the pods admission created that the cache does not show yet
  * ({@link Reservations}); a job placed a moment ago has its gated pods, with their promised nodes, in one
- * or the other.
+ * or the other. A promise counts only from a pod an existing TrainingJob controls ({@link ExistingJobs}), so a
+ * tenant's pod carrying the annotation holds nothing, and another release's jobs hold what they were promised.
  */
 public class GangAdmission {
   private static final Logger LOG = Logger.getLogger(GangAdmission.class);
@@ -36,7 +47,8 @@ public class GangAdmission {
   public sealed interface Result {
     record Admitted(World world) implements Result {}
 
-    record Unschedulable(String message) implements Result {}
+    /** @param reason the Admitted condition's reason, naming the short resource ({@link InsufficientRoom}) */
+    record Unschedulable(String reason, String message) implements Result {}
 
     /**
      * The API server refused a worker pod (admission, e.g. Pod Security, or validation); {@code message} is its
@@ -49,11 +61,13 @@ public class GangAdmission {
   private final OperatorSettings settings;
   private final Reservations reservations = new Reservations();
   private final AdmissionView view;
+  private final MeterRegistry metrics;
 
-  public GangAdmission(KubernetesClient client, OperatorSettings settings) {
+  public GangAdmission(KubernetesClient client, OperatorSettings settings, MeterRegistry metrics) {
     this.client = client;
     this.settings = settings;
-    this.view = new ClusterCache(client, pod -> reservations.release(pod.getMetadata().getUid()));
+    this.view = new ClusterCache(client, this::delivered);
+    this.metrics = metrics;
   }
 
   /** Reading the cluster from {@code view} (tests: a cache that lags as long as they like). */
@@ -61,19 +75,82 @@ public class GangAdmission {
     this.client = client;
     this.settings = settings;
     this.view = view;
+    this.metrics = new SimpleMeterRegistry();
   }
 
-  public synchronized Result admit(TrainingJob job, long generation) {
-    TrainingJobSpec spec = job.getSpec();
+  /** The cache has delivered this pod (added, updated or deleted): its reservation, if any, is no longer needed. */
+  void delivered(Pod pod) {
+    reservations.release(pod.getMetadata().getUid());
+  }
+
+  /**
+   * @param reconciled the jobs this operator reconciles (its primary cache): their pods' promises count even in
+   *     the moment before the cluster-wide job informer shows a job that was just created
+   */
+  public synchronized Result admit(TrainingJob job, long generation, ExistingJobs reconciled) {
+    long start = System.nanoTime();
     List<Node> nodes = view.nodes();
-    return admit(job, generation, ClusterCapacity.of(nodes, podsHoldingResources(nodes), spec.topology));
+    // The job's own pods of past worlds are left out: admission runs only once the decision found every one of them
+    // stopped, and the admission cache may still show them for a moment (it would place a smaller world).
+    long committed = WorldLifecycle.committedGeneration(job);
+    List<Pod> pods = podsHoldingResources(nodes).stream()
+        .filter(p -> !(ownedBy(p, job) && new WorkerPodView(p).generation() <= committed))
+        .toList();
+    Result result = choose(job.getSpec(), capacity(job.getSpec(), nodes, pods, reconciled), generation,
+        avoidedNodes(job.getStatus()));
+    long placed = System.nanoTime();
+    if (result instanceof Result.Admitted a) result = createGated(job, a.world());
+    long done = System.nanoTime();
+    record(job, result, pods.size(), placed - start, done - placed);
+    return result;
   }
 
-  /** Unfinished pods on these nodes, from the cache, and those admission created that the cache does not show yet. */
+  /**
+   * The nodes of a gang the scheduler did not bind twice in a row (status.bindingBackoff), which the next
+   * admission avoids; empty before the second identical timeout.
+   */
+  public static Set<String> avoidedNodes(TrainingJobStatus status) {
+    BindingBackoff b = status == null ? null : status.bindingBackoff;
+    if (b == null || b.nodes == null || b.timeouts == null || b.timeouts < 2) return Set.of();
+    return Set.of(b.nodes.split(","));
+  }
+
+  /**
+   * The operator's time per attempt, by outcome: placing (reading the caches, choosing nodes) and creating the pods
+   * (docs/BENCHMARKS.md, "Scale"); the pods read per attempt show that no attempt reads beyond the cache's index.
+   */
+  private void record(TrainingJob job, Result result, int podsRead, long placeNanos, long createNanos) {
+    String outcome = result instanceof Result.Admitted ? "admitted"
+        : result instanceof Result.Refused ? "refused" : "unschedulable";
+    metrics.timer("ballast.admission.placement", "outcome", outcome).record(placeNanos, TimeUnit.NANOSECONDS);
+    metrics.timer("ballast.admission", "outcome", outcome).record(placeNanos + createNanos, TimeUnit.NANOSECONDS);
+    metrics.summary("ballast.admission.pods.read", "outcome", outcome).record(podsRead);
+    if (result instanceof Result.Admitted a) {
+      LOG.infof("Admission of %s/%s: %d workers placed in %.2f ms, their pods created in %.2f ms",
+          job.getMetadata().getNamespace(), job.getMetadata().getName(), a.world().size(), placeNanos / 1e6,
+          createNanos / 1e6);
+    }
+  }
+
+  private ClusterCapacity capacity(TrainingJobSpec spec, List<Node> nodes, List<Pod> pods, ExistingJobs reconciled) {
+    return ClusterCapacity.of(nodes, pods, spec.topology, view.jobs().with(reconciled));
+  }
+
+  /**
+   * Unfinished pods on these nodes, from the cache, and those admission created that the cache does not show yet, each
+   * once. The reservations are read first: one released while the cache is read is in what the cache returns.
+   */
   private List<Pod> podsHoldingResources(List<Node> nodes) {
+    List<Pod> reserved = reservations.held(Instant.now());
     List<Pod> pods = new ArrayList<>(view.podsOn(nodes.stream().map(n -> n.getMetadata().getName()).toList()));
-    pods.addAll(reservations.unseen(
-        p -> view.cachedUid(p.getMetadata().getNamespace(), p.getMetadata().getName()), Instant.now()));
+    Set<String> cached = pods.stream().map(p -> p.getMetadata().getUid()).collect(Collectors.toSet());
+    for (Pod p : reserved) {
+      if (cached.contains(p.getMetadata().getUid())) {
+        reservations.release(p.getMetadata().getUid()); // its event came before the reservation was made
+      } else {
+        pods.add(p);
+      }
+    }
     return pods;
   }
 
@@ -81,14 +158,16 @@ public class GangAdmission {
    * How many workers of this job would fit if its own pods were gone (the room a resize would have): the
    * same placement admission runs, with the job's pods left out of the GPUs in use.
    */
-  public synchronized int placeableWorkers(TrainingJob job) {
+  public synchronized int placeableWorkers(TrainingJob job, ExistingJobs reconciled) {
     TrainingJobSpec spec = job.getSpec();
-    String uid = job.getMetadata().getUid();
     List<Node> nodes = view.nodes();
-    List<Pod> others = podsHoldingResources(nodes).stream()
-        .filter(p -> p.getMetadata().getOwnerReferences().stream().noneMatch(o -> o.getUid().equals(uid)))
-        .toList();
-    return room(spec, ClusterCapacity.of(nodes, others, spec.topology));
+    List<Pod> others = podsHoldingResources(nodes).stream().filter(p -> !ownedBy(p, job)).toList();
+    return room(spec, capacity(spec, nodes, others, reconciled));
+  }
+
+  private static boolean ownedBy(Pod pod, TrainingJob job) {
+    String uid = job.getMetadata().getUid();
+    return pod.getMetadata().getOwnerReferences().stream().anyMatch(o -> uid.equals(o.getUid()));
   }
 
   /** How many workers of this spec fit in {@code capacity} (at most workers.max). Pure. */
@@ -98,21 +177,29 @@ public class GangAdmission {
     return placement instanceof Placement.Placed p ? p.workers().size() : 0;
   }
 
-  private Result admit(TrainingJob job, long generation, ClusterCapacity capacity) {
-    Result result = choose(job.getSpec(), capacity, generation);
-    if (result instanceof Result.Admitted a) return createGated(job, a.world());
-    return result;
+  /**
+   * As {@link #choose(TrainingJobSpec, ClusterCapacity, long)}, but first without the {@code avoid} nodes (a
+   * placement the scheduler kept refusing); only when nothing fits elsewhere is the usual choice made. Pure.
+   */
+  public static Result choose(TrainingJobSpec spec, ClusterCapacity capacity, long generation, Set<String> avoid) {
+    if (!avoid.isEmpty()) {
+      Result elsewhere = choose(spec, capacity.without(avoid), generation);
+      if (elsewhere instanceof Result.Admitted) return elsewhere;
+    }
+    return choose(spec, capacity, generation);
   }
 
   /** Chooses the nodes of a new world: as many workers as fit, in whole groups, never fewer than workers.min. Pure. */
   public static Result choose(TrainingJobSpec spec, ClusterCapacity capacity, long generation) {
     GangRequest request = WorkerRequest.of(spec);
     Placement placement = GangPlacer.place(capacity.nodes(), capacity.used(), request);
-    if (placement instanceof Placement.Unplaceable u) return new Result.Unschedulable(u.reason());
+    if (placement instanceof Placement.Unplaceable u) {
+      return new Result.Unschedulable(InsufficientRoom.reason(u.shortResource()), u.reason());
+    }
 
     int fitting = ((Placement.Placed) placement).workers().size();
     int size = WorldSizes.largestValid(fitting, spec);
-    if (size < spec.workers.min) return new Result.Unschedulable(WorldSizes.explain(fitting, spec));
+    if (size < spec.workers.min) return new Result.Unschedulable(InsufficientRoom.GPUS, WorldSizes.explain(fitting, spec));
     if (size < fitting) {
       // the tightest fit for the smaller gang may lie elsewhere than a prefix of the larger one
       placement = GangPlacer.place(capacity.nodes(), capacity.used(), request.withWorkers(size, size));

@@ -3,12 +3,9 @@ package dev.ballast.operator.admission;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.function.Function;
 
 /**
  * Pods admission created that its informer cache may not show yet. Admission reads capacity from the
@@ -36,25 +33,12 @@ final class Reservations {
   }
 
   /**
-   * The reserved pods the cache does not hold yet, to be counted beside the cached ones. Drops the
-   * reservations whose pod the cache now holds (by uid: a cached pod of the same name but another uid is
-   * an older pod, and both count) and those older than {@link #MAX_CACHE_LAG}.
-   *
-   * @param cachedUid the uid of the pod the cache holds under a pod's namespace and name
+   * Every reservation still held, dropping those older than {@link #MAX_CACHE_LAG}. Read it before the cache: a
+   * reservation released after this call is released because the informer delivered its pod, which it does only
+   * once its store and indexes hold the pod, so a cache read after this call shows every pod this list lacks.
    */
-  synchronized List<Pod> unseen(Function<Pod, Optional<String>> cachedUid, Instant now) {
-    List<Pod> out = new ArrayList<>();
-    var it = byUid.entrySet().iterator();
-    while (it.hasNext()) {
-      var entry = it.next();
-      Reservation r = entry.getValue();
-      boolean cached = cachedUid.apply(r.pod()).filter(entry.getKey()::equals).isPresent();
-      if (cached || r.at().plus(MAX_CACHE_LAG).isBefore(now)) {
-        it.remove();
-      } else {
-        out.add(r.pod());
-      }
-    }
-    return out;
+  synchronized List<Pod> held(Instant now) {
+    byUid.values().removeIf(r -> r.at().plus(MAX_CACHE_LAG).isBefore(now));
+    return byUid.values().stream().map(Reservation::pod).toList();
   }
 }

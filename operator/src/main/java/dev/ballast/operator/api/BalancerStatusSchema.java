@@ -35,4 +35,16 @@ public class BalancerStatusSchema {
 
   @JsonPropertyDescription("Predicted step-time speedup of the adopted plan over the static layout.")
   public Double predictedSpeedup;
+
+  @JsonPropertyDescription("Why the balancer cannot plan the current world (a configuration error); absent when it can.")
+  public String planError;
+
+  @JsonPropertyDescription("World generation of firstPlanSource and firstPlanSteps.")
+  public Long firstPlanGeneration;
+
+  @JsonPropertyDescription("Where that world's first plan came from: history (the load history, before its first step) or steps (its own steps).")
+  public String firstPlanSource;
+
+  @JsonPropertyDescription("Steps that world ran before every rank adopted its first plan (0: from its first step).")
+  public Long firstPlanSteps;
 }

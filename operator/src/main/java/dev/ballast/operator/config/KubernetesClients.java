@@ -4,22 +4,29 @@ import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
 
 /**
  * The operator's KubernetesClient, built as Quarkus builds its default one (which this replaces), with
- * the e2e chaos hook ({@link ChaosExit}) when {@code ballast.chaos-exit-after-writes} is set.
+ * its requests counted by verb ({@link ApiRequests}), and the e2e chaos hook ({@link ChaosExit}) when
+ * {@code ballast.chaos-exit-after-writes} is set.
  */
 @Singleton
 public class KubernetesClients {
   @Produces
   @Singleton
-  KubernetesClient kubernetesClient(KubernetesSerialization serialization, Config config, OperatorConfig ballast) {
-    var builder = new KubernetesClientBuilder().withKubernetesSerialization(serialization).withConfig(config);
-    ballast.chaosExitAfterWrites().ifPresent(writes ->
-        builder.withHttpClientBuilderConsumer(http -> http.addOrReplaceInterceptor("ballast-chaos", new ChaosExit(writes))));
+  KubernetesClient kubernetesClient(KubernetesSerialization serialization, Config config, OperatorConfig ballast,
+      MeterRegistry registry) {
+    var requests = new ApiRequests(registry);
+    var chaos = ballast.chaosExitAfterWrites().map(ChaosExit::new);
+    var builder = new KubernetesClientBuilder().withKubernetesSerialization(serialization).withConfig(config)
+        .withHttpClientBuilderConsumer(http -> {
+          http.addOrReplaceInterceptor("ballast-requests", requests);
+          chaos.ifPresent(c -> http.addOrReplaceInterceptor("ballast-chaos", c));
+        });
     return builder.build();
   }
 

@@ -1,6 +1,7 @@
 package dev.ballast.operator.config;
 
 import dev.ballast.contracts.env.ProcessEnv;
+import dev.ballast.operator.desired.Names;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 
@@ -47,6 +48,17 @@ public interface OperatorConfig {
   @WithDefault(NetworkPolicySettings.DEFAULT_MONITORING_LABEL)
   String monitoringNamespaceLabel();
 
+  /**
+   * The ClusterRole each job's balancer is bound to (the chart's {@code <fullname>-balancer}, named after the
+   * release so that releases never share it).
+   */
+  @WithDefault(Names.DEFAULT_BALANCER_CLUSTER_ROLE)
+  String balancerClusterRole();
+
+  /** Name of the leader-election Lease (the chart names it after the release, so releases never share it). */
+  @WithDefault("ballast-operator")
+  String leaseName();
+
   /** Seconds between re-checks of a job that waits for GPUs. */
   @WithDefault("15")
   int pendingRetrySeconds();
@@ -73,7 +85,7 @@ public interface OperatorConfig {
 
   default OperatorSettings settings() {
     return new OperatorSettings(sidecarImage(), balancerImage(), sidecarPort(), balancerGrpcPort(),
-        balancerHttpPort(), masterPort(),
+        balancerHttpPort(), masterPort(), balancerClusterRole(),
         new NetworkPolicySettings(networkPolicies(), operatorNamespace(), monitoringNamespaceLabel()));
   }
 }

@@ -1,6 +1,7 @@
 package dev.ballast.operator.config;
 
 import dev.ballast.contracts.env.ProcessEnv;
+import dev.ballast.operator.desired.Names;
 
 /** Settings the desired-state builders need; a plain record so builders are tested without Quarkus. */
 public record OperatorSettings(
@@ -10,11 +11,12 @@ public record OperatorSettings(
     int balancerGrpcPort,
     int balancerHttpPort,
     int masterPort,
+    String balancerClusterRole,
     NetworkPolicySettings networkPolicies) {
 
   public static OperatorSettings defaults() {
     return new OperatorSettings(OperatorConfig.AGENT_IMAGE, OperatorConfig.AGENT_IMAGE, ProcessEnv.SIDECAR_PORT,
         ProcessEnv.BALANCER_GRPC_PORT, ProcessEnv.BALANCER_HTTP_PORT, ProcessEnv.MASTER_PORT,
-        NetworkPolicySettings.defaults());
+        Names.DEFAULT_BALANCER_CLUSTER_ROLE, NetworkPolicySettings.defaults());
   }
 }

@@ -2,6 +2,7 @@ package dev.ballast.operator.desired;
 
 import dev.ballast.contracts.env.ProcessEnv;
 import dev.ballast.operator.api.TrainingJob;
+import dev.ballast.operator.api.TrainingJobStatus.Phase;
 import dev.ballast.operator.config.OperatorSettings;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -15,17 +16,29 @@ import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
 import java.util.List;
 
 /**
- * The job's balancer: a one-replica Deployment of the Ballast agent in its balancer role, a Service
- * for sidecars to stream to, and its identity (ServiceAccount bound to the ballast-balancer ClusterRole
- * in the job's namespace only).
+ * The job's balancer: a Deployment of the Ballast agent in its balancer role (one replica while the job
+ * has a world to plan for, none while it is Pending or Suspended), a Service for sidecars to stream to,
+ * and its identity (ServiceAccount bound to the release's balancer ClusterRole in the job's namespace only).
  */
 public final class BalancerResources {
   private BalancerResources() {}
 
-  /** In apply order: identity first, so the Deployment's pods can start with their permissions. */
-  /** @param tlsSerial the serial of the balancer's current certificate (Secret {@code <job>-balancer-tls}) */
-  public static List<HasMetadata> build(TrainingJob job, OperatorSettings settings, String tlsSerial) {
-    return List.of(serviceAccount(job), roleBinding(job), service(job, settings), deployment(job, settings, tlsSerial));
+  /**
+   * In apply order: identity first, so the Deployment's pods can start with their permissions.
+   *
+   * @param tlsSerial the serial of the balancer's current certificate (Secret {@code <job>-balancer-tls}) */
+  public static List<HasMetadata> build(TrainingJob job, OperatorSettings settings, Phase phase, String tlsSerial) {
+    return List.of(serviceAccount(job), roleBinding(job, settings), service(job, settings),
+        deployment(job, settings, runs(phase) ? 1 : 0, tlsSerial));
+  }
+
+  /**
+   * Whether the balancer runs in this phase: not while the job waits for its first world or is suspended
+   * (nothing to plan for; its load history waits in its ConfigMap). Between two worlds it keeps running, so
+   * the next world's first plan is ready before that world's first step.
+   */
+  public static boolean runs(Phase phase) {
+    return phase != Phase.Pending && phase != Phase.Suspended;
   }
 
   static ServiceAccount serviceAccount(TrainingJob job) {
@@ -35,12 +48,12 @@ public final class BalancerResources {
     return TemplateHash.stamp(sa);
   }
 
-  static RoleBinding roleBinding(TrainingJob job) {
+  static RoleBinding roleBinding(TrainingJob job, OperatorSettings settings) {
     String name = job.getMetadata().getName();
     return TemplateHash.stamp(new RoleBindingBuilder()
         .withMetadata(Owners.childMeta(job, Names.balancer(name), Labels.forRole(name, Labels.ROLE_BALANCER)))
         .withNewRoleRef()
-        .withApiGroup("rbac.authorization.k8s.io").withKind("ClusterRole").withName(Names.BALANCER_CLUSTER_ROLE)
+        .withApiGroup("rbac.authorization.k8s.io").withKind("ClusterRole").withName(settings.balancerClusterRole())
         .endRoleRef()
         .addNewSubject()
         .withKind("ServiceAccount").withName(Names.balancer(name)).withNamespace(job.getMetadata().getNamespace())
@@ -62,14 +75,14 @@ public final class BalancerResources {
         .build());
   }
 
-  static Deployment deployment(TrainingJob job, OperatorSettings settings, String tlsSerial) {
+  static Deployment deployment(TrainingJob job, OperatorSettings settings, int replicas, String tlsSerial) {
     String name = job.getMetadata().getName();
     String namespace = job.getMetadata().getNamespace();
     var labels = Labels.forRole(name, Labels.ROLE_BALANCER);
     return TemplateHash.stamp(new DeploymentBuilder()
         .withMetadata(Owners.childMeta(job, Names.balancer(name), labels))
         .withNewSpec()
-        .withReplicas(1)
+        .withReplicas(replicas)
         .withNewStrategy().withType("Recreate").endStrategy() // never two balancers issuing plans at once
         .withNewSelector().withMatchLabels(labels).endSelector()
         .withNewTemplate()
@@ -91,7 +104,9 @@ public final class BalancerResources {
         .addNewEnv().withName(ProcessEnv.WORLD_CONFIGMAP).withValue(Names.worldConfigMap(name)).endEnv()
         .addNewEnv().withName(ProcessEnv.GRPC_PORT_VAR).withValue(Integer.toString(settings.balancerGrpcPort())).endEnv()
         .addNewEnv().withName(ProcessEnv.HTTP_PORT_VAR).withValue(Integer.toString(settings.balancerHttpPort())).endEnv()
-        .addToEnv(WorkerPods.secretEnv(ProcessEnv.TOKEN, Names.sidecarSecret(name), SidecarSecret.TOKEN_KEY),
+        .addToEnv(
+            WorkerPods.secretEnv(ProcessEnv.TOKEN, Names.sidecarSecret(name, job.getMetadata().getUid()),
+                SidecarSecret.TOKEN_KEY),
             WorkerPods.secretEnv(ProcessEnv.TLS_CERT, Names.balancerTls(name), BalancerTls.TLS_CERT),
             WorkerPods.secretEnv(ProcessEnv.TLS_KEY, Names.balancerTls(name), BalancerTls.TLS_KEY))
         .withNewReadinessProbe()

@@ -44,14 +44,22 @@ public final class Names {
     return java.util.List.of(host, host + ".cluster.local", balancer(job) + "." + namespace, balancer(job));
   }
 
-  public static String sidecarSecret(String job) {
-    return job + "-sidecar-auth";
+  /**
+   * The per-job token's Secret. Its name carries the job's uid: the operator may create Secrets but not read them,
+   * so it must never need to tell its own Secret from another object holding the name.
+   */
+  public static String sidecarSecret(String job, String uid) {
+    String hex = uid.replace("-", "");
+    return job + "-sidecar-auth-" + hex.substring(0, Math.min(12, hex.length()));
   }
 
   public static String podDns(String job, long generation, int index, String namespace) {
     return workerPod(job, generation, index) + "." + headlessService(job) + "." + namespace + ".svc";
   }
 
-  /** The ClusterRole (installed by the Helm chart) that every job's balancer is bound to. */
-  public static final String BALANCER_CLUSTER_ROLE = "ballast-balancer";
+  /**
+   * The ClusterRole (installed by the Helm chart) every job's balancer is bound to, for a release named ballast; the
+   * chart tells the operator its own ({@code BALLAST_BALANCER_CLUSTER_ROLE}).
+   */
+  public static final String DEFAULT_BALANCER_CLUSTER_ROLE = "ballast-balancer";
 }

@@ -17,7 +17,7 @@ public final class SidecarSecret {
   public static Secret build(TrainingJob job) {
     String name = job.getMetadata().getName();
     Secret secret = new Secret();
-    secret.setMetadata(Owners.childMeta(job, Names.sidecarSecret(name), Labels.forJob(name)));
+    secret.setMetadata(Owners.childMeta(job, Names.sidecarSecret(name, job.getMetadata().getUid()), Labels.forJob(name)));
     secret.setType("Opaque");
     secret.setImmutable(true);
     secret.setStringData(Map.of(TOKEN_KEY, newToken()));

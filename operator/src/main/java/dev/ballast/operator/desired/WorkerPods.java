@@ -1,6 +1,7 @@
 package dev.ballast.operator.desired;
 
 import dev.ballast.contracts.env.ProcessEnv;
+import dev.ballast.operator.api.BalancerSpec;
 import dev.ballast.operator.api.TrainingJob;
 import dev.ballast.operator.api.TrainingJobSpec;
 import dev.ballast.operator.config.OperatorSettings;
@@ -34,8 +35,9 @@ import java.util.Map;
 
 /**
  * Builds a worker pod from the job's template: the trainer container with its GPUs and torchrun-style
- * environment, the Ballast sidecar as a native sidecar, stable hostname/subdomain, a required node
- * affinity to the node admission chose, and (for a new world) the admission scheduling gate.
+ * environment, the Ballast sidecar as a native sidecar (none with {@code balancer.mode: off}), stable
+ * hostname/subdomain, a required node affinity to the node admission chose, and (for a new world) the
+ * admission scheduling gate.
  */
 public final class WorkerPods {
   public static final String TRAINER = "trainer";
@@ -84,9 +86,11 @@ public final class WorkerPods {
     }
     podSpec.setContainers(containers);
 
-    List<Container> initContainers = new ArrayList<>(podSpec.getInitContainers());
-    initContainers.add(sidecar(job, seat, settings));
-    podSpec.setInitContainers(initContainers);
+    if (withSidecar(spec)) {
+      List<Container> initContainers = new ArrayList<>(podSpec.getInitContainers());
+      initContainers.add(sidecar(job, seat, settings));
+      podSpec.setInitContainers(initContainers);
+    }
 
     List<Volume> volumes = new ArrayList<>(podSpec.getVolumes());
     volumes.add(RestrictedSecurity.tmpVolume());
@@ -131,7 +135,7 @@ public final class WorkerPods {
     put(env, ProcessEnv.POD_INDEX, Integer.toString(seat.index()));
     put(env, ProcessEnv.WORLD_GENERATION, Long.toString(world.generation()));
     put(env, ProcessEnv.GPUS_PER_WORKER, Integer.toString(gpus));
-    put(env, ProcessEnv.SIDECAR_URL, ProcessEnv.sidecarUrl(settings.sidecarPort()));
+    if (withSidecar(spec)) put(env, ProcessEnv.SIDECAR_URL, ProcessEnv.sidecarUrl(settings.sidecarPort()));
     if (spec.checkpoint != null) put(env, ProcessEnv.CHECKPOINT_DIR, spec.checkpoint.path);
     // the budget a voluntary stop gives the trainer between SIGTERM and SIGKILL (docs/elastic.md)
     put(env, ProcessEnv.CHECKPOINT_TIMEOUT_SECONDS, Integer.toString(spec.elastic.checkpointTimeoutSeconds));
@@ -169,7 +173,7 @@ public final class WorkerPods {
             new EnvVarBuilder().withName(ProcessEnv.POD_NAME)
                 .withNewValueFrom().withNewFieldRef().withFieldPath("metadata.name").endFieldRef().endValueFrom()
                 .build(),
-            secretEnv(ProcessEnv.TOKEN, Names.sidecarSecret(name), SidecarSecret.TOKEN_KEY))
+            secretEnv(ProcessEnv.TOKEN, Names.sidecarSecret(name, job.getMetadata().getUid()), SidecarSecret.TOKEN_KEY))
         .withNewStartupProbe()
         .withNewHttpGet().withPath(AGENT_READY_PATH).withNewPort(ProcessEnv.HEALTH_PORT).endHttpGet()
         .withPeriodSeconds(2).withFailureThreshold(30)
@@ -192,11 +196,21 @@ public final class WorkerPods {
           ? new ContainerBuilder(c).withResources(trainerResources(c, spec.gpusPerWorker)).build() : c);
     }
     podSpec.setContainers(containers);
-    List<Container> initContainers = new ArrayList<>(podSpec.getInitContainers());
-    initContainers.add(new ContainerBuilder().withName(SIDECAR).withRestartPolicy("Always")
-        .withResources(sidecarResources()).build());
-    podSpec.setInitContainers(initContainers);
+    if (withSidecar(spec)) {
+      List<Container> initContainers = new ArrayList<>(podSpec.getInitContainers());
+      initContainers.add(new ContainerBuilder().withName(SIDECAR).withRestartPolicy("Always")
+          .withResources(sidecarResources()).build());
+      podSpec.setInitContainers(initContainers);
+    }
     return podSpec;
+  }
+
+  /**
+   * Without a balancer there is nothing for a sidecar to stream to: pods run the trainer alone, with no
+   * BALLAST_SIDECAR_URL, on the static expert layout (docs/elastic.md).
+   */
+  public static boolean withSidecar(TrainingJobSpec spec) {
+    return spec.balancer.mode != BalancerSpec.Mode.OFF;
   }
 
   /** The template's trainer resources with exactly {@code gpus} GPUs requested and limited. */

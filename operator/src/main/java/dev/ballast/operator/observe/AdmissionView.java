@@ -4,15 +4,14 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.util.Collection;
 import java.util.List;
-import java.util.Optional;
 
-/** What admission reads of the cluster: nodes, the unfinished pods on them, and whether a pod is known yet. */
+/** What admission reads of the cluster: nodes, the unfinished pods on them, every TrainingJob. */
 public interface AdmissionView {
   List<Node> nodes();
 
-  /** Unfinished pods bound or promised to any of {@code nodeNames}. */
-  List<Pod> podsOn(Collection<String> nodeNames);
+  /** Every TrainingJob of the cluster, in any namespace. */
+  ExistingJobs jobs();
 
-  /** The uid of the pod this view holds under that name, if any. */
-  Optional<String> cachedUid(String namespace, String name);
+  /** Unfinished pods bound to any of {@code nodeNames}, or claiming one by the promise annotation. */
+  List<Pod> podsOn(Collection<String> nodeNames);
 }

@@ -1,5 +1,6 @@
 package dev.ballast.operator.observe;
 
+import dev.ballast.operator.api.TrainingJob;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -9,14 +10,14 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.function.Consumer;
 
 /**
  * The cluster as admission reads it, from informer caches instead of cluster-wide lists on every
- * attempt: every Node, and every unfinished pod indexed by the node it holds resources on (bound there,
- * or a gated Ballast worker promised there). Started on first use; that call blocks until both caches
- * have listed the cluster, so an operator that just started sees every promise already made.
+ * attempt: every Node, every unfinished pod indexed by the node it claims (bound there, or a gated pod
+ * annotated as promised there), and every TrainingJob of every namespace (whose pods' promises count,
+ * whichever release admitted them). Started on first use; that call blocks until the caches have listed
+ * the cluster, so an operator that just started sees every promise already made.
  */
 public final class ClusterCache implements AdmissionView, AutoCloseable {
   static final String BY_NODE = "node";
@@ -25,6 +26,7 @@ public final class ClusterCache implements AdmissionView, AutoCloseable {
   private final Consumer<Pod> podEvent;
   private SharedIndexInformer<Node> nodes;
   private SharedIndexInformer<Pod> pods;
+  private SharedIndexInformer<TrainingJob> jobs;
 
   /** @param podEvent told of every pod the cache adds, updates or deletes (from the informer's thread) */
   public ClusterCache(KubernetesClient client, Consumer<Pod> podEvent) {
@@ -39,7 +41,7 @@ public final class ClusterCache implements AdmissionView, AutoCloseable {
     pods = client.pods().inAnyNamespace()
         .withoutField("status.phase", "Succeeded").withoutField("status.phase", "Failed")
         .withIndexers(Map.of(BY_NODE, pod -> {
-          String node = ClusterCapacity.nodeOf(pod);
+          String node = ClusterCapacity.claimedNode(pod);
           return node == null ? List.of() : List.of(node);
         }))
         .inform(new ResourceEventHandler<>() {
@@ -58,12 +60,19 @@ public final class ClusterCache implements AdmissionView, AutoCloseable {
             podEvent.accept(pod);
           }
         }, 0);
+    jobs = client.resources(TrainingJob.class).inAnyNamespace().inform();
   }
 
   @Override
   public List<Node> nodes() {
     ensureStarted();
     return nodes.getStore().list();
+  }
+
+  @Override
+  public ExistingJobs jobs() {
+    ensureStarted();
+    return ExistingJobs.of(jobs.getStore().list().stream());
   }
 
   @Override
@@ -75,15 +84,9 @@ public final class ClusterCache implements AdmissionView, AutoCloseable {
   }
 
   @Override
-  public Optional<String> cachedUid(String namespace, String name) {
-    ensureStarted();
-    Pod pod = pods.getStore().getByKey(namespace + "/" + name);
-    return pod == null ? Optional.empty() : Optional.of(pod.getMetadata().getUid());
-  }
-
-  @Override
   public synchronized void close() {
     if (nodes != null) nodes.close();
     if (pods != null) pods.close();
+    if (jobs != null) jobs.close();
   }
 }

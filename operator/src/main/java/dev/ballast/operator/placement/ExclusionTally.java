@@ -17,6 +17,8 @@ final class ExclusionTally {
   private final Map<String, Integer> limitedBy = new TreeMap<>();
   private int freeGpusOnBusyNodes;
   private int freeGpusSchedulable;
+  /** Free GPUs on nodes kept out by another resource (too small, or not enough of it free). */
+  private int freeGpusShortOfOthers;
   private String taintExampleNode;
   private Taint taintExample;
 
@@ -46,6 +48,7 @@ final class ExclusionTally {
     int freeGpus = (int) free.get(Resources.GPU);
     if (cause == Exclusion.NO_FREE_GPUS || cause == Exclusion.TOO_FEW_GPUS) freeGpusSchedulable += freeGpus;
     if (cause == Exclusion.NO_FREE_GPUS) freeGpusOnBusyNodes += freeGpus;
+    if (cause == Exclusion.TOO_SMALL || cause == Exclusion.NO_FREE_RESOURCES) freeGpusShortOfOthers += freeGpus;
     if (cause == Exclusion.TOO_SMALL) record(tooSmall, node.allocatable(), request);
     if (cause == Exclusion.NO_FREE_RESOURCES) record(notFree, free, request);
     // The example taint comes from the first node by name, so the reason does not depend on list order.
@@ -107,6 +110,28 @@ final class ExclusionTally {
           .append(" on one node (fragmented)");
     }
     return s.toString();
+  }
+
+  /**
+   * The resource that keeps the gang out: when the free GPUs of the nodes that can host a worker and of those
+   * kept out by another resource would hold workers.min workers, the other resource that bounds or excludes
+   * the most nodes (by name on ties); otherwise GPUs.
+   */
+  String shortResource(GangRequest request) {
+    long needed = (long) request.minWorkers() * request.gpusPerWorker();
+    if (freeGpusSchedulable + freeGpusShortOfOthers < needed) return Resources.GPU;
+    Map<String, Integer> nodes = new TreeMap<>(limitedBy);
+    tooSmall.forEach((resource, s) -> nodes.merge(resource, s.nodes, Integer::sum));
+    notFree.forEach((resource, s) -> nodes.merge(resource, s.nodes, Integer::sum));
+    String scarcest = Resources.GPU;
+    int most = 0;
+    for (Map.Entry<String, Integer> e : nodes.entrySet()) {
+      if (e.getValue() > most) {
+        scarcest = e.getKey();
+        most = e.getValue();
+      }
+    }
+    return scarcest;
   }
 
   private static String shortfall(Exclusion cause, String resource, Shortfall s, GangRequest request) {

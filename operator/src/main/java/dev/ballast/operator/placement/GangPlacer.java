@@ -47,7 +47,8 @@ public final class GangPlacer {
       hosts.add(node);
     }
     if (totalCapacity < request.minWorkers()) {
-      return new Placement.Unplaceable(tally.explain(request, nodes.size(), hosts.size(), totalCapacity));
+      return new Placement.Unplaceable(tally.explain(request, nodes.size(), hosts.size(), totalCapacity),
+          tally.shortResource(request));
     }
     CapacityTree tree = CapacityTree.of(hosts, capacity);
     int[] perNode = tree.select((int) Math.min(request.maxWorkers(), totalCapacity));
@@ -74,6 +75,11 @@ public final class GangPlacer {
         : racks.size() == 1 ? Placement.Locality.ONE_RACK
         : Placement.Locality.SEVERAL_RACKS;
     return new Placement.Placed(workers, perWorker, locality);
+  }
+
+  /** Whether {@code node} could host a worker of {@code request} were it empty (its free resources aside). */
+  public static boolean eligible(GpuNode node, GangRequest request) {
+    return Exclusion.of(node, node.allocatable(), request) == null;
   }
 
   /**

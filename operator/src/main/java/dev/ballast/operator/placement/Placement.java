@@ -38,6 +38,10 @@ public sealed interface Placement {
     }
   }
 
-  /** Fewer than workers.min workers fit; {@code reason} says why, in numbers, for a cluster admin. */
-  record Unplaceable(String reason) implements Placement {}
+  /**
+   * Fewer than workers.min workers fit; {@code reason} says why, in numbers, for a cluster admin;
+   * {@code shortResource} names the resource that keeps the gang out ({@link Resources#GPU} unless nodes with
+   * enough free GPUs lack another one).
+   */
+  record Unplaceable(String reason, String shortResource) implements Placement {}
 }

@@ -9,16 +9,17 @@ import dev.ballast.operator.tls.JobCertificates.Authority;
 import dev.ballast.operator.tls.Pem;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.javaoperatorsdk.operator.api.reconciler.Context;
 import java.security.cert.X509Certificate;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
+import java.util.stream.Stream;
 
 /**
  * Keeps a job's TLS Secrets (docs/security.md): creates the job's CA once, and issues the balancer's certificate
- * when it has none, when its CA changed, or when two thirds of its life have passed (JobCertificates). A Secret the
- * cache does not show yet is read from the API server before anything is created, so a lagging cache never makes a
- * second CA.
+ * when it has none, when its CA changed, or when two thirds of its life have passed (JobCertificates). Both
+ * Secrets are read from the API server by name (no cache can lag behind, so no second CA is ever made); one another
+ * object controls is a conflict, never taken over.
  */
 final class BalancerTlsKeeper {
   private final KubernetesClient client;
@@ -31,37 +32,54 @@ final class BalancerTlsKeeper {
     this.events = events;
   }
 
-  /** Returns the serial of the balancer's current certificate. */
-  String ensure(TrainingJob job, Context<TrainingJob> ctx, Instant now) {
+  /**
+   * Returns the serial of the balancer's current certificate, or empty when another object holds the name of one
+   * of the job's TLS Secrets (added to {@code conflicts}; it is never taken over).
+   */
+  Optional<String> ensure(TrainingJob job, Instant now, List<ChildConflict> conflicts) {
     String name = job.getMetadata().getName();
     String namespace = job.getMetadata().getNamespace();
-    Authority ca = secret(ctx, job, Names.jobCa(name)).flatMap(BalancerTlsKeeper::authority).orElse(null);
+    Optional<Secret> liveCa = secret(job, Names.jobCa(name));
+    Optional<Secret> live = secret(job, Names.balancerTls(name));
+    List<ChildConflict> held = Stream.of(liveCa, live).flatMap(Optional::stream)
+        .flatMap(s -> ChildConflict.of(job, s).stream()).toList();
+    if (!held.isEmpty()) {
+      conflicts.addAll(held);
+      return Optional.empty();
+    }
+    Authority ca = liveCa.flatMap(BalancerTlsKeeper::authority).orElse(null);
     if (ca == null) {
       ca = JobCertificates.newAuthority(namespace, name, now);
       Secret created = BalancerTls.authority(job, ca);
-      Optional<Secret> live = secret(ctx, job, Names.jobCa(name));
-      if (live.isPresent()) {
-        replace(live.get(), created); // unreadable: the sidecars cannot be trusting it
+      if (liveCa.isPresent()) {
+        replace(liveCa.get(), created); // unreadable: the sidecars cannot be trusting it
       } else {
-        children.create(job, created);
+        Optional<ChildConflict> conflict = children.create(job, created);
+        if (conflict.isPresent()) {
+          conflicts.add(conflict.get());
+          return Optional.empty();
+        }
       }
     }
-    Optional<Secret> live = secret(ctx, job, Names.balancerTls(name));
-    X509Certificate current = live.flatMap(s -> BalancerTls.read(s, BalancerTls.TLS_CERT)).flatMap(BalancerTlsKeeper::certificate)
-        .orElse(null);
-    if (!JobCertificates.needsNewServer(current, ca, now)) return current.getSerialNumber().toString(16);
+    X509Certificate current = live.flatMap(s -> BalancerTls.read(s, BalancerTls.TLS_CERT))
+        .flatMap(BalancerTlsKeeper::certificate).orElse(null);
+    if (!JobCertificates.needsNewServer(current, ca, now)) return Optional.of(current.getSerialNumber().toString(16));
 
     JobCertificates.ServerCertificate issued = JobCertificates.issueServer(ca, Names.balancerDnsNames(name, namespace), now);
     Secret desired = BalancerTls.server(job, ca, issued);
     if (live.isPresent()) {
       replace(live.get(), desired);
     } else {
-      children.create(job, desired);
+      Optional<ChildConflict> conflict = children.create(job, desired);
+      if (conflict.isPresent()) {
+        conflicts.add(conflict.get());
+        return Optional.empty();
+      }
     }
     events.normal(job, "BalancerCertificateIssued", "Issued the balancer's TLS certificate (serial " + issued.serial()
         + ", valid until " + issued.certificate().getNotAfter().toInstant() + ", renewed from "
         + JobCertificates.renewAt(issued.certificate()) + ")" + (current == null ? "" : "; the balancer restarts with it"));
-    return issued.serial();
+    return Optional.of(issued.serial());
   }
 
   private void replace(Secret live, Secret desired) {
@@ -69,10 +87,11 @@ final class BalancerTlsKeeper {
     client.resource(desired).update();
   }
 
-  /** From the cache, else from the API server (the cache may not show a Secret created a moment ago). */
-  private Optional<Secret> secret(Context<TrainingJob> ctx, TrainingJob job, String name) {
-    Optional<Secret> cached = ChildApplier.find(ctx, Secret.class, name);
-    if (cached.isPresent()) return cached;
+  /**
+   * Read by name from the API server: the operator has no Secret informer, as it may read only Secrets it knows
+   * the name of (get, never list or watch; docs/security.md).
+   */
+  private Optional<Secret> secret(TrainingJob job, String name) {
     return Optional.ofNullable(client.secrets().inNamespace(job.getMetadata().getNamespace()).withName(name).get());
   }
 

@@ -13,7 +13,9 @@ import org.jboss.logging.Logger;
 
 /**
  * Makes live children match desired ones. A child is written only when it is missing or its
- * template-hash annotation differs, so a reconcile with nothing to do issues no writes.
+ * template-hash annotation differs, so a reconcile with nothing to do issues no writes. A name held by an
+ * object the job does not control is never taken over nor silently skipped: it is returned as a
+ * {@link ChildConflict} for the job's status.
  */
 final class ChildApplier {
   private static final Logger LOG = Logger.getLogger(ChildApplier.class);
@@ -23,12 +25,15 @@ final class ChildApplier {
     this.client = client;
   }
 
-  /** Create-or-update by template hash. Returns true if it wrote. */
-  <T extends HasMetadata> boolean apply(TrainingJob job, Context<TrainingJob> ctx, T desired) {
+  /**
+   * Create-or-update by template hash. The informer holds only the job's own children, so a live object that is
+   * missing there but exists in the API server under the same name belongs to someone else: a conflict.
+   */
+  <T extends HasMetadata> Optional<ChildConflict> apply(TrainingJob job, Context<TrainingJob> ctx, T desired) {
     @SuppressWarnings("unchecked")
     Optional<T> live = (Optional<T>) find(ctx, desired.getClass(), desired.getMetadata().getName());
     if (live.isEmpty()) return create(job, desired);
-    if (Objects.equals(TemplateHash.read(live.get()), TemplateHash.read(desired))) return false;
+    if (Objects.equals(TemplateHash.read(live.get()), TemplateHash.read(desired))) return Optional.empty();
     desired.getMetadata().setResourceVersion(live.get().getMetadata().getResourceVersion());
     if (desired instanceof Service svc && live.get() instanceof Service liveSvc) {
       // the API server allocated these; an update must carry them over
@@ -38,19 +43,37 @@ final class ChildApplier {
     client.resource(desired).update();
     LOG.infof("Updated %s %s/%s (its desired state changed)", desired.getKind(),
         desired.getMetadata().getNamespace(), desired.getMetadata().getName());
-    return true;
+    return Optional.empty();
   }
 
-  /** Creates; an AlreadyExists answer counts as done. Returns true if it wrote. */
-  boolean create(TrainingJob job, HasMetadata desired) {
+  /**
+   * Creates. An AlreadyExists answer is read back: the job's own child (the informer had not seen an earlier create
+   * yet) is done; anything else holding the name is a conflict, returned.
+   */
+  Optional<ChildConflict> create(TrainingJob job, HasMetadata desired) {
+    if (tryCreate(job, desired)) return Optional.empty();
+    HasMetadata holder = client.resource(desired).get();
+    return holder == null ? Optional.empty() : ChildConflict.of(job, holder); // gone since: created next time
+  }
+
+  /**
+   * Creates an object the operator may create but not read (a Secret, whose name carries the job's uid so that
+   * nothing else holds it): AlreadyExists counts as done.
+   */
+  void createUnread(TrainingJob job, HasMetadata desired) {
+    tryCreate(job, desired);
+  }
+
+  /** Creates; false when the name is taken (AlreadyExists). */
+  private boolean tryCreate(TrainingJob job, HasMetadata desired) {
     try {
       client.resource(desired).create();
       LOG.infof("Created %s %s/%s for TrainingJob %s", desired.getKind(), desired.getMetadata().getNamespace(),
           desired.getMetadata().getName(), job.getMetadata().getName());
       return true;
     } catch (KubernetesClientException e) {
-      if (e.getCode() == 409) return false; // the informer had not seen our own earlier create yet
-      throw e;
+      if (e.getCode() != 409) throw e;
+      return false;
     }
   }
 

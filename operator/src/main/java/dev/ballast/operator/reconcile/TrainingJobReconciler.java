@@ -4,7 +4,6 @@ import dev.ballast.operator.admission.GangAdmission;
 import dev.ballast.operator.api.BalancerSpec;
 import dev.ballast.operator.api.TrainingJob;
 import dev.ballast.operator.api.TrainingJobStatus;
-import dev.ballast.operator.api.WorldStatus;
 import dev.ballast.operator.config.OperatorConfig;
 import dev.ballast.operator.config.OperatorSettings;
 import dev.ballast.operator.desired.BalancerNetworkPolicy;
@@ -16,10 +15,12 @@ import dev.ballast.operator.desired.SidecarSecret;
 import dev.ballast.operator.desired.WorkerPods;
 import dev.ballast.operator.desired.WorldConfigMap;
 import dev.ballast.operator.events.JobEvents;
+import dev.ballast.operator.status.BalancerHealth;
 import dev.ballast.operator.status.Conditions;
 import dev.ballast.operator.status.StatusAggregator;
 import dev.ballast.operator.status.StatusChange;
 import dev.ballast.operator.validate.SpecValidator;
+import dev.ballast.operator.observe.ExistingJobs;
 import dev.ballast.operator.observe.NodeStates;
 import dev.ballast.operator.world.ClusterView;
 import dev.ballast.operator.world.Decision;
@@ -34,7 +35,6 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
@@ -51,12 +51,15 @@ import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.Cache;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
-import io.quarkiverse.operatorsdk.annotations.RBACRule;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import jakarta.inject.Inject;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.stream.Collectors;
 import org.jboss.logging.Logger;
 
@@ -65,20 +68,10 @@ import org.jboss.logging.Logger;
  * decide the world's next step ({@link WorldLifecycle}, pure) → act (stop pods, admission, gates, children) →
  * aggregate status ({@link StatusAggregator}, pure) and write it only if it changed. A transition to a new
  * world is written to status before any pod of the old one is stopped, so an operator restart resumes it.
+ * Its permissions are the Helm chart's (charts/ballast/templates/rbac-operator.yaml; docs/security.md says what
+ * uses each verb).
  */
 @ControllerConfiguration(name = TrainingJobReconciler.NAME)
-@RBACRule(apiGroups = "", resources = {"pods", "services", "configmaps", "secrets", "serviceaccounts"},
-    verbs = {"get", "list", "watch", "create", "update", "patch", "delete"})
-@RBACRule(apiGroups = "", resources = "nodes", verbs = {"get", "list", "watch"})
-@RBACRule(apiGroups = "", resources = "events", verbs = {"create", "patch"})
-@RBACRule(apiGroups = "apps", resources = "deployments",
-    verbs = {"get", "list", "watch", "create", "update", "patch", "delete"})
-@RBACRule(apiGroups = "rbac.authorization.k8s.io", resources = "rolebindings",
-    verbs = {"get", "list", "watch", "create", "update", "patch", "delete"})
-@RBACRule(apiGroups = "networking.k8s.io", resources = "networkpolicies",
-    verbs = {"get", "list", "watch", "create", "update", "patch", "delete"})
-@RBACRule(apiGroups = "rbac.authorization.k8s.io", resources = "clusterroles", verbs = "bind",
-    resourceNames = Names.BALANCER_CLUSTER_ROLE)
 public class TrainingJobReconciler implements Reconciler<TrainingJob> {
   public static final String NAME = "ballast-operator";
   private static final Logger LOG = Logger.getLogger(TrainingJobReconciler.class);
@@ -92,17 +85,25 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
   private final JobEvents events;
   private final ChildApplier children;
   private final BalancerTlsKeeper tls;
+  /** Reconciles run, the denominator of API requests per reconcile (docs/BENCHMARKS.md, "Scale"). */
+  private final Counter reconciles;
 
   @Inject
-  public TrainingJobReconciler(KubernetesClient client, OperatorConfig config) {
-    this(client, config.settings(), config.pendingRetrySeconds());
+  public TrainingJobReconciler(KubernetesClient client, OperatorConfig config, MeterRegistry metrics) {
+    this(client, config.settings(), config.pendingRetrySeconds(), metrics);
   }
 
   public TrainingJobReconciler(KubernetesClient client, OperatorSettings settings, int pendingRetrySeconds) {
+    this(client, settings, pendingRetrySeconds, new SimpleMeterRegistry());
+  }
+
+  private TrainingJobReconciler(KubernetesClient client, OperatorSettings settings, int pendingRetrySeconds,
+      MeterRegistry metrics) {
     this.client = client;
     this.settings = settings;
     this.pendingRetrySeconds = pendingRetrySeconds;
-    this.admission = new GangAdmission(client, settings);
+    this.reconciles = metrics.counter("ballast.reconciles");
+    this.admission = new GangAdmission(client, settings, metrics);
     this.events = new JobEvents(client);
     this.children = new ChildApplier(client);
     this.tls = new BalancerTlsKeeper(client, children, events);
@@ -111,8 +112,9 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
   @Override
   public List<EventSource<?, TrainingJob>> prepareEventSources(EventSourceContext<TrainingJob> context) {
     List<EventSource<?, TrainingJob>> sources = new ArrayList<>();
+    // no Secret informer: the operator reads only the Secrets it knows the name of (docs/security.md)
     List<Class<? extends HasMetadata>> childTypes = new ArrayList<>(List.of(Pod.class, Service.class, ConfigMap.class,
-        Secret.class, Deployment.class, ServiceAccount.class, RoleBinding.class));
+        Deployment.class, ServiceAccount.class, RoleBinding.class));
     // watched only when created: with them off, the chart grants no NetworkPolicy permissions
     if (settings.networkPolicies().enabled()) childTypes.add(NetworkPolicy.class);
     for (Class<? extends HasMetadata> type : childTypes) {
@@ -149,6 +151,7 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
 
   @Override
   public UpdateControl<TrainingJob> reconcile(TrainingJob job, Context<TrainingJob> ctx) {
+    reconciles.increment();
     Instant now = Instant.now();
     List<String> problems = SpecValidator.validate(job.getSpec());
     if (!problems.isEmpty()) {
@@ -163,11 +166,19 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
     ClusterView cluster = observeCluster(job, ctx, now);
     Decision decision = WorldLifecycle.decide(job, workers, cluster, now);
     stop(job, decision);
-    GangAdmission.Result admitted = act(job, decision.step(), now);
+    GangAdmission.Result admitted = act(job, decision.step(), ctx, now);
 
     TrainingJobStatus next = StatusAggregator.aggregate(job, decision, admitted, now);
-    applyChildren(job, ctx, decision.step(), next.world, now);
-    return writeStatus(job, next, requeueAfter(job, decision, next, now));
+    List<ChildConflict> conflicts = applyChildren(job, ctx, decision.step(), next, now);
+    reportConflicts(job, conflicts);
+    StatusAggregator.childConflicts(job, next, conflicts.stream().map(ChildConflict::message).toList(), now);
+    Duration requeue = requeueAfter(job, decision, next, now);
+    if (!conflicts.isEmpty()) {
+      // nothing of the job's changes when the holder goes away: look again as for a job waiting for room
+      Duration retry = Duration.ofSeconds(pendingRetrySeconds);
+      requeue = requeue == null || requeue.compareTo(retry) > 0 ? retry : requeue;
+    }
+    return writeStatus(job, next, requeue);
   }
 
   /** Nodes from the node informer, other jobs from the primary cache, and the room to resize only when it matters. */
@@ -175,12 +186,9 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
     @SuppressWarnings("unchecked")
     var nodeCache = (Cache<Node>) ctx.eventSourceRetriever().getEventSourceFor(Node.class, NODES);
     var nodes = NodeStates.of(nodeCache.list().toList(), job.getSpec().topology);
-    List<String> waiting = ctx.getPrimaryCache().list()
-        .filter(other -> !other.getMetadata().getUid().equals(job.getMetadata().getUid()))
-        .filter(WorldLifecycle::waitingForRoom)
-        .map(other -> other.getMetadata().getNamespace() + "/" + other.getMetadata().getName())
-        .sorted().toList();
-    Integer room = WorldLifecycle.wantsRoom(job, waiting, now) ? admission.placeableWorkers(job) : null;
+    List<String> waiting = WorldLifecycle.jobsToYieldTo(job, ctx.getPrimaryCache().list().toList(),
+        nodes.values().stream().map(NodeState::node).toList());
+    Integer room = WorldLifecycle.wantsRoom(job, waiting, now) ? admission.placeableWorkers(job, ExistingJobs.of(ctx.getPrimaryCache().list())) : null;
     return new ClusterView(nodes, room, waiting);
   }
 
@@ -210,14 +218,15 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
   }
 
   /** Carries out the decided step. Returns the admission outcome for {@link WorldStep.Place}. */
-  private GangAdmission.Result act(TrainingJob job, WorldStep step, Instant now) {
+  private GangAdmission.Result act(TrainingJob job, WorldStep step, Context<TrainingJob> ctx, Instant now) {
     if (step instanceof WorldStep.Place place) {
-      GangAdmission.Result result = admission.admit(job, place.generation());
+      GangAdmission.Result result =
+          admission.admit(job, place.generation(), ExistingJobs.of(ctx.getPrimaryCache().list()));
       if (result instanceof GangAdmission.Result.Admitted a) {
         events.normal(job, "Placed", "Placed " + a.world().size() + " workers for world " + a.world().generation()
             + ": " + describe(a.world()));
       } else if (result instanceof GangAdmission.Result.Unschedulable u && !sameAdmissionMessage(job, u.message())) {
-        events.warning(job, "InsufficientGPUs", "Cannot admit the job yet: " + u.message());
+        events.warning(job, u.reason(), "Cannot admit the job yet: " + u.message());
       } else if (result instanceof GangAdmission.Result.Refused r
           && !sameAdmissionMessage(job, StatusAggregator.refusedMessage(r))) {
         events.warning(job, StatusAggregator.PODS_REFUSED, StatusAggregator.refusedMessage(r));
@@ -267,25 +276,42 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
     return null;
   }
 
-  /** @param committed status.world as this reconcile writes it (the world document is rendered from it) */
-  private void applyChildren(TrainingJob job, Context<TrainingJob> ctx, WorldStep step, WorldStatus committed,
-      Instant now) {
+  /**
+   * @param next the status this reconcile writes: the world document is rendered from its world, and its
+   *     phase says whether the balancer runs
+   * @return the children whose names other objects hold
+   */
+  private List<ChildConflict> applyChildren(TrainingJob job, Context<TrainingJob> ctx, WorldStep step,
+      TrainingJobStatus next, Instant now) {
+    List<ChildConflict> conflicts = new ArrayList<>();
     boolean ended = step instanceof WorldStep.Ended || step instanceof WorldStep.Finish;
-    children.apply(job, ctx, HeadlessService.build(job, settings.masterPort()));
-    children.apply(job, ctx, WorldConfigMap.build(job, committed));
+    children.apply(job, ctx, HeadlessService.build(job, settings.masterPort())).ifPresent(conflicts::add);
+    children.apply(job, ctx, WorldConfigMap.build(job, next.world)).ifPresent(conflicts::add);
     boolean wantBalancer = !ended && job.getSpec().balancer.mode != BalancerSpec.Mode.OFF;
+    Optional<Deployment> balancer = ChildApplier.find(ctx, Deployment.class, Names.balancer(job.getMetadata().getName()));
     if (wantBalancer) {
-      // created once, never updated: a new token would lock out connected sidecars
-      if (ChildApplier.find(ctx, Secret.class, Names.sidecarSecret(job.getMetadata().getName())).isEmpty()) {
-        children.create(job, SidecarSecret.build(job));
+      // the Secret comes before the Deployment that reads it, so an existing Deployment means it exists; created
+      // once, never updated: a new token would lock out connected sidecars
+      if (balancer.isEmpty()) children.createUnread(job, SidecarSecret.build(job));
+      if (settings.networkPolicies().enabled()) {
+        children.apply(job, ctx, BalancerNetworkPolicy.build(job, settings)).ifPresent(conflicts::add);
       }
-      if (settings.networkPolicies().enabled()) children.apply(job, ctx, BalancerNetworkPolicy.build(job, settings));
-      String tlsSerial = tls.ensure(job, ctx, now);
-      for (HasMetadata resource : BalancerResources.build(job, settings, tlsSerial)) children.apply(job, ctx, resource);
+      Optional<String> tlsSerial = tls.ensure(job, now, conflicts);
+      if (tlsSerial.isPresent()) {
+        for (HasMetadata resource : BalancerResources.build(job, settings, next.phase, tlsSerial.get())) {
+          children.apply(job, ctx, resource).ifPresent(conflicts::add);
+        }
+      }
     } else {
-      ChildApplier.find(ctx, Deployment.class, Names.balancer(job.getMetadata().getName()))
-          .ifPresent(d -> client.resource(d).delete());
+      balancer.ifPresent(d -> client.resource(d).delete());
     }
+    return conflicts;
+  }
+
+  private void reportConflicts(TrainingJob job, List<ChildConflict> conflicts) {
+    boolean known = job.getStatus() != null && job.getStatus().conditions.stream()
+        .anyMatch(c -> Conditions.CHILDREN_OWNED.equals(c.getType()) && "False".equals(c.getStatus()));
+    if (!known) conflicts.forEach(c -> events.warning(job, StatusAggregator.NAME_CONFLICT, c.message()));
   }
 
   private void expireIfDue(TrainingJob job, Instant now) {
@@ -298,7 +324,23 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
     }
   }
 
+  /** How long a running world waits for its balancer to describe it in status.balancer before looking again. */
+  static final Duration BALANCER_RECHECK = Duration.ofSeconds(5);
+
+  /**
+   * When to reconcile again: what the decision asks for, and while the balancer has not described the
+   * running world yet, soon (status.balancer writes are no events: they leave metadata.generation alone).
+   */
   private Duration requeueAfter(TrainingJob job, Decision decision, TrainingJobStatus next, Instant now) {
+    Duration decided = decidedRequeue(job, decision, next, now);
+    if (decision.step() instanceof WorldStep.Run run && BalancerHealth.of(job.getSpec(), run.world().generation(),
+        job.getStatus() == null ? null : job.getStatus().balancer).state() == BalancerHealth.State.UNKNOWN) {
+      return decided == null || decided.compareTo(BALANCER_RECHECK) > 0 ? BALANCER_RECHECK : decided;
+    }
+    return decided;
+  }
+
+  private Duration decidedRequeue(TrainingJob job, Decision decision, TrainingJobStatus next, Instant now) {
     WorldStep step = decision.step();
     if (step instanceof WorldStep.Place || step instanceof WorldStep.RollBack) {
       return Duration.ofSeconds(pendingRetrySeconds);

@@ -15,8 +15,13 @@ public final class Conditions {
   public static final String SUSPENDED = "Suspended";
   /** True while a voluntary resize (growth, spec change, drain) replaces the world. */
   public static final String RESIZING = "Resizing";
+  /** Whether the balancer can plan the running world (absent with balancer.mode: off); from status.balancer. */
+  public static final String BALANCING = "Balancing";
   /** Set only when spec.recovery.progressDeadlineSeconds is: whether the running world reports steps. */
   public static final String PROGRESSING = "Progressing";
+
+  /** Set once a child's name was found held by another object: False while it is, True after. */
+  public static final String CHILDREN_OWNED = "ChildrenOwned";
 
   private Conditions() {}
 

@@ -32,7 +32,23 @@ public final class StatusAggregator {
   /** The Admitted reason when the API server refused a worker pod (e.g. the namespace's Pod Security level). */
   public static final String PODS_REFUSED = "PodRefused";
 
+  /** The ChildrenOwned reason while a child's name is held by an object the job does not control. */
+  public static final String NAME_CONFLICT = "NameConflict";
+
   private StatusAggregator() {}
+
+  /**
+   * Sets ChildrenOwned on {@code next}: False with every conflict's message while there are any, True once a job
+   * that had the condition has none (a job that never had a conflict never shows it).
+   */
+  public static void childConflicts(TrainingJob job, TrainingJobStatus next, List<String> conflicts, Instant now) {
+    var c = new ConditionSetter(next, generation(job), now.toString());
+    if (!conflicts.isEmpty()) {
+      c.set(Conditions.CHILDREN_OWNED, false, NAME_CONFLICT, String.join("; ", conflicts));
+    } else if (Conditions.has(next.conditions, Conditions.CHILDREN_OWNED)) {
+      c.set(Conditions.CHILDREN_OWNED, true, "Owned", "every child of the job is controlled by it");
+    }
+  }
 
   /** Status for a spec the operator cannot act on: only the Ready condition says why. */
   public static TrainingJobStatus invalid(TrainingJob job, List<String> problems, Instant now) {
@@ -97,7 +113,7 @@ public final class StatusAggregator {
       } else if (admission instanceof GangAdmission.Result.Unschedulable u) {
         s.phase = betweenWorlds(s, Phase.Pending);
         s.desiredWorkers = 0;
-        c.set(Conditions.ADMITTED, false, "InsufficientGPUs", u.message());
+        c.set(Conditions.ADMITTED, false, u.reason(), u.message());
       } else if (admission instanceof GangAdmission.Result.Refused r) {
         s.phase = betweenWorlds(s, Phase.Pending);
         s.desiredWorkers = 0;
@@ -144,11 +160,19 @@ public final class StatusAggregator {
       s.readyWorkers = run.ready();
       c.set(Conditions.ADMITTED, true, "WorldCommitted", "all " + size + " workers of world "
           + run.world().generation() + " are bound to their nodes");
+      var balancer = BalancerHealth.of(job.getSpec(), run.world().generation(),
+          job.getStatus() == null ? null : job.getStatus().balancer);
+      balancerCondition(c, balancer);
       if (run.ready() == size) {
         s.phase = Phase.Running;
         if (s.startTime == null) s.startTime = ts;
         if (s.worldRunningTime == null) s.worldRunningTime = ts;
-        c.set(Conditions.READY, true, "AllWorkersRunning", "all " + size + " workers are running");
+        if (balancer.state() == BalancerHealth.State.CONFIG_ERROR) {
+          c.set(Conditions.READY, false, BalancerHealth.CONFIG_ERROR_REASON, "all " + size
+              + " workers run on the static expert layout, but " + balancer.message());
+        } else {
+          c.set(Conditions.READY, true, "AllWorkersRunning", "all " + size + " workers are running");
+        }
       } else {
         s.phase = Phase.Admitted;
         c.set(Conditions.READY, false, "Starting", run.ready() + " of " + size + " workers are running");
@@ -214,6 +238,15 @@ public final class StatusAggregator {
     if (timeouts < 2) return new BindingBackoff(rb.nodes(), timeouts, null);
     long delay = Backoff.seconds(spec.recovery, timeouts - 1);
     return new BindingBackoff(rb.nodes(), timeouts, now.plusSeconds(delay).toString());
+  }
+
+  /** The Balancing condition, once the balancer has described the world (a config error also unreadies the job). */
+  private static void balancerCondition(ConditionSetter c, BalancerHealth health) {
+    switch (health.state()) {
+      case PLANNING -> c.set(Conditions.BALANCING, true, "Planning", health.message());
+      case CONFIG_ERROR -> c.set(Conditions.BALANCING, false, BalancerHealth.CONFIG_ERROR_REASON, health.message());
+      case NOT_WANTED, UNKNOWN -> { }
+    }
   }
 
   private static void clearResizing(ConditionSetter c, TrainingJobStatus s, String reason, String message) {

@@ -2,6 +2,7 @@ package dev.ballast.operator.world;
 
 import dev.ballast.operator.placement.GpuNode;
 import java.time.Instant;
+import java.util.Set;
 
 /**
  * A node as the world's decisions see it: its placement view, since when it is not Ready (null while
@@ -10,6 +11,8 @@ import java.time.Instant;
  */
 public record NodeState(GpuNode node, Instant notReadySince, boolean outOfService) {
   public static final String OUT_OF_SERVICE_TAINT = "node.kubernetes.io/out-of-service";
+  /** Taints the node lifecycle controller sets while the Ready condition is False or Unknown. */
+  public static final Set<String> READINESS_TAINTS = Set.of("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable");
 
   public String name() {
     return node.name();

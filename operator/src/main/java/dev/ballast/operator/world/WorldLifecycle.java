@@ -1,5 +1,6 @@
 package dev.ballast.operator.world;
 
+import dev.ballast.operator.admission.InsufficientRoom;
 import dev.ballast.operator.admission.WorkerRequest;
 import dev.ballast.operator.admission.WorldSizes;
 import dev.ballast.operator.api.RecoverySpec;
@@ -13,14 +14,17 @@ import dev.ballast.operator.desired.Names;
 import dev.ballast.operator.desired.WorldSpecHash;
 import dev.ballast.operator.placement.Exclusion;
 import dev.ballast.operator.placement.GangPlacer;
+import dev.ballast.operator.placement.GangRequest;
 import dev.ballast.operator.placement.GpuNode;
 import dev.ballast.operator.placement.NodeProblem;
+import dev.ballast.operator.placement.Taint;
 import dev.ballast.operator.status.Conditions;
 import dev.ballast.operator.status.StatusAggregator;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
@@ -66,16 +70,43 @@ public final class WorldLifecycle {
   }
 
   /**
-   * Whether another job is waiting for GPUs to reach its workers.min (no world, or between worlds, and its
-   * last admission found too little room): a growing job yields to it.
+   * The other jobs {@code job}'s growth yields to ("namespace/name", sorted): those waiting for room
+   * ({@link #waitingForRoom}) that could use a node {@code job} could grow onto, i.e. some node is eligible
+   * for a worker of both (Ready, not cordoned, selected, tolerated, large enough when empty). A job waiting
+   * for other nodes (another pool, another GPU shape) does not hold this one back.
    */
-  public static boolean waitingForRoom(TrainingJob other) {
+  public static List<String> jobsToYieldTo(TrainingJob job, Collection<TrainingJob> others, Collection<GpuNode> nodes) {
+    GangRequest growing = WorkerRequest.of(job.getSpec());
+    List<GpuNode> ours = nodes.stream().filter(n -> GangPlacer.eligible(n, growing)).toList();
+    return others.stream()
+        .filter(other -> !other.getMetadata().getUid().equals(job.getMetadata().getUid()))
+        .filter(WorldLifecycle::waitingForRoom)
+        .filter(other -> couldUseAny(other, ours))
+        .map(other -> other.getMetadata().getNamespace() + "/" + other.getMetadata().getName())
+        .sorted().toList();
+  }
+
+  private static boolean couldUseAny(TrainingJob other, List<GpuNode> nodes) {
+    GangRequest waiting;
+    try {
+      waiting = WorkerRequest.of(other.getSpec());
+    } catch (IllegalArgumentException e) {
+      return false; // its spec was edited into one it cannot run with: its own reconcile says so
+    }
+    return nodes.stream().anyMatch(n -> GangPlacer.eligible(n, waiting));
+  }
+
+  /**
+   * Whether another job is waiting for GPUs to reach its workers.min (no world, or between worlds, and its
+   * last admission found too little room).
+   */
+  static boolean waitingForRoom(TrainingJob other) {
     TrainingJobStatus s = other.getStatus();
     if (s == null || Boolean.TRUE.equals(other.getSpec().suspend)) return false;
     if (s.phase == Phase.Succeeded || s.phase == Phase.Failed || s.phase == Phase.Suspended) return false;
     if (s.world != null && s.transition == null) return false;
     return s.conditions.stream().anyMatch(c -> Conditions.ADMITTED.equals(c.getType())
-        && "False".equals(c.getStatus()) && "InsufficientGPUs".equals(c.getReason()));
+        && "False".equals(c.getStatus()) && InsufficientRoom.isWaitingForRoom(c.getReason()));
   }
 
   private static boolean cooldownOver(TrainingJob job, Instant now) {
@@ -172,7 +203,7 @@ public final class WorldLifecycle {
     private Decision place(long g, WorldTransition transition) {
       Integer timeout = spec.elastic.belowMinTimeoutSeconds;
       var admitted = status.conditions.stream().filter(c -> Conditions.ADMITTED.equals(c.getType())).findFirst();
-      if (timeout != null && admitted.isPresent() && "InsufficientGPUs".equals(admitted.get().getReason())) {
+      if (timeout != null && admitted.isPresent() && InsufficientRoom.isWaitingForRoom(admitted.get().getReason())) {
         String since = transition != null ? transition.since : job.getMetadata().getCreationTimestamp();
         if (since != null) {
           Instant deadline = Instant.parse(since).plusSeconds(timeout);
@@ -348,11 +379,23 @@ public final class WorldLifecycle {
     /** Nodes of the world that still run but should be left: cordoned, newly tainted, or with too few GPUs now. */
     private List<NodeProblem> drainedNodes(World world) {
       List<String> placed = world.seats().stream().map(Seat::node).filter(cluster.nodes()::containsKey).toList();
-      List<GpuNode> known = placed.stream().distinct().map(n -> cluster.nodes().get(n).node()).toList();
+      List<GpuNode> known = placed.stream().distinct()
+          .map(n -> withoutReadinessTaints(cluster.nodes().get(n).node())).toList();
       var request = WorkerRequest.of(spec).withWorkers(1, Math.max(1, world.size()));
       return GangPlacer.revalidate(known, placed, request).stream()
           .filter(p -> p.cause() != Exclusion.NOT_READY && p.cause() != Exclusion.GONE) // lost nodes: see lossOf
           .toList();
+    }
+
+    /**
+     * The node lifecycle controller's not-ready and unreachable taints mirror the Ready condition, which
+     * {@link #lossOf} judges with Ballast's grace period: they are no drain (a node reporting Ready again
+     * keeps them a moment longer, and must not trigger a resize).
+     */
+    private static GpuNode withoutReadinessTaints(GpuNode n) {
+      List<Taint> taints = n.taints().stream().filter(t -> !NodeState.READINESS_TAINTS.contains(t.key())).toList();
+      return new GpuNode(n.name(), n.allocatable(), n.ready(), n.unschedulable(), taints, n.domain(), n.rack(),
+          n.labels());
     }
 
     private Decision restart(long g, String reason, String message) {

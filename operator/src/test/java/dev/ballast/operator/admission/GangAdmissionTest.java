@@ -6,6 +6,7 @@ import dev.ballast.operator.TestJobs;
 import dev.ballast.operator.api.TrainingJob;
 import dev.ballast.operator.config.OperatorSettings;
 import dev.ballast.operator.observe.AdmissionView;
+import dev.ballast.operator.observe.ExistingJobs;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -15,7 +16,6 @@ import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -31,6 +31,7 @@ class GangAdmissionTest {
   static final class LaggingView implements AdmissionView {
     final List<Node> nodes = new ArrayList<>();
     final List<Pod> pods = new ArrayList<>();
+    final List<TrainingJob> jobs = new ArrayList<>();
 
     @Override
     public List<Node> nodes() {
@@ -38,16 +39,22 @@ class GangAdmissionTest {
     }
 
     @Override
-    public List<Pod> podsOn(Collection<String> nodeNames) {
-      return pods.stream().filter(p -> nodeNames.contains(
-          p.getMetadata().getAnnotations().get(dev.ballast.operator.desired.Labels.ASSIGNED_NODE))).toList();
+    public ExistingJobs jobs() {
+      return ExistingJobs.of(jobs.stream());
     }
 
+    /** Runs once right after the next read of the pods: an informer event that lands just then. */
+    Runnable afterNextRead = () -> {};
+
     @Override
-    public Optional<String> cachedUid(String namespace, String name) {
-      return pods.stream().filter(p -> p.getMetadata().getName().equals(name)).map(p -> p.getMetadata().getUid())
-          .findFirst();
+    public List<Pod> podsOn(Collection<String> nodeNames) {
+      List<Pod> read = pods.stream().filter(p -> nodeNames.contains(
+          p.getMetadata().getAnnotations().get(dev.ballast.operator.desired.Labels.ASSIGNED_NODE))).toList();
+      afterNextRead.run();
+      afterNextRead = () -> {};
+      return read;
     }
+
   }
 
   static Node gpuNode(String name) {
@@ -61,10 +68,17 @@ class GangAdmissionTest {
         .build();
   }
 
-  TrainingJob job(String name, int workers) {
+  static TrainingJob job(String name, int workers) {
     TrainingJob job = TestJobs.job(name, workers, workers, 8);
     job.getMetadata().setNamespace("team-a");
     return job;
+  }
+
+  /** Admits {@code job} as the reconciler does: the job is in the operator's primary cache, the view lists the rest. */
+  static GangAdmission.Result admit(GangAdmission admission, LaggingView view, TrainingJob job) {
+    GangAdmission.Result result = admission.admit(job, 1, ExistingJobs.of(java.util.stream.Stream.of(job)));
+    view.jobs.add(job);
+    return result;
   }
 
   List<Pod> created(String job) {
@@ -77,30 +91,116 @@ class GangAdmissionTest {
     view.nodes.addAll(List.of(gpuNode("a"), gpuNode("b"), gpuNode("c")));
     var admission = new GangAdmission(client, OperatorSettings.defaults(), view);
 
-    assertThat(admission.admit(job("first", 2), 1)).isInstanceOf(GangAdmission.Result.Admitted.class);
+    assertThat(admit(admission, view, job("first", 2))).isInstanceOf(GangAdmission.Result.Admitted.class);
     // the cache has not seen first's pods: without the reservations, second would get their nodes too
-    assertThat(admission.admit(job("second", 2), 1)).isInstanceOf(GangAdmission.Result.Unschedulable.class);
-    assertThat(admission.admit(job("third", 1), 1)).isInstanceOfSatisfying(GangAdmission.Result.Admitted.class,
+    assertThat(admit(admission, view, job("second", 2))).isInstanceOf(GangAdmission.Result.Unschedulable.class);
+    assertThat(admit(admission, view, job("third", 1))).isInstanceOfSatisfying(GangAdmission.Result.Admitted.class,
         a -> assertThat(a.world().seats()).extracting(s -> s.node())
             .doesNotContainAnyElementsOf(created("first").stream().map(GangAdmissionTest::assigned).toList()));
 
     // the cache catches up: each pod counts once (from the cache), so a freed node is offered again
     view.pods.addAll(created("first"));
     view.pods.addAll(created("third"));
-    assertThat(admission.admit(job("fourth", 1), 1)).isInstanceOf(GangAdmission.Result.Unschedulable.class);
+    assertThat(admit(admission, view, job("fourth", 1))).isInstanceOf(GangAdmission.Result.Unschedulable.class);
     view.pods.removeAll(created("third"));
-    assertThat(admission.admit(job("fifth", 1), 1)).isInstanceOf(GangAdmission.Result.Admitted.class);
+    assertThat(admit(admission, view, job("fifth", 1))).isInstanceOf(GangAdmission.Result.Admitted.class);
   }
 
   @Test
   void aRestartedAdmissionSeesThePromisesItsCacheListed() {
     var view = new LaggingView();
     view.nodes.addAll(List.of(gpuNode("a"), gpuNode("b")));
-    new GangAdmission(client, OperatorSettings.defaults(), view).admit(job("before", 2), 1);
+    admit(new GangAdmission(client, OperatorSettings.defaults(), view), view, job("before", 2));
     // a new process: no reservations, but its cache lists the gated pods the old one created
     view.pods.addAll(created("before"));
     var restarted = new GangAdmission(client, OperatorSettings.defaults(), view);
-    assertThat(restarted.admit(job("after", 1), 1)).isInstanceOf(GangAdmission.Result.Unschedulable.class);
+    assertThat(admit(restarted, view, job("after", 1))).isInstanceOf(GangAdmission.Result.Unschedulable.class);
+  }
+
+  @Test
+  void aPodTheCacheDeliversWhileAdmissionReadsItIsCountedOnce() {
+    var view = new LaggingView();
+    view.nodes.addAll(List.of(gpuNode("a"), gpuNode("b")));
+    var admission = new GangAdmission(client, OperatorSettings.defaults(), view);
+    assertThat(admit(admission, view, job("first", 1))).isInstanceOf(GangAdmission.Result.Admitted.class);
+    // first's pod reaches the cache (and its event releases the reservation) just after the next read of the cache:
+    // the read missed it, so only the reservation, read before, can count it
+    view.afterNextRead = () -> created("first").forEach(p -> {
+      view.pods.add(p);
+      admission.delivered(p);
+    });
+    assertThat(admit(admission, view, job("second", 1))).isInstanceOfSatisfying(GangAdmission.Result.Admitted.class,
+        a -> assertThat(a.world().seats().get(0).node()).isNotEqualTo(assigned(created("first").get(0))));
+    // second's pod reaches the cache too: both are cached, no reservation is left, nothing counts twice
+    created("second").forEach(p -> {
+      view.pods.add(p);
+      admission.delivered(p);
+    });
+    assertThat(admit(admission, view, job("third", 1))).isInstanceOf(GangAdmission.Result.Unschedulable.class);
+    view.pods.clear();
+    assertThat(admit(admission, view, job("fourth", 2))).as("no stale reservation holds a node")
+        .isInstanceOf(GangAdmission.Result.Admitted.class);
+  }
+
+  @Test
+  void aForgedPromiseHoldsNothingAndAnotherReleasesJobHoldsWhatItWasPromised() {
+    var view = new LaggingView();
+    view.nodes.addAll(List.of(gpuNode("a"), gpuNode("b")));
+    // a tenant's gated 8-GPU pods claiming both nodes: no owner, an owner uid that exists nowhere, and the uid
+    // of a real job but from another namespace (owner references never cross namespaces)
+    TrainingJob elsewhere = job("elsewhere", 1);
+    elsewhere.getMetadata().setNamespace("team-b");
+    view.jobs.add(elsewhere);
+    view.pods.add(forged("tenant", "a", null));
+    view.pods.add(forged("tenant", "b", "uid-nobody"));
+    view.pods.add(forged("tenant", "b", "uid-elsewhere"));
+    var admission = new GangAdmission(client, OperatorSettings.defaults(), view);
+    assertThat(admit(admission, view, job("real", 2))).isInstanceOf(GangAdmission.Result.Admitted.class);
+
+    // the same claim from a pod a job of another release controls (the view lists it; this operator does not
+    // reconcile it) holds its node
+    var other = new LaggingView();
+    other.nodes.addAll(view.nodes);
+    other.jobs.add(elsewhere);
+    other.pods.add(forged("team-b", "a", "uid-elsewhere"));
+    var secondRelease = new GangAdmission(client, OperatorSettings.defaults(), other);
+    assertThat(admit(secondRelease, other, job("wants-both", 2))).isInstanceOf(GangAdmission.Result.Unschedulable.class);
+  }
+
+  /** A gated pod requesting 8 GPUs that claims {@code node} by annotation, controlled by {@code ownerUid} if set. */
+  static Pod forged(String namespace, String node, String ownerUid) {
+    var b = new io.fabric8.kubernetes.api.model.PodBuilder().withNewMetadata().withNamespace(namespace)
+        .withName("claim-" + node + "-" + ownerUid).withUid("pod-" + node + "-" + ownerUid)
+        .addToAnnotations(dev.ballast.operator.desired.Labels.ASSIGNED_NODE, node).endMetadata()
+        .withNewSpec().addNewSchedulingGate().withName("ballast.dev/admission").endSchedulingGate()
+        .addNewContainer().withName("c").withNewResources().addToLimits("nvidia.com/gpu", new Quantity("8"))
+        .endResources().endContainer().endSpec();
+    if (ownerUid != null) {
+      b.editMetadata().addNewOwnerReference().withApiVersion("ballast.dev/v1alpha1").withKind("TrainingJob")
+          .withName("x").withUid(ownerUid).withController(true).endOwnerReference().endMetadata();
+    }
+    return b.build();
+  }
+
+  @Test
+  void theJobsOwnStoppedWorldStillInTheCacheDoesNotShrinkItsNextWorld() {
+    var view = new LaggingView();
+    view.nodes.addAll(List.of(gpuNode("a"), gpuNode("b")));
+    var admission = new GangAdmission(client, OperatorSettings.defaults(), view);
+    TrainingJob job = job("next", 2);
+    var reconciled = ExistingJobs.of(java.util.stream.Stream.of(job));
+    admission.admit(job, 1, reconciled);
+    // world 1 is committed, then stopped: its pods are gone from the API, but the admission cache lags
+    view.pods.addAll(created("next"));
+    job.setStatus(new dev.ballast.operator.api.TrainingJobStatus());
+    job.getStatus().world = new dev.ballast.operator.api.WorldStatus();
+    job.getStatus().world.generation = 1L;
+    client.pods().inNamespace("team-a").withLabel("ballast.dev/job", "next").delete();
+    assertThat(admission.admit(job, 2, reconciled)).isInstanceOfSatisfying(GangAdmission.Result.Admitted.class,
+        a -> assertThat(a.world().size()).isEqualTo(2));
+    TrainingJob other = job("other", 1);
+    assertThat(admission.admit(other, 1, ExistingJobs.of(java.util.stream.Stream.of(job, other)))).as("another job still sees world 2's promises")
+        .isInstanceOf(GangAdmission.Result.Unschedulable.class);
   }
 
   @Test
@@ -117,7 +217,9 @@ class GangAdmissionTest {
             .withReason("Forbidden").withMessage(message).build()).once();
     server.expect().delete().withPath("/api/v1/namespaces/team-a/pods/refused-g1-w0").andReturn(200, "{}").once();
 
-    var result = new GangAdmission(client, OperatorSettings.defaults(), view).admit(job("refused", 2), 1);
+    TrainingJob job = job("refused", 2);
+    var result = new GangAdmission(client, OperatorSettings.defaults(), view)
+        .admit(job, 1, ExistingJobs.of(java.util.stream.Stream.of(job)));
 
     assertThat(result).isEqualTo(new GangAdmission.Result.Refused("refused-g1-w1", message));
     assertThat(server.getLastRequest().getMethod()).as("the pod created before the refusal is deleted").isEqualTo("DELETE");

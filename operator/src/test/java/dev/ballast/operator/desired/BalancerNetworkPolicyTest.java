@@ -18,7 +18,7 @@ class BalancerNetworkPolicyTest {
   final OperatorSettings defaults = OperatorSettings.defaults();
   final OperatorSettings inCluster = new OperatorSettings(defaults.sidecarImage(), defaults.balancerImage(),
       defaults.sidecarPort(), defaults.balancerGrpcPort(), defaults.balancerHttpPort(), defaults.masterPort(),
-      new NetworkPolicySettings(true, Optional.of("ballast-system"), "ballast.dev/monitoring"));
+      defaults.balancerClusterRole(), new NetworkPolicySettings(true, Optional.of("ballast-system"), "ballast.dev/monitoring"));
 
   static List<Integer> ports(NetworkPolicyIngressRule rule) {
     return rule.getPorts().stream().map(p -> p.getPort().getIntVal()).toList();

@@ -52,6 +52,21 @@ class WorkerPodsTest {
   }
 
   @Test
+  void withTheBalancerOffAPodHasNoSidecarNoSidecarUrlAndNeedsNoSecret() {
+    assertThat(pod.getSpec().getInitContainers()).extracting(Container::getName).contains(WorkerPods.SIDECAR);
+    job.getSpec().balancer.mode = dev.ballast.operator.api.BalancerSpec.Mode.OFF;
+    Pod off = WorkerPods.build(job, world, world.seats().get(1), true, OperatorSettings.defaults());
+    assertThat(off.getSpec().getInitContainers()).extracting(Container::getName).doesNotContain(WorkerPods.SIDECAR);
+    Container trainer = off.getSpec().getContainers().stream().filter(c -> c.getName().equals(WorkerPods.TRAINER))
+        .findFirst().orElseThrow();
+    assertThat(trainer.getEnv()).extracting(EnvVar::getName).doesNotContain("BALLAST_SIDECAR_URL")
+        .contains("BALLAST_WORLD_GENERATION");
+    assertThat(io.fabric8.kubernetes.client.utils.Serialization.asJson(off)).doesNotContain("secretKeyRef");
+    assertThat(WorkerPods.resourceShape(job.getSpec()).getInitContainers()).extracting(Container::getName)
+        .doesNotContain(WorkerPods.SIDECAR);
+  }
+
+  @Test
   void ownedByTheJobAsController() {
     var ref = pod.getMetadata().getOwnerReferences();
     assertThat(ref).singleElement().satisfies(r -> {
@@ -94,7 +109,7 @@ class WorkerPodsTest {
           .doesNotContain("BALLAST_BIND_ADDRESS", "BALLAST_TRAINER_API_ADDRESS");
       assertThat(c.getEnv()).anySatisfy(e -> {
         assertThat(e.getName()).isEqualTo("BALLAST_TOKEN");
-        assertThat(e.getValueFrom().getSecretKeyRef().getName()).isEqualTo("olmoe-sidecar-auth");
+        assertThat(e.getValueFrom().getSecretKeyRef().getName()).isEqualTo("olmoe-sidecar-auth-uidolmoe");
       });
       assertThat(c.getEnv()).anySatisfy(e -> {
         assertThat(e.getName()).isEqualTo("BALLAST_BALANCER_ADDRESS");

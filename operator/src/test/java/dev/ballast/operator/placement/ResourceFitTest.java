@@ -89,6 +89,25 @@ class ResourceFitTest {
   }
 
   @Test
+  void theShortResourceIsNamedOnlyWhenTheGpusWouldSuffice() {
+    Map<String, Resources> busyCpu = Map.of("a", Resources.of(Resources.CPU, 30_000), "b", Resources.of(Resources.CPU, 30_000));
+    assertThat(shortResource(GangPlacer.place(List.of(node("a"), node("b")), busyCpu, gang(2, 2, 8, 4_000))))
+        .as("16 GPUs free, cpu short on both nodes").isEqualTo(Resources.CPU);
+    assertThat(shortResource(GangPlacer.place(List.of(node("a"), node("b")), Map.of(), gang(5, 5, 2, 12_000))))
+        .as("free cpu bounds both hosts below their GPUs").isEqualTo(Resources.CPU);
+    List<GpuNode> smallMemory = List.of(
+        withAllocatable("small", Map.of(Resources.CPU, 32_000L, Resources.MEMORY, 4 * GI, Resources.PODS, 110L)));
+    assertThat(shortResource(GangPlacer.place(smallMemory, Map.of(), gang(1, 1, 8, 1_000)))).isEqualTo(Resources.MEMORY);
+    assertThat(shortResource(GangPlacer.place(List.of(node("a"), node("b")), busyCpu, gang(3, 3, 8, 4_000))))
+        .as("3 workers need 24 GPUs; 16 exist: GPUs are short whatever else is").isEqualTo(Resources.GPU);
+  }
+
+  static String shortResource(Placement placement) {
+    assertThat(placement).isInstanceOf(Placement.Unplaceable.class);
+    return ((Placement.Unplaceable) placement).shortResource();
+  }
+
+  @Test
   void revalidationChecksEveryResourceAWorldNeeds() {
     GpuNode shrunk = withAllocatable("shrunk", Map.of(Resources.CPU, 20_000L, Resources.MEMORY, 256 * GI,
         Resources.PODS, 110L));

@@ -152,7 +152,40 @@ class TrainingJobReconcilerTest {
     assertThat(client.apps().deployments().inNamespace(NS).withName("olmoe-balancer").get()).isNotNull();
     assertThat(client.rbac().roleBindings().inNamespace(NS).withName("olmoe-balancer").get().getRoleRef().getName())
         .isEqualTo("ballast-balancer");
-    assertThat(client.secrets().inNamespace(NS).withName("olmoe-sidecar-auth").get()).isNotNull();
+    assertThat(client.secrets().inNamespace(NS)
+        .withName(dev.ballast.operator.desired.Names.sidecarSecret("olmoe", job("olmoe").getMetadata().getUid())).get())
+        .isNotNull();
+  }
+
+  @Test
+  void aChildNameHeldByAnotherObjectIsReportedInStatusUntilItIsFreed() {
+    gpuNodes(1);
+    // someone's Service holds the name of train's balancer Service (as job train-balancer's headless Service would)
+    client.resource(new io.fabric8.kubernetes.api.model.ServiceBuilder().withNewMetadata().withName("train-balancer")
+        .withNamespace(NS).endMetadata().withNewSpec().addNewPort().withPort(80).endPort().endSpec().build()).create();
+    create("train", 1, 1);
+    await().atMost(WAIT).untilAsserted(() -> assertThat(job("train").getStatus())
+        .isNotNull().extracting(st -> st.conditions).asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.LIST)
+        .anySatisfy(o -> {
+          var c = (io.fabric8.kubernetes.api.model.Condition) o;
+          assertThat(c.getType()).isEqualTo("ChildrenOwned");
+          assertThat(c.getStatus()).isEqualTo("False");
+          assertThat(c.getReason()).isEqualTo("NameConflict");
+          assertThat(c.getMessage()).isEqualTo("Service train-balancer already exists, controlled by no controller, "
+              + "not by this job; rename this job or remove that Service");
+        }));
+    assertThat(client.services().inNamespace(NS).withName("train-balancer").get().getMetadata().getOwnerReferences())
+        .as("never taken over").isEmpty();
+
+    client.services().inNamespace(NS).withName("train-balancer").delete();
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(job("train").getStatus().conditions).anySatisfy(c -> {
+        assertThat(c.getType()).isEqualTo("ChildrenOwned");
+        assertThat(c.getStatus()).isEqualTo("True");
+      });
+      assertThat(client.services().inNamespace(NS).withName("train-balancer").get().getMetadata().getOwnerReferences())
+          .singleElement().satisfies(o -> assertThat(o.getName()).isEqualTo("train"));
+    });
   }
 
   @Test

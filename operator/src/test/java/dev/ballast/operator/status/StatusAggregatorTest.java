@@ -34,7 +34,7 @@ class StatusAggregatorTest {
   @Test
   void unschedulableJobIsPendingWithTheReasonInNumbers() {
     var s = StatusAggregator.aggregate(job, d(new WorldStep.Place(1)),
-        new GangAdmission.Result.Unschedulable("needs 2 workers × 8 GPUs; only 1 node has 8 free GPUs"), T0);
+        new GangAdmission.Result.Unschedulable("InsufficientGPUs", "needs 2 workers × 8 GPUs; only 1 node has 8 free GPUs"), T0);
     assertThat(s.phase).isEqualTo(Phase.Pending);
     assertThat(s.observedGeneration).isEqualTo(1L);
     Condition admitted = condition(s.conditions, Conditions.ADMITTED);
@@ -92,11 +92,52 @@ class StatusAggregatorTest {
   @Test
   void theBalancersPartIsNeitherProducedNorComparedAgainst() {
     job.setStatus(StatusAggregator.aggregate(job, d(new WorldStep.Run(world, 2, List.of())), null, T0));
-    job.getStatus().balancer = new BalancerStatusSchema();
-    job.getStatus().balancer.planVersion = "1.7";
+    job.getStatus().balancer = balancer("1.3", null);
+    job.setStatus(StatusAggregator.aggregate(job, d(new WorldStep.Run(world, 2, List.of())), null, T0));
+    job.getStatus().balancer = balancer("1.7", null);
     var next = StatusAggregator.aggregate(job, d(new WorldStep.Run(world, 2, List.of())), null, T0);
     assertThat(next.balancer).isNull();
     assertThat(StatusChange.changed(job, next)).isFalse();
+  }
+
+  static BalancerStatusSchema balancer(String planVersion, String planError) {
+    var b = new BalancerStatusSchema();
+    b.planVersion = planVersion;
+    b.planError = planError;
+    return b;
+  }
+
+  @Test
+  void aBalancerThatCannotPlanTheWorldMakesItNotReadyWithItsReason() {
+    job.setStatus(StatusAggregator.aggregate(job, d(new WorldStep.Run(world, 2, List.of())), null, T0));
+    assertThat(job.getStatus().conditions).as("nothing known of the balancer yet")
+        .noneMatch(c -> c.getType().equals(Conditions.BALANCING));
+    job.getStatus().balancer = balancer("0.4", "cannot plan world generation 0: stale");
+    var stale = StatusAggregator.aggregate(job, d(new WorldStep.Run(world, 2, List.of())), null, T0);
+    assertThat(condition(stale.conditions, Conditions.READY).getStatus()).as("an error of another world").isEqualTo("True");
+
+    String error = "cannot plan world generation 1: memoryBudgetBytes 10 is below the 4096 bytes per GPU the replicate"
+        + " layout needs without any replica";
+    job.getStatus().balancer = balancer("1.0", error);
+    var broken = StatusAggregator.aggregate(job, d(new WorldStep.Run(world, 2, List.of())), null, T0.plusSeconds(3));
+    assertThat(broken.phase).as("the workers do run, on the static layout").isEqualTo(Phase.Running);
+    Condition balancing = condition(broken.conditions, Conditions.BALANCING);
+    assertThat(balancing.getStatus()).isEqualTo("False");
+    assertThat(balancing.getReason()).isEqualTo("BalancerConfigError");
+    assertThat(balancing.getMessage()).isEqualTo(error);
+    Condition ready = condition(broken.conditions, Conditions.READY);
+    assertThat(ready.getStatus()).isEqualTo("False");
+    assertThat(ready.getReason()).isEqualTo("BalancerConfigError");
+    assertThat(ready.getMessage()).contains("memoryBudgetBytes 10");
+    job.setStatus(broken);
+    job.getStatus().balancer = balancer("1.0", error);
+    assertThat(StatusChange.changed(job, StatusAggregator.aggregate(job, d(new WorldStep.Run(world, 2, List.of())),
+        null, T0.plusSeconds(60)))).as("stable while the error stays").isFalse();
+
+    job.getStatus().balancer = balancer("1.2", null);
+    var fixed = StatusAggregator.aggregate(job, d(new WorldStep.Run(world, 2, List.of())), null, T0.plusSeconds(90));
+    assertThat(condition(fixed.conditions, Conditions.BALANCING).getStatus()).isEqualTo("True");
+    assertThat(condition(fixed.conditions, Conditions.READY).getStatus()).isEqualTo("True");
   }
 
   @Test

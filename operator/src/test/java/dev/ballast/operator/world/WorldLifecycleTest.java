@@ -9,6 +9,7 @@ import dev.ballast.operator.api.RecoverySpec;
 import dev.ballast.operator.api.TrainingJob;
 import dev.ballast.operator.api.TrainingJobStatus.Phase;
 import dev.ballast.operator.desired.Labels;
+import dev.ballast.operator.placement.Taint;
 import dev.ballast.operator.status.Conditions;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -327,6 +328,37 @@ class WorldLifecycleTest {
   }
 
   @Test
+  void growthDoesNotYieldToAJobWaitingForNodesItCannotUse() {
+    sim.nodes("n0", "n1");
+    runWorld();
+    TrainingJob other = TestJobs.job("elsewhere", 3, 3, 8);
+    other.getSpec().template.getSpec().setNodeSelector(java.util.Map.of("pool", "other"));
+    sim.jobs.add(other);
+    sim.settle(2);
+    assertThat(other.getStatus().phase).isEqualTo(Phase.Pending);
+    assertThat(WorldLifecycle.waitingForRoom(other)).isTrue();
+    sim.nodes("n2");
+    tick(60);
+    assertThat(sim.reconcile(job, false).step()).as("no node of this job's could serve the waiting one")
+        .isInstanceOfSatisfying(WorldStep.Transition.class,
+            t -> assertThat(t.transition().reason).isEqualTo("CapacityAvailable"));
+  }
+
+  @Test
+  void aJobShortOfCpuSaysSoAndCountsAsWaitingForRoom() {
+    sim.nodes("n0", "n1");
+    job.getSpec().template.getSpec().getContainers().get(0).setResources(new io.fabric8.kubernetes.api.model
+        .ResourceRequirementsBuilder().addToRequests("cpu", new io.fabric8.kubernetes.api.model.Quantity("2000")).build());
+    sim.settle(2);
+    assertThat(job.getStatus().phase).isEqualTo(Phase.Pending);
+    assertThat(condition(Conditions.ADMITTED)).hasValueSatisfying(c -> {
+      assertThat(c.getReason()).isEqualTo("InsufficientCPU");
+      assertThat(c.getMessage()).contains("cpu");
+    });
+    assertThat(WorldLifecycle.waitingForRoom(job)).isTrue();
+  }
+
+  @Test
   void everyWorldHoldsWholeExpertTimesPipelineGroups() {
     job.getSpec().parallelism = new ParallelismSpec(8, 2); // 16 GPUs per group: an even number of workers
     job.getSpec().workers.max = 6;
@@ -424,25 +456,60 @@ class WorldLifecycleTest {
   }
 
   @Test
-  void twoIdenticalBindingTimeoutsMakeAdmissionBackOff() {
-    sim.nodes("n0", "n1");
+  void theNodeControllersReadinessTaintsAreNoDrain() {
+    sim.nodes("n0", "n1", "n2");
+    job.getSpec().workers.max = 2;
+    runWorld();
+    String node = sim.pods.get("olmoe-g1-w1").getSpec().getNodeName();
+    sim.notReady(node);
+    sim.taint(node, new Taint("node.kubernetes.io/not-ready", null, Taint.NO_SCHEDULE));
+    sim.taint(node, new Taint("node.kubernetes.io/unreachable", null, Taint.NO_EXECUTE));
+    assertThat(sim.reconcile(job, false).step()).as("NotReady within the grace period").isInstanceOf(WorldStep.Run.class);
+    sim.recover(node); // Ready again; the controller removes its taints a moment later
+    assertThat(sim.reconcile(job, false).step()).as("Ready again, the taints not yet removed")
+        .isInstanceOf(WorldStep.Run.class);
+    assertThat(generation()).isEqualTo(1L);
+  }
+
+  /** Places, releases and lets the gang time out unbound (no kubelet runs), twice, on {@code nodes}. */
+  void twoBindingTimeoutsOn(String nodes) {
     job.getSpec().admissionTimeoutSeconds = 30;
     for (int round = 1; round <= 2; round++) {
       sim.reconcile(job, false); // place
-      sim.reconcile(job, false); // release; no kubelet runs, so nothing binds
+      sim.reconcile(job, false); // release; nothing binds
       tick(31);
-      var d = sim.reconcile(job, false);
-      assertThat(d.step()).isInstanceOfSatisfying(WorldStep.RollBack.class, r -> {
+      assertThat(sim.reconcile(job, false).step()).isInstanceOfSatisfying(WorldStep.RollBack.class, r -> {
         assertThat(r.reason()).isEqualTo("BindingTimeout");
-        assertThat(r.nodes()).isEqualTo("n0,n1");
+        assertThat(r.nodes()).isEqualTo(nodes);
       });
     }
+  }
+
+  List<String> promisedNodes() {
+    return sim.live(job).stream().map(p -> p.getMetadata().getAnnotations().get(Labels.ASSIGNED_NODE)).sorted().toList();
+  }
+
+  @Test
+  void twoIdenticalBindingTimeoutsMakeAdmissionBackOff() {
+    sim.nodes("n0", "n1");
+    twoBindingTimeoutsOn("n0,n1");
     assertThat(job.getStatus().bindingBackoff.timeouts).isEqualTo(2);
     var wait = sim.reconcile(job, false);
     assertThat(wait.step()).isInstanceOfSatisfying(WorldStep.Wait.class,
         w -> assertThat(w.reason()).isEqualTo("BindingBackoff"));
     tick(20);
     assertThat(sim.reconcile(job, false).step()).isInstanceOf(WorldStep.Place.class);
+    assertThat(promisedNodes()).as("no other nodes: the same placement once more").containsExactly("n0", "n1");
+  }
+
+  @Test
+  void afterTwoIdenticalBindingTimeoutsAdmissionPlacesTheGangElsewhereWhenItFits() {
+    sim.nodes("n0", "n1", "n2", "n3");
+    job.getSpec().workers.max = 2;
+    twoBindingTimeoutsOn("n0,n1");
+    tick(20);
+    assertThat(sim.reconcile(job, false).step()).isInstanceOf(WorldStep.Place.class);
+    assertThat(promisedNodes()).containsExactly("n2", "n3");
   }
 
   @Test

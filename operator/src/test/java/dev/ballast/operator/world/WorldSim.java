@@ -9,6 +9,7 @@ import dev.ballast.operator.desired.WorkerPods;
 import dev.ballast.operator.observe.ClusterCapacity;
 import dev.ballast.operator.placement.Resources;
 import dev.ballast.operator.placement.GpuNode;
+import dev.ballast.operator.placement.Taint;
 import dev.ballast.operator.status.StatusAggregator;
 import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -70,6 +71,15 @@ final class WorldSim {
     nodes.put(name, new NodeState(n.node(), n.notReadySince(), true));
   }
 
+  void taint(String name, Taint taint) {
+    NodeState n = nodes.get(name);
+    List<Taint> taints = new ArrayList<>(n.node().taints());
+    taints.add(taint);
+    GpuNode g = n.node();
+    nodes.put(name, new NodeState(new GpuNode(g.name(), g.allocatable(), g.ready(), g.unschedulable(), taints, g.domain(),
+        g.rack(), g.labels()), n.notReadySince(), n.outOfService()));
+  }
+
   void deleteNode(String name) {
     nodes.remove(name);
   }
@@ -91,8 +101,7 @@ final class WorldSim {
 
   /** One reconcile of {@code job}, as the reconciler does it; {@code crash} drops the status write. */
   Decision reconcile(TrainingJob job, boolean crash) {
-    List<String> waiting = jobs.stream().filter(o -> o != job).filter(WorldLifecycle::waitingForRoom)
-        .map(o -> o.getMetadata().getName()).toList();
+    List<String> waiting = WorldLifecycle.jobsToYieldTo(job, jobs, nodes.values().stream().map(NodeState::node).toList());
     Integer room = WorldLifecycle.wantsRoom(job, waiting, now)
         ? GangAdmission.room(job.getSpec(), capacity(job.getMetadata().getName())) : null;
     Decision d = WorldLifecycle.decide(job, podsOf(job), new ClusterView(nodes, room, waiting), now);
@@ -108,7 +117,8 @@ final class WorldSim {
     d.forceDelete().forEach(p -> pods.remove(p.getMetadata().getName()));
     GangAdmission.Result admitted = null;
     if (d.step() instanceof WorldStep.Place place) {
-      admitted = GangAdmission.choose(job.getSpec(), capacity(null), place.generation());
+      admitted = GangAdmission.choose(job.getSpec(), capacity(null), place.generation(),
+          GangAdmission.avoidedNodes(job.getStatus()));
       if (admitted instanceof GangAdmission.Result.Admitted a) {
         for (Pod p : podsOf(job)) {
           var v = new WorkerPodView(p);

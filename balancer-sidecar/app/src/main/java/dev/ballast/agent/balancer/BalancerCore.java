@@ -34,8 +34,10 @@ import java.util.logging.Logger;
  * results between them. Sidecars are authenticated by {@link SidecarAuthenticator} and tracked in
  * {@link SidecarSessions}; reports go through {@link ReportIntake} into the {@link LoadForecast}; the
  * {@link ReplanPolicy} decides when to plan and whether to publish; {@link PlanSequencer} numbers plans,
- * {@link PlanPublisher} announces and retains them, {@link AdoptionTracker} says which plans are still in use, and
- * {@link StatusWriter} keeps status.balancer.
+ * {@link PlanPublisher} announces and retains them, {@link AdoptionTracker} says which plans are still in use,
+ * {@link StatusWriter} keeps status.balancer (with {@link FirstPlanTracker}'s record of each world's first plan), and
+ * {@link HistoryPersistence} restores the load history at start and persists it, so that a restarted balancer plans
+ * the next world's first plan from it.
  * <p>
  * Not thread-safe: one thread (the runtime's loop, or a test) calls every method. Planning runs through a
  * {@link PlanRunner}, synchronously in tests or on a worker thread that posts the result back to the loop.
@@ -63,8 +65,9 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
         };
     }
 
+    /** {@code fromHistory}: planned from the load history, before any step of the world was seen. */
     public record PlanResult(Plan plan, double imbalanceBefore, double imbalanceAfter, double predictedSpeedup,
-                             long generation, long planNanos) {
+                             long generation, long planNanos, boolean fromHistory) {
     }
 
     private final DashboardJson.Identity identity;
@@ -76,6 +79,10 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
     private final PlanSequencer sequencer;
     private final PlanPublisher publisher = new PlanPublisher(BalancerCore::unixNanosNow);
     private final AdoptionTracker adoptions = new AdoptionTracker();
+    private final FirstPlanTracker firstPlan = new FirstPlanTracker();
+    private final HistoryPersistence history;
+    /** The steps of the load history restored at start (0: none), shown on the dashboard. */
+    private final long historyRestoredSteps;
     private final PlanRunner runner;
     private final LongSupplier clock;
 
@@ -86,6 +93,7 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
     private String configError = "";
     private Plan planInUse;      // this generation's newest plan: the next plan starts from it
     private long lastObservedStep = -1;
+    private long lastObservedGeneration; // of the history's newest step
     private long lastRetentionBroadcast = Long.MIN_VALUE / 2;
     private long lastPlanNanos;
 
@@ -93,12 +101,15 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
     private volatile String statusSnapshot = "{}";
     private volatile String loadsSnapshot = "{}";
 
-    public BalancerCore(String job, String namespace, String token, StatusStore statusStore, PlanRunner runner,
-                        LongSupplier nanoClock, String balancerId) {
+    /** Restores the load history {@code historyStore} holds (a corrupt one is refused with a warning). */
+    public BalancerCore(String job, String namespace, String token, StatusStore statusStore, HistoryStore historyStore,
+                        PlanRunner runner, LongSupplier nanoClock, String balancerId) {
         this.authenticator = new SidecarAuthenticator(job, namespace, token);
         this.identity = new DashboardJson.Identity(job, namespace, balancerId);
         this.status = new StatusWriter(statusStore);
         this.sequencer = new PlanSequencer(status);
+        this.history = new HistoryPersistence(historyStore, job);
+        this.historyRestoredSteps = history.restore(forecast.history());
         this.runner = runner;
         this.clock = nanoClock;
     }
@@ -121,6 +132,7 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
             }
         }
         adoptions.reset(w);
+        firstPlan.newWorld(w.generation());
         planInUse = null;
         lastObservedStep = -1;
         if (policy != null) {
@@ -137,6 +149,7 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
                 continue;
             }
             s.nodeRank = n.nodeRank();
+            s.worldHeldBack = false;
             s.send(worldMessage());
             s.send(publisher.retention());
         }
@@ -160,6 +173,7 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
             LOG.warning(configError);
             intake.unusable(configError);
         }
+        status.planError(configError);
     }
 
     // ---------------------------------------------------------------- sidecar streams
@@ -207,8 +221,32 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
         s.send(BalancerMessage.newBuilder().setWelcome(Welcome.newBuilder()
                 .setProtocolVersion(Protocol.VERSION).setBalancerId(identity.balancerId()).setLayers(spec.moeLayers())
                 .setExperts(spec.experts()).setGpusPerWorker(world.gpusPerWorker())).build());
-        s.send(worldMessage());
+        // Plans before the world: a trainer that waits for the world before its first step (docs/protocol.md) then
+        // finds the world's first plan already held, and adopts it at that step.
         resync(s, null);
+        if (firstPlanOnItsWay()) {
+            s.worldHeldBack = true;
+        } else {
+            s.send(worldMessage());
+        }
+    }
+
+    /** The current world's first plan is being computed (from the history, or its first steps). */
+    private boolean firstPlanOnItsWay() {
+        return planInUse == null && policy != null && policy.planning();
+    }
+
+    /** Sends the world to sidecars that wait for it, once no first plan is on its way any more. */
+    private void releaseHeldWorlds() {
+        if (firstPlanOnItsWay()) {
+            return;
+        }
+        for (SidecarSessions.Sidecar s : sessions.authenticated()) {
+            if (s.worldHeldBack) {
+                s.worldHeldBack = false;
+                s.send(worldMessage());
+            }
+        }
     }
 
     private static void warnIfRefused(SidecarSessions.Sidecar s, Refusal why) {
@@ -231,6 +269,8 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
             announceRetention();
         }
         status.adopted(oldest, adoptions.lastAdoptedAt(oldest));
+        firstPlan.adopted(oldest, adoptions.lastAdoptedAt(oldest));
+        status.firstPlan(firstPlan.current());
     }
 
     private void resync(SidecarSessions.Sidecar s, PlanVersion after) {
@@ -254,6 +294,9 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
     private void observe(long step, ModelLoads loads) {
         forecast.observe(step, loads);
         lastObservedStep = Math.max(lastObservedStep, step);
+        lastObservedGeneration = world.generation();
+        firstPlan.stepSeen(step);
+        status.firstPlan(firstPlan.current());
         policy.stepObserved(() -> PlacementScore.of(setup.context(), setup.planner().routing(), planInUse,
                 forecast.predict()).imbalance());
         maybeStartPlanning();
@@ -283,18 +326,19 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
         long generation = world.generation();
         PlanRequest request = new PlanRequest(s.context(), predicted, planInUse, new PlanVersion(generation, sequence),
                 Math.max(0, lastObservedStep + 1));
-        runner.run(() -> plan(s, request), this::onPlanned, this::onPlanFailed);
+        boolean fromHistory = forecast.observedSteps() == 0;
+        runner.run(() -> plan(s, request, fromHistory), this::onPlanned, this::onPlanFailed);
     }
 
     /** Runs off the loop thread: plans, then scores the static layout and the plan on the prediction. */
-    private static PlanResult plan(PlanningSetup s, PlanRequest request) {
+    private static PlanResult plan(PlanningSetup s, PlanRequest request, boolean fromHistory) {
         long t0 = System.nanoTime();
         Plan plan = s.planner().plan(request);
         long took = System.nanoTime() - t0;
         PlacementScore before = PlacementScore.of(s.context(), s.planner().routing(), null, request.predicted());
         PlacementScore after = PlacementScore.of(s.context(), s.planner().routing(), plan, request.predicted());
         return new PlanResult(plan, before.imbalance(), after.imbalance(), before.speedupTo(after),
-                request.version().worldGeneration(), took);
+                request.version().worldGeneration(), took, fromHistory);
     }
 
     private void onPlanned(PlanResult r) {
@@ -308,13 +352,17 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
                 s.send(retention); // with the plan, so a sidecar learns at once which older plans it may drop
             }
             status.planned(r.imbalanceBefore(), r.imbalanceAfter(), r.predictedSpeedup());
+            firstPlan.published(r.fromHistory());
+            status.firstPlan(firstPlan.current());
         }
         maybeStartPlanning(); // the next plan, or the new world's first when this one's world is gone
+        releaseHeldWorlds();
     }
 
     private void onPlanFailed(Throwable e) {
         policy.failed(clock.getAsLong());
         LOG.log(Level.WARNING, "planning failed", e);
+        releaseHeldWorlds();
     }
 
     // ---------------------------------------------------------------- periodic work
@@ -336,6 +384,12 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
             status.heartbeat(world.generation(), lastObservedStep, now);
         }
         status.flush(now);
+        history.maybeWrite(forecast.history(), lastObservedGeneration, now);
+    }
+
+    /** Persists the load history now if it changed (at shutdown). */
+    public void persistHistory() {
+        history.flush(forecast.history(), lastObservedGeneration, clock.getAsLong());
     }
 
     private static long unixNanosNow() {
@@ -406,7 +460,8 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
         PlanVersion newest = publisher.newest();
         return DashboardJson.status(identity, new DashboardJson.Activity(worldGeneration(), ready, configError,
                 sessions.authenticatedCount(), intake.accepted(), intake.refused(), sessions.hellosRefused(),
-                publisher.published(), newest == null ? "" : newest.toString(), lastPlanNanos),
+                publisher.published(), newest == null ? "" : newest.toString(), lastPlanNanos,
+                historyRestoredSteps),
                 forecast.history(), status.current());
     }
 }

@@ -19,7 +19,8 @@ final class DashboardJson {
 
     /** What the balancer has done so far, for the status document. */
     record Activity(long worldGeneration, boolean ready, String configError, int sidecars, long reportsAccepted,
-                    long reportsRefused, long hellosRefused, long plansPublished, String newestPlan, long lastPlanNanos) {
+                    long reportsRefused, long hellosRefused, long plansPublished, String newestPlan, long lastPlanNanos,
+                    long historyRestoredSteps) {
     }
 
     /** The last complete step's per-layer totals and their smoothed history. */
@@ -46,6 +47,7 @@ final class DashboardJson {
                 .field("sidecars", a.sidecars()).field("reportsAccepted", a.reportsAccepted())
                 .field("reportsRefused", a.reportsRefused()).field("hellosRefused", a.hellosRefused())
                 .field("stepsObserved", history.observedSteps()).field("lastStep", history.lastStep())
+                .field("historyRestoredSteps", a.historyRestoredSteps())
                 .field("plansPublished", a.plansPublished()).field("newestPlan", a.newestPlan())
                 .field("lastPlanMillis", a.lastPlanNanos() / 1e6)
                 .field("planVersion", s.planVersion()).field("planSequence", s.planSequence())

@@ -18,6 +18,8 @@ final class SidecarSessions {
         boolean authenticated;
         int podIndex = -1;
         int nodeRank = -1;
+        /** Its world is held back until the first plan of the generation, on its way, is sent ahead of it. */
+        boolean worldHeldBack;
 
         Sidecar(long id, SidecarSession session) {
             this.id = id;

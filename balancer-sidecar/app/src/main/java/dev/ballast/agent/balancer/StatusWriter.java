@@ -4,6 +4,7 @@ import dev.ballast.contracts.status.BalancerStatus;
 import dev.ballast.contracts.plan.PlanVersion;
 
 import java.time.Instant;
+import java.util.Objects;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -36,13 +37,29 @@ final class StatusWriter {
 
     /** A new world generation: its static layout ("g.0") is what every rank runs until they adopt a plan. */
     void newGeneration(long generation) {
-        change(new BalancerStatus(generation + ".0", status.planSequence(), -1, 1.0, 1.0, 1.0, status.heartbeat()));
+        change(new BalancerStatus(generation + ".0", status.planSequence(), -1, 1.0, 1.0, 1.0, status.heartbeat(),
+                status.planError(), null));
+    }
+
+    /** Why the current world cannot be planned ("" once it can). */
+    void planError(String error) {
+        if (!status.planError().equals(error)) {
+            change(status.withPlanError(error));
+        }
+    }
+
+    /** The current world's first plan as {@link FirstPlanTracker} knows it now. */
+    void firstPlan(BalancerStatus.FirstPlan first) {
+        if (!Objects.equals(status.firstPlan(), first)) {
+            change(status.withFirstPlan(first));
+        }
     }
 
     /** Persists the sequence high-water mark now; throws when the store could not take it. */
     void reserveSequencesUpTo(long upTo, long nowNanos) {
         BalancerStatus s = new BalancerStatus(status.planVersion(), upTo, status.adoptedAtStep(),
-                status.imbalanceBefore(), status.imbalanceAfter(), status.predictedSpeedup(), status.heartbeat());
+                status.imbalanceBefore(), status.imbalanceAfter(), status.predictedSpeedup(), status.heartbeat(),
+                status.planError(), status.firstPlan());
         store.write(s);
         status = s;
         dirty = false;
@@ -52,14 +69,16 @@ final class StatusWriter {
     /** The predicted scores of the plan just published. */
     void planned(double imbalanceBefore, double imbalanceAfter, double predictedSpeedup) {
         change(new BalancerStatus(status.planVersion(), status.planSequence(), status.adoptedAtStep(),
-                imbalanceBefore, imbalanceAfter, predictedSpeedup, status.heartbeat()));
+                imbalanceBefore, imbalanceAfter, predictedSpeedup, status.heartbeat(), status.planError(),
+                status.firstPlan()));
     }
 
     /** Every rank now runs {@code version} or newer; the last of them moved to it at {@code atStep}. */
     void adopted(PlanVersion version, long atStep) {
         if (!status.planVersion().equals(version.toString())) {
             change(new BalancerStatus(version.toString(), status.planSequence(), atStep, status.imbalanceBefore(),
-                    status.imbalanceAfter(), status.predictedSpeedup(), status.heartbeat()));
+                    status.imbalanceAfter(), status.predictedSpeedup(), status.heartbeat(), status.planError(),
+                    status.firstPlan()));
         }
     }
 

@@ -6,7 +6,9 @@ import dev.ballast.agent.balancer.BalancerService;
 import dev.ballast.agent.balancer.BearerToken;
 import dev.ballast.agent.balancer.FileSources;
 import dev.ballast.agent.balancer.FileStatusStore;
+import dev.ballast.agent.balancer.HistoryStore;
 import dev.ballast.agent.balancer.StatusStore;
+import dev.ballast.agent.kube.KubeHistoryStore;
 import dev.ballast.agent.kube.KubeSources;
 import dev.ballast.agent.kube.KubeStatusStore;
 import dev.ballast.agent.wire.StreamTls;
@@ -63,6 +65,7 @@ public final class BalancerRuntime implements AutoCloseable {
         String statusFile = AgentEnv.get(ProcessEnv.STATUS_FILE, null);
         StatusStore status = statusFile != null ? new FileStatusStore(Path.of(statusFile))
                 : new KubeStatusStore(kube.get(), ns, job);
+        HistoryStore history = statusFile != null ? HistoryStore.NONE : new KubeHistoryStore(kube.get(), ns, job);
         BalancerCore.PlanRunner runner = (jobFn, done, failed) -> plannerThread.execute(() -> {
             try {
                 BalancerCore.PlanResult r = jobFn.call();
@@ -72,8 +75,8 @@ public final class BalancerRuntime implements AutoCloseable {
             }
         });
         String id = UUID.randomUUID().toString();
-        // construction reads the persisted plan sequence from the API server: slow on a loaded node
-        core = call(() -> new BalancerCore(job, ns, token, status, runner, System::nanoTime, id), 60);
+        // construction reads the persisted plan sequence and load history from the API server: slow on a loaded node
+        core = call(() -> new BalancerCore(job, ns, token, status, history, runner, System::nanoTime, id), 60);
         if (worldFile != null) {
             FileSources files = new FileSources(Path.of(worldFile));
             timer.scheduleWithFixedDelay(() -> loop.execute(() -> files.poll(core::onWorld)), 0, 1, TimeUnit.SECONDS);
@@ -144,6 +147,16 @@ public final class BalancerRuntime implements AutoCloseable {
     public void close() {
         if (server != null) {
             server.shutdownNow();
+        }
+        if (core != null) {
+            try {
+                call(() -> {
+                    core.persistHistory();
+                    return null;
+                }, 5);
+            } catch (RuntimeException e) {
+                LOG.warning("could not persist the load history at shutdown: " + e.getMessage());
+            }
         }
         if (kubeSources != null) {
             kubeSources.close();

@@ -5,11 +5,15 @@ import dev.ballast.agent.proto.ErrorNotice;
 import dev.ballast.agent.proto.Hello;
 import dev.ballast.agent.proto.LoadReport;
 import dev.ballast.agent.proto.SidecarMessage;
+import dev.ballast.agent.sim.MemoryHistoryStore;
 import dev.ballast.agent.sim.MemoryStatusStore;
 import dev.ballast.agent.wire.Protocol;
 import dev.ballast.agent.sim.TestWorlds;
+import dev.ballast.contracts.plan.PlanVersion;
+import dev.ballast.contracts.status.BalancerStatus;
 import dev.ballast.contracts.world.PlanningSpec;
 import dev.ballast.contracts.world.WorldDocument;
+import dev.ballast.planner.codec.PlanBinary;
 import dev.ballast.planner.model.MemoryBudget;
 import dev.ballast.planner.model.Mode;
 import dev.ballast.planner.model.Parallelism;
@@ -64,7 +68,7 @@ class BalancerCoreTest {
     }
 
     BalancerCore newCore() {
-        BalancerCore c = new BalancerCore("j", "ns", "tok", status, BalancerCore.PlanRunner.SYNC, () -> now, "b");
+        BalancerCore c = new BalancerCore("j", "ns", "tok", status, HistoryStore.NONE, BalancerCore.PlanRunner.SYNC, () -> now, "b");
         c.onWorld(WORLD);
         return c;
     }
@@ -175,13 +179,13 @@ class BalancerCoreTest {
         // Without a budget the skew gets a replica; with room for none, every plan is the static layout.
         skewedSteps(0, 6);
         assertThat(replicas(core.currentPlan())).isPositive();
-        core = new BalancerCore("j", "ns", "tok", status, BalancerCore.PlanRunner.SYNC, () -> now, "b");
+        core = new BalancerCore("j", "ns", "tok", status, HistoryStore.NONE, BalancerCore.PlanRunner.SYNC, () -> now, "b");
         core.onWorld(withBudget(homesOnly));
         skewedSteps(0, 6);
         assertThat(core.plansPublished()).isPositive();
         assertThat(replicas(core.currentPlan())).isZero();
 
-        core = new BalancerCore("j", "ns", "tok", status, BalancerCore.PlanRunner.SYNC, () -> now, "b");
+        core = new BalancerCore("j", "ns", "tok", status, HistoryStore.NONE, BalancerCore.PlanRunner.SYNC, () -> now, "b");
         core.onWorld(withBudget(homesOnly - 1));
         List<Recorder> r = skewedSteps(0, 2);
         assertThat(core.reportsAccepted()).isZero();
@@ -230,7 +234,7 @@ class BalancerCoreTest {
 
     @Test
     void theReplanPolicyKeepsABalancedPlanForTheIntervalAndReplansEarlyWhenTheLoadMoves() {
-        core = new BalancerCore("j", "ns", "tok", status, BalancerCore.PlanRunner.SYNC, () -> now, "b");
+        core = new BalancerCore("j", "ns", "tok", status, HistoryStore.NONE, BalancerCore.PlanRunner.SYNC, () -> now, "b");
         core.onWorld(world(TestWorlds.spec(2, 4, 1, 4, 1, 50), 3));
         Recorder a = new Recorder();
         long[] ids = connectBoth(a, new Recorder());
@@ -246,17 +250,22 @@ class BalancerCoreTest {
         assertThat(core.status().imbalanceBefore()).isGreaterThan(core.status().imbalanceAfter());
     }
 
-    @Test
-    void aPlanFinishedAfterAWorldChangeIsDroppedAndTheNewWorldsFirstPlanFollows() {
-        List<Runnable> pending = new ArrayList<>();
-        BalancerCore.PlanRunner later = (job, done, failed) -> pending.add(() -> {
+    /** A runner that queues each planning job in {@code pending}, to be run when the test says. */
+    static BalancerCore.PlanRunner deferred(List<Runnable> pending) {
+        return (job, done, failed) -> pending.add(() -> {
             try {
                 done.accept(job.call());
             } catch (Exception e) {
                 failed.accept(e);
             }
         });
-        core = new BalancerCore("j", "ns", "tok", status, later, () -> now, "b");
+    }
+
+    @Test
+    void aPlanFinishedAfterAWorldChangeIsDroppedAndTheNewWorldsFirstPlanFollows() {
+        List<Runnable> pending = new ArrayList<>();
+        BalancerCore.PlanRunner later = deferred(pending);
+        core = new BalancerCore("j", "ns", "tok", status, HistoryStore.NONE, later, () -> now, "b");
         core.onWorld(WORLD);
         long[] ids = connectBoth(new Recorder(), new Recorder());
         hotSteps(ids, 0, 1, 0);
@@ -288,5 +297,99 @@ class BalancerCoreTest {
         now += StatusWriter.HEARTBEAT_EVERY_NANOS;
         core.tick();
         assertThat(status.last().heartbeat().step()).isEqualTo(4);
+    }
+
+    BalancerCore restartedCore(MemoryStatusStore statusStore, MemoryHistoryStore historyStore) {
+        return new BalancerCore("j", "ns", "tok", statusStore, historyStore, BalancerCore.PlanRunner.SYNC, () -> now, "b");
+    }
+
+    static MemoryStatusStore copyOf(MemoryStatusStore s) {
+        MemoryStatusStore copy = new MemoryStatusStore();
+        copy.write(s.last());
+        return copy;
+    }
+
+    @Test
+    void aRestartedBalancerPlansTheNextWorldFromThePersistedHistoryByteForByte() {
+        MemoryHistoryStore history = new MemoryHistoryStore();
+        core = restartedCore(status, history);
+        core.onWorld(WORLD);
+        skewedSteps(0, 6);
+        core.persistHistory();
+        assertThat(history.writes).hasSize(1);
+
+        // The balancer that kept running and one restarted from the persisted history (and the same status) plan
+        // generation 4 before any of its steps, identically.
+        MemoryStatusStore statusAfterRestart = copyOf(status);
+        BalancerCore restarted = restartedCore(statusAfterRestart, history);
+        core.onWorld(world(SPEC, 4));
+        restarted.onWorld(world(SPEC, 4));
+        assertThat(core.currentPlan()).isNotNull();
+        assertThat(replicas(core.currentPlan())).as("the hot expert gets a replica from the history").isPositive();
+        // Only the version differs: a restarted balancer continues above the sequences reserved in status.
+        assertThat(restarted.currentPlan().version().sequence()).isGreaterThan(core.currentPlan().version().sequence());
+        assertThat(PlanBinary.encode(restarted.currentPlan().withVersion(new PlanVersion(4, 1), 0)))
+                .isEqualTo(PlanBinary.encode(core.currentPlan().withVersion(new PlanVersion(4, 1), 0)));
+        assertThat(restarted.status().firstPlan()).isEqualTo(new BalancerStatus.FirstPlan(4, "history", -1));
+
+        BalancerCore fresh = restartedCore(copyOf(status), new MemoryHistoryStore());
+        fresh.onWorld(world(SPEC, 4));
+        assertThat(fresh.currentPlan()).as("without a history, no plan before the first step").isNull();
+    }
+
+    static SidecarMessage adoption(long gen, int rank, long step, PlanVersion v) {
+        return SidecarMessage.newBuilder().setAdoption(AdoptionTrackerTest.adoption(gen, rank, step, v)).build();
+    }
+
+    @Test
+    void theFirstPlanFromHistoryReachesANewSidecarBeforeItsWorldAndIsAdoptedAtTheFirstStep() {
+        MemoryHistoryStore history = new MemoryHistoryStore();
+        core = restartedCore(status, history);
+        core.onWorld(WORLD);
+        skewedSteps(0, 6);
+        core.persistHistory();
+
+        List<Runnable> pending = new ArrayList<>();
+        BalancerCore.PlanRunner later = deferred(pending);
+        MemoryStatusStore statusAfterRestart = copyOf(status);
+        core = new BalancerCore("j", "ns", "tok", statusAfterRestart, history, later, () -> now, "b");
+        core.onWorld(world(SPEC, 4));
+        assertThat(pending).as("the first plan starts from the history at once").hasSize(1);
+        Recorder a = new Recorder();
+        Recorder b = new Recorder();
+        long ia = core.open(a);
+        long ib = core.open(b);
+        core.onMessage(ia, hello(1, "j", "ns", "tok", 5, 4));
+        core.onMessage(ib, hello(1, "j", "ns", "tok", 0, 4));
+        assertThat(a.got).as("the world waits for the plan on its way").noneMatch(BalancerMessage::hasWorld);
+        pending.remove(0).run();
+        List<String> kinds = a.got.stream().map(m -> m.getKindCase().name()).toList();
+        assertThat(kinds.indexOf("PLAN")).isPositive().isLessThan(kinds.indexOf("WORLD"));
+        PlanVersion first = core.lastPublished();
+        assertThat(first.worldGeneration()).isEqualTo(4);
+        for (int rank = 0; rank < 4; rank++) {
+            core.onMessage(rank < 2 ? ia : ib, adoption(4, rank, 0, first));
+        }
+        long[] counts = {59_536, 2_000, 2_000, 2_000, 59_536, 2_000, 2_000, 2_000};
+        for (int rank = 0; rank < 4; rank++) {
+            core.onMessage(rank < 2 ? ia : ib, report(4, 0, rank, 4, counts));
+        }
+        assertThat(core.status().firstPlan()).isEqualTo(new BalancerStatus.FirstPlan(4, "history", 0));
+        now += StatusWriter.MIN_INTERVAL_NANOS;
+        core.tick();
+        assertThat(statusAfterRestart.last().firstPlan()).isEqualTo(new BalancerStatus.FirstPlan(4, "history", 0));
+    }
+
+    @Test
+    void aWorldThatCannotBePlannedIsReportedInStatusUntilOneCanBe() {
+        Parallelism par = new Parallelism(4, 1, 1);
+        long homesOnly = (long) Math.ceil(MemoryBudget.peakBytes(PlanningSetup.shape("j", SPEC), Mode.REPLICATE, par, 0));
+        core.onWorld(world(TestWorlds.withBudget(2, 4, 1, 4, 1, 2, homesOnly - 1), 4));
+        assertThat(core.status().planError()).startsWith("cannot plan world generation 4: memoryBudgetBytes");
+        now += StatusWriter.MIN_INTERVAL_NANOS;
+        core.tick();
+        assertThat(status.last().planError()).contains("is below the " + homesOnly + " bytes per GPU");
+        core.onWorld(world(SPEC, 5));
+        assertThat(core.status().planError()).isEmpty();
     }
 }

@@ -1,6 +1,7 @@
 package dev.ballast.agent.sim;
 
 import dev.ballast.agent.balancer.BalancerCore;
+import dev.ballast.agent.balancer.HistoryStore;
 import dev.ballast.agent.balancer.SidecarSession;
 import dev.ballast.agent.proto.BalancerMessage;
 import dev.ballast.agent.proto.ErrorNotice;
@@ -173,7 +174,7 @@ class FaultInjectionTest {
     }
 
     void startBalancer() {
-        balancer = new BalancerCore(JOB, NS, TOKEN, status, BalancerCore.PlanRunner.SYNC, () -> now * NANOS_PER_STEP,
+        balancer = new BalancerCore(JOB, NS, TOKEN, status, HistoryStore.NONE, BalancerCore.PlanRunner.SYNC, () -> now * NANOS_PER_STEP,
                 "incarnation-" + (++balancerIncarnation));
         balancerConfigAt = now + rnd.nextInt(4); // it reads the world ConfigMap a little later
     }

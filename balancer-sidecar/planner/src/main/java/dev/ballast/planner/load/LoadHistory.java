@@ -3,7 +3,8 @@ package dev.ballast.planner.load;
 /**
  * Per-(layer, expert) token totals over all GPUs, smoothed across steps and kept across world generations
  * (unlike the per-source attribution, which depends on the world). The first plan of a new generation is computed
- * from it ({@link LoadForecast}); the balancer's dashboard shows it. Not thread-safe.
+ * from it ({@link LoadForecast}); the balancer's dashboard shows it, and persists it ({@link #smoothed} with
+ * {@link #restore}) so that a restarted balancer plans the next world from it. Not thread-safe.
  */
 public final class LoadHistory {
     private final double alpha;
@@ -50,6 +51,25 @@ public final class LoadHistory {
         last = totals;
         lastStep = step;
         observedSteps++;
+    }
+
+    /**
+     * Starts from persisted smoothed totals (what {@link #smoothed} returned): predictions equal those of the history
+     * that was persisted, and the next steps are smoothed onto them. The last step's totals read as the restored ones
+     * until a step is observed. {@code totals} is copied.
+     */
+    public void restore(long[][] totals, long lastStep, long observedSteps) {
+        ema = new double[totals.length][];
+        last = new long[totals.length][];
+        for (int l = 0; l < totals.length; l++) {
+            ema[l] = new double[totals[l].length];
+            for (int e = 0; e < totals[l].length; e++) {
+                ema[l][e] = totals[l][e];
+            }
+            last[l] = totals[l].clone();
+        }
+        this.lastStep = lastStep;
+        this.observedSteps = observedSteps;
     }
 
     /** Smoothed totals, rounded; null when nothing was observed. */

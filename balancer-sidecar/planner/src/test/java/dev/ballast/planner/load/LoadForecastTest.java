@@ -48,6 +48,28 @@ class LoadForecastTest {
     }
 
     @Test
+    void aRestoredHistoryPredictsExactlyWhatThePersistedOneDid() {
+        LoadForecast before = new LoadForecast(0.5);
+        before.restart(1, 1, 2, 2);
+        before.observe(3, step(1, 2, new long[] {10, 1}, new long[] {0, 4}));
+        before.observe(4, step(1, 2, new long[] {21, 0}, new long[] {1, 9}));
+        before.restart(1, 2, 2, 2);
+
+        LoadForecast after = new LoadForecast(0.5);
+        after.history().restore(before.history().smoothed(), before.history().lastStep(),
+                before.history().observedSteps());
+        after.restart(1, 2, 2, 2);
+        assertThat(after.predict().counts(0, 0)).containsExactly(before.predict().counts(0, 0));
+        assertThat(after.predict().counts(0, 1)).containsExactly(before.predict().counts(0, 1));
+        assertThat(after.history().lastStep()).isEqualTo(4);
+        assertThat(after.history().observedSteps()).isEqualTo(2);
+        after.observe(5, step(2, 2, new long[] {2, 2}, new long[] {2, 2}, new long[] {2, 2}, new long[] {2, 2}));
+        // restored totals 16 and 7 (steps of 10+0, 21+1 and 1+4, 0+9), then a step of 8 and 8: 12 and 7.5
+        assertThat(before.history().smoothed()[0]).containsExactly(16, 7);
+        assertThat(after.history().smoothed()[0]).as("steps smooth onto the restored totals").containsExactly(12, 8);
+    }
+
+    @Test
     void aHistoryOfAnotherModelShapeSeedsNothing() {
         LoadForecast f = new LoadForecast(0.5);
         f.restart(1, 1, 2, 2);
