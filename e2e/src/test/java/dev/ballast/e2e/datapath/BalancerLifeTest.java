@@ -162,4 +162,42 @@ class BalancerLifeTest {
     assertThat((String) balancerStatus("cramped").get("planError")).contains("memoryBudgetBytes 1");
     jobs.deleteAll();
   }
+
+  /**
+   * An operator upgrade with a job running (here: the operator restarted with new agent images, which changes the
+   * balancer Deployment's template): the balancer rolls to the new template and restores its history, and nothing
+   * else restarts: the same worker pods, the same world generation, no restart counted.
+   */
+  @Test
+  void anOperatorUpgradeRollsTheBalancerAndRestartsNoWorker() {
+    jobs.apply(Jobs.reportingManifest("upgraded", ""));
+    firstPlanAdopted("upgraded", 1);
+    await().atMost(WAIT).untilAsserted(() -> assertThat(persistedSteps("upgraded")).isGreaterThanOrEqualTo(10));
+    List<String> workers = jobs.workers("upgraded").stream().map(p -> p.getMetadata().getUid()).sorted().toList();
+    Object restartsBefore = jobs.status("upgraded").get("restarts");
+    String balancerBefore = balancerPods("upgraded").get(0).getMetadata().getUid();
+    String upgraded = "ghcr.io/ballast-dev/agent:0.1.1-upgrade";
+    try {
+      env.killOperator();
+      env.startOperator(Map.of("BALLAST_SIDECAR_IMAGE", upgraded, "BALLAST_BALANCER_IMAGE", upgraded));
+      await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> {
+        Pod balancer = balancerPods("upgraded").stream()
+            .filter(p -> !p.getMetadata().getUid().equals(balancerBefore)).findFirst().orElseThrow();
+        assertThat(balancer.getSpec().getContainers().get(0).getImage()).isEqualTo(upgraded);
+        assertThat(number(Serialization.unmarshal(DataPathTest.get(balancer, 8472, "/v1/status",
+            DataPathTest.token(env, jobs.namespace(), "upgraded")), Map.class),
+            "historyRestoredSteps")).as("the new balancer restored the persisted history").isPositive();
+      });
+      assertThat(jobs.workers("upgraded").stream().map(p -> p.getMetadata().getUid()).sorted().toList())
+          .as("the same worker pods: none restarted").isEqualTo(workers);
+      Map<String, Object> status = jobs.status("upgraded");
+      assertThat(number((Map<?, ?>) status.get("world"), "generation")).as("no new world").isEqualTo(1);
+      assertThat(status.get("restarts")).as("no restart counted").isEqualTo(restartsBefore);
+      assertThat(jobs.phase("upgraded")).isEqualTo("Running");
+    } finally {
+      env.killOperator();
+      env.startOperator(Map.of());
+    }
+    jobs.deleteAll();
+  }
 }
