@@ -12,7 +12,6 @@ import dev.ballast.operator.desired.HeadlessService;
 import dev.ballast.operator.desired.Labels;
 import dev.ballast.operator.desired.Names;
 import dev.ballast.operator.desired.SidecarSecret;
-import dev.ballast.operator.desired.WorkerPods;
 import dev.ballast.operator.desired.WorldConfigMap;
 import dev.ballast.operator.events.JobEvents;
 import dev.ballast.operator.status.BalancerHealth;
