@@ -113,6 +113,8 @@ public final class ProcessKubelet implements AutoCloseable {
   private void launch(RunningPod rp) {
     Pod pod = rp.pod;
     try {
+      awaitReferencedObjects(rp);
+      if (rp.finished) return; // deleted while it waited
       Instant started = Instant.now();
       for (Container c : pod.getSpec().getInitContainers()) {
         if (!"Always".equals(c.getRestartPolicy())) continue; // plain init containers are not supported here
@@ -131,6 +133,25 @@ public final class ProcessKubelet implements AutoCloseable {
       LOG.warning("pod " + rp.key() + " failed to start: " + e.getMessage());
       rp.stopAll();
       reportFinished(rp, "Failed", e.getMessage());
+    }
+  }
+
+  /**
+   * Waits while a Secret or ConfigMap that a container's environment names is missing, as the kubelet does
+   * (CreateContainerConfigError, retried), instead of failing the pod: the object may be created after the pod.
+   */
+  private void awaitReferencedObjects(RunningPod rp) throws InterruptedException {
+    String waitingFor = null;
+    while (!rp.finished) {
+      try {
+        for (Container c : rp.pod.getSpec().getInitContainers()) new EnvResolver(client, addresses, rp.pod, rp.ip).resolve(c);
+        for (Container c : rp.pod.getSpec().getContainers()) new EnvResolver(client, addresses, rp.pod, rp.ip).resolve(c);
+        return;
+      } catch (EnvResolver.MissingReference e) {
+        if (!e.getMessage().equals(waitingFor)) LOG.info("pod " + rp.key() + " waits: " + e.getMessage());
+        waitingFor = e.getMessage();
+        Thread.sleep(1000);
+      }
     }
   }
 

@@ -165,10 +165,13 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
     ClusterView cluster = observeCluster(job, ctx, now);
     Decision decision = WorldLifecycle.decide(job, workers, cluster, now);
     stop(job, decision);
+    List<ChildConflict> conflicts = new ArrayList<>();
+    // before any pod may start: the workers read both Secrets (token, CA) in their environment
+    Optional<String> tlsSerial = wantsBalancer(job, decision.step()) ? secrets(job, ctx, now, conflicts) : Optional.empty();
     GangAdmission.Result admitted = act(job, decision.step(), ctx, now);
 
     TrainingJobStatus next = StatusAggregator.aggregate(job, decision, admitted, now);
-    List<ChildConflict> conflicts = applyChildren(job, ctx, decision.step(), next, now);
+    applyChildren(job, ctx, decision.step(), next, tlsSerial, conflicts);
     reportConflicts(job, conflicts);
     StatusAggregator.childConflicts(job, next, conflicts.stream().map(ChildConflict::message).toList(), now);
     Duration requeue = requeueAfter(job, decision, next, now);
@@ -275,36 +278,46 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
     return null;
   }
 
+  private static boolean wantsBalancer(TrainingJob job, WorldStep step) {
+    boolean ended = step instanceof WorldStep.Ended || step instanceof WorldStep.Finish;
+    return !ended && job.getSpec().balancer.mode != BalancerSpec.Mode.OFF;
+  }
+
+  /**
+   * The sidecar token Secret (created once, never updated: a new token would lock out connected sidecars) and the
+   * TLS Secrets. Returns the serial of the balancer's certificate, or empty when another object holds a name.
+   */
+  private Optional<String> secrets(TrainingJob job, Context<TrainingJob> ctx, Instant now, List<ChildConflict> conflicts) {
+    // the Secret comes before the Deployment that reads it, so an existing Deployment means it exists
+    if (ChildApplier.find(ctx, Deployment.class, Names.balancer(job.getMetadata().getName())).isEmpty()) {
+      children.createUnread(job, SidecarSecret.build(job));
+    }
+    return tls.ensure(job, now, conflicts);
+  }
+
   /**
    * @param next the status this reconcile writes: the world document is rendered from its world, and its
    *     phase says whether the balancer runs
-   * @return the children whose names other objects hold
+   * @param tlsSerial the balancer certificate's serial, when the balancer runs and its Secrets are ours
+   * @param conflicts where the children whose names other objects hold are added
    */
-  private List<ChildConflict> applyChildren(TrainingJob job, Context<TrainingJob> ctx, WorldStep step,
-      TrainingJobStatus next, Instant now) {
-    List<ChildConflict> conflicts = new ArrayList<>();
-    boolean ended = step instanceof WorldStep.Ended || step instanceof WorldStep.Finish;
+  private void applyChildren(TrainingJob job, Context<TrainingJob> ctx, WorldStep step, TrainingJobStatus next,
+      Optional<String> tlsSerial, List<ChildConflict> conflicts) {
     children.apply(job, ctx, HeadlessService.build(job, settings.masterPort())).ifPresent(conflicts::add);
     children.apply(job, ctx, WorldConfigMap.build(job, next.world)).ifPresent(conflicts::add);
-    boolean wantBalancer = !ended && job.getSpec().balancer.mode != BalancerSpec.Mode.OFF;
-    Optional<Deployment> balancer = ChildApplier.find(ctx, Deployment.class, Names.balancer(job.getMetadata().getName()));
-    if (wantBalancer) {
-      // the Secret comes before the Deployment that reads it, so an existing Deployment means it exists; created
-      // once, never updated: a new token would lock out connected sidecars
-      if (balancer.isEmpty()) children.createUnread(job, SidecarSecret.build(job));
+    if (wantsBalancer(job, step)) {
       if (settings.networkPolicies().enabled()) {
         children.apply(job, ctx, BalancerNetworkPolicy.build(job, settings)).ifPresent(conflicts::add);
       }
-      Optional<String> tlsSerial = tls.ensure(job, now, conflicts);
       if (tlsSerial.isPresent()) {
         for (HasMetadata resource : BalancerResources.build(job, settings, next.phase, tlsSerial.get())) {
           children.apply(job, ctx, resource).ifPresent(conflicts::add);
         }
       }
     } else {
-      balancer.ifPresent(d -> client.resource(d).delete());
+      ChildApplier.find(ctx, Deployment.class, Names.balancer(job.getMetadata().getName()))
+          .ifPresent(d -> client.resource(d).delete());
     }
-    return conflicts;
   }
 
   private void reportConflicts(TrainingJob job, List<ChildConflict> conflicts) {
