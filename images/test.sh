@@ -130,7 +130,7 @@ start() {
 }
 
 JOB=imgjob TOKEN=image-test-token
-GRPC="$(free_port)" BHTTP="$(free_port)" SIDECAR="$(free_port)"
+GRPC="$(free_port)" BHTTP="$(free_port)" SIDECAR="$(free_port)" BHEALTH="$(free_port)" SHEALTH="$(free_port)"
 mkdir -p "$WORK/root/agent/run/ballast"
 # One world document (docs/contracts.md): the workers and the spec frozen at commit.
 cat >"$WORK/root/agent/run/ballast/world.json" <<EOF
@@ -144,15 +144,19 @@ cat >"$WORK/root/agent/run/ballast/world.json" <<EOF
 EOF
 chown -R 65532:65532 "$WORK/root/agent/run/ballast"
 common=(BALLAST_JOB="$JOB" BALLAST_NAMESPACE=default BALLAST_TOKEN="$TOKEN" BALLAST_BIND_ADDRESS=127.0.0.1)
+# each agent's health listener on its own port (they share this host's network); the sidecar's trainer API on loopback
 start agent "$WORK/balancer.log" "${common[@]}" BALLAST_ROLE=balancer BALLAST_GRPC_PORT="$GRPC" BALLAST_HTTP_PORT="$BHTTP" \
+  BALLAST_HEALTH_PORT="$BHEALTH" \
   BALLAST_WORLD_FILE=/run/ballast/world.json \
   BALLAST_STATUS_FILE=/run/ballast/status.json -- balancer
 start agent "$WORK/sidecar.log" "${common[@]}" BALLAST_ROLE=sidecar BALLAST_POD_INDEX=0 BALLAST_GPUS_PER_WORKER=2 \
-  BALLAST_POD_NAME="$JOB-worker-0" BALLAST_SIDECAR_PORT="$SIDECAR" BALLAST_BALANCER_ADDRESS="127.0.0.1:$GRPC" -- sidecar
-wait_http "http://127.0.0.1:$BHTTP/q/health/ready" 90 "$WORK/balancer.log" || fail "the balancer (agent image) is not ready"
-ok "agent image, balancer role: /q/health/ready answers 200"
-wait_http "http://127.0.0.1:$SIDECAR/healthz" 90 "$WORK/sidecar.log" || fail "the sidecar (agent image) is not healthy"
-ok "agent image, sidecar role: /healthz answers 200"
+  BALLAST_POD_NAME="$JOB-worker-0" BALLAST_SIDECAR_PORT="$SIDECAR" BALLAST_HEALTH_PORT="$SHEALTH" \
+  BALLAST_BALANCER_ADDRESS="127.0.0.1:$GRPC" -- sidecar
+wait_http "http://127.0.0.1:$BHEALTH/q/health/ready" 90 "$WORK/balancer.log" || fail "the balancer (agent image) is not ready"
+ok "agent image, balancer role: /q/health/ready answers 200 on the health port"
+wait_http "http://127.0.0.1:$SHEALTH/q/health/ready" 90 "$WORK/sidecar.log" || fail "the sidecar (agent image) is not ready"
+wait_http "http://127.0.0.1:$SIDECAR/healthz" 90 "$WORK/sidecar.log" || fail "the sidecar's trainer API (agent image) does not answer"
+ok "agent image, sidecar role: /q/health/ready on the health port, the trainer API's /healthz on loopback"
 for p in "${PIDS[@]:1}"; do   # the two unshare processes; each one's child is the image's entrypoint
   child="$(pgrep -P "$p")" || fail "an agent process is gone"
   ids="$(awk '/^Uid:|^Gid:/{printf "%s ", $2} /^Groups:/{printf "[%s]", $2}' "/proc/$child/status")"

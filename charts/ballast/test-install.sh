@@ -42,7 +42,7 @@ for check in "yes:list trainingjobs.ballast.dev -A" "yes:patch trainingjobs.ball
              "yes:update trainingjobs.ballast.dev --subresource=finalizers -n $JOBNS" "yes:create pods -n $JOBNS" \
              "yes:patch pods -n $JOBNS" "yes:list pods -A" "no:update pods -n $JOBNS" \
              "yes:update services -n $JOBNS" "no:delete services -n $JOBNS" "yes:watch nodes" "yes:create rolebindings -n $JOBNS" \
-             "yes:create secrets -n $JOBNS" "no:get secrets -n $JOBNS" "no:list secrets -A" "no:delete secrets -n $JOBNS" \
+             "yes:create secrets -n $JOBNS" "yes:get secrets -n $JOBNS" "no:list secrets -A" "no:delete secrets -n $JOBNS" \
              "yes:create events -n $JOBNS" "yes:update leases.coordination.k8s.io -n $NS" "yes:patch leases.coordination.k8s.io -n $NS" \
              "no:update leases.coordination.k8s.io -n $JOBNS" "no:delete nodes" "yes:delete trainingjobs.ballast.dev -n $JOBNS" "no:update trainingjobs.ballast.dev -n $JOBNS" \
              "no:create clusterrolebindings" "no:create customresourcedefinitions.apiextensions.k8s.io" \

@@ -53,6 +53,17 @@ for e in BALLAST_SIDECAR_IMAGE BALLAST_BALANCER_IMAGE QUARKUS_LOG_LEVEL BALLAST_
 done
 render --show-only templates/deployment.yaml >"$TMP/deploy.yaml"
 grep -q 'path: /q/health/ready' "$TMP/deploy.yaml" || fail "readiness probe missing by default"
+# The operator passes the restricted Pod Security Standard (docs/security.md), with a writable /tmp.
+for s in 'runAsNonRoot: true' 'type: RuntimeDefault' 'allowPrivilegeEscalation: false' 'readOnlyRootFilesystem: true' \
+         '- ALL' 'mountPath: /tmp' 'emptyDir: {}'; do
+  grep -qF -- "$s" "$TMP/deploy.yaml" || fail "operator Deployment is not restricted: '$s' not rendered"
+done
+# NetworkPolicies per job: on by default with the RBAC to manage them; off removes both.
+grep -q 'networkpolicies' "$TMP/default.yaml" || fail "no RBAC for networkpolicies by default"
+grep -A1 'name: BALLAST_NETWORK_POLICIES' "$TMP/deploy.yaml" | grep -q 'value: "true"' || fail "BALLAST_NETWORK_POLICIES not true by default"
+render --set networkPolicy.enabled=false >"$TMP/nonetpol.yaml"
+grep -q 'networkpolicies' "$TMP/nonetpol.yaml" && fail "RBAC for networkpolicies although networkPolicy.enabled=false"
+grep -A1 'name: BALLAST_NETWORK_POLICIES' "$TMP/nonetpol.yaml" | grep -q 'value: "false"' || fail "networkPolicy.enabled=false not passed to the operator"
 render --show-only templates/deployment.yaml --set probes.enabled=false >"$TMP/noprobes.yaml"
 grep -q 'livenessProbe' "$TMP/noprobes.yaml" && fail "probes rendered although probes.enabled=false"
 ok "template: defaults"
@@ -85,14 +96,17 @@ grep -A1 'name: BALLAST_LEASE_NAME' "$TMP/names.yaml" | grep -q 'value: "acme"' 
 grep -B1 -A1 'resourceNames:' "$TMP/names.yaml" | grep -q 'acme-balancer' || fail "bind is not limited to acme-balancer"
 ok "template: fullnameOverride names every cluster-scoped object and the Lease after the release"
 
-# Least privilege: the operator may create Secrets and nothing more; the balancer reads no Secret and no pod.
+# Least privilege: the operator may get (by name), create and update Secrets, never list or watch them; NetworkPolicies
+# only in the namespaced role; the balancer reads no Secret and no pod.
 render --show-only templates/rbac-operator.yaml >"$TMP/rbac-op.yaml"
 grep -B2 'resources: \[secrets\]' "$TMP/rbac-op.yaml" >/dev/null || fail "no Secret rule"
-[[ "$(grep -A1 'resources: \[secrets\]' "$TMP/rbac-op.yaml" | tail -1 | tr -d ' ')" == "verbs:[create]" ]] \
-  || fail "the operator may do more than create Secrets"
+[[ "$(grep -A1 'resources: \[secrets\]' "$TMP/rbac-op.yaml" | tail -1 | tr -d ' ')" == "verbs:[get,create,update]" ]] \
+  || fail "the operator's Secret verbs are not exactly get, create, update"
+awk '/^kind: ClusterRole$/{getline; getline; name=$2} /networkpolicies/{print name}' "$TMP/rbac-op.yaml" \
+  | grep -qx 't-ballast-operator' || fail "networkpolicies are not in the namespaced ClusterRole t-ballast-operator"
 render --show-only templates/rbac-balancer.yaml >"$TMP/rbac-bal.yaml"
 grep -Eq 'secrets|pods' "$TMP/rbac-bal.yaml" && fail "the balancer's ClusterRole names secrets or pods"
-ok "rbac: operator Secrets create-only; balancer without secrets or pods"
+ok "rbac: operator Secrets get/create/update only, NetworkPolicies namespaced; balancer without secrets or pods"
 
 # watchNamespaces: the namespaced permissions only in those namespaces; the cluster-wide reads stay.
 render --set 'watchNamespaces={team-a,team-b}' >"$TMP/watch.yaml" || fail "template watchNamespaces"

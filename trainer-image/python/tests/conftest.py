@@ -39,6 +39,13 @@ def free_port():
         return s.getsockname()[1]
 
 
+def balancer_get(agents, path):
+    """GET on the balancer's HTTP API with the job's token (it answers 401 without), parsed as JSON."""
+    request = urllib.request.Request(agents["balancer"] + path, headers={"Authorization": f"Bearer {TOKEN}"})
+    with urllib.request.urlopen(request, timeout=5) as r:
+        return json.loads(r.read())
+
+
 def wait_http(url, deadline):
     while time.time() < deadline:
         try:
@@ -64,9 +71,8 @@ def agents(tmp_path_factory):
         {"index": 0, "pod": f"{JOB}-worker-0", "nodeRank": 0, "node": "n0", "domain": "d0", "rack": "r0"},
         {"index": 1, "pod": f"{JOB}-worker-1", "nodeRank": 1, "node": "n1", "domain": "d0", "rack": "r0"}]}
     (work / "world.json").write_text(json.dumps(world))
-    grpc, bal_http = free_port(), free_port()
-    base_env = dict(os.environ, BALLAST_JOB=JOB, BALLAST_NAMESPACE=NS, BALLAST_TOKEN=TOKEN,
-                    BALLAST_BIND_ADDRESS="127.0.0.1")
+    grpc, bal_http, bal_health = free_port(), free_port(), free_port()
+    base_env = dict(os.environ, BALLAST_JOB=JOB, BALLAST_NAMESPACE=NS, BALLAST_TOKEN=TOKEN)
     procs = []
 
     def start(role, env, log):
@@ -75,11 +81,16 @@ def agents(tmp_path_factory):
         procs.append(p)
         return p
 
-    balancer_env = dict(base_env, BALLAST_GRPC_PORT=str(grpc), BALLAST_HTTP_PORT=str(bal_http),
+    balancer_env = dict(base_env, BALLAST_BIND_ADDRESS="127.0.0.1", BALLAST_GRPC_PORT=str(grpc), BALLAST_HTTP_PORT=str(bal_http),
+                        BALLAST_HEALTH_PORT=str(bal_health),
                         BALLAST_WORLD_FILE=str(work / "world.json"),
                         BALLAST_STATUS_FILE=str(work / "status.json"))
     ports = [free_port(), free_port()]
+    # The sidecars listen where they would in a pod (no address set): the trainer API on loopback, health on every
+    # interface; each agent's health listener on a port of its own, as they share this host's network.
+    health_ports = [free_port(), free_port()]
     sidecar_envs = [dict(base_env, BALLAST_POD_INDEX=str(i), BALLAST_SIDECAR_PORT=str(port),
+                         BALLAST_HEALTH_PORT=str(health_ports[i]),
                          BALLAST_BALANCER_ADDRESS=f"127.0.0.1:{grpc}") for i, port in enumerate(ports)]
     roles = {"balancer": start("balancer", balancer_env, "balancer.log")}
     for i in range(2):
@@ -92,7 +103,7 @@ def agents(tmp_path_factory):
         env = balancer_env if name == "balancer" else sidecar_envs[int(name[-1])]
         roles[name] = start("balancer" if name == "balancer" else "sidecar", env, f"{name}-restarted.log")
     deadline = time.time() + 120
-    ok = wait_http(f"http://127.0.0.1:{bal_http}/q/health/ready", deadline) and all(
+    ok = wait_http(f"http://127.0.0.1:{bal_health}/q/health/ready", deadline) and all(
         wait_http(f"http://127.0.0.1:{p}/healthz", deadline) for p in ports)
     if not ok:
         for p in procs:
@@ -100,6 +111,8 @@ def agents(tmp_path_factory):
         logs = "\n".join((work / f).read_text()[-2000:] for f in ("balancer.log", "sidecar0.log", "sidecar1.log"))
         pytest.fail("agents did not start within 120 s:\n" + logs)
     yield {"sidecars": [f"http://127.0.0.1:{p}" for p in ports], "balancer": f"http://127.0.0.1:{bal_http}",
+           "balancer_health": f"http://127.0.0.1:{bal_health}", "sidecar_ports": ports,
+           "sidecar_health_ports": health_ports,
            "work": work, "restart": restart}
     for p in procs:
         p.terminate()

@@ -10,12 +10,11 @@ import urllib.request
 
 from ballast_client import SidecarClient
 
-from conftest import wait_http
+from conftest import balancer_get, wait_http
 
 
 def balancer_status(agents):
-    with urllib.request.urlopen(agents["balancer"] + "/v1/status", timeout=5) as r:
-        return json.loads(r.read())
+    return balancer_get(agents, "/v1/status")
 
 
 def feed(clients, generation, steps, ranks_of_pod):
@@ -45,7 +44,7 @@ def test_balancer_restart_never_reuses_a_version(agents):
     reserved = json.loads((agents["work"] / "status.json").read_text())["planSequence"]
 
     agents["restart"]("balancer")
-    assert wait_http(agents["balancer"] + "/q/health/ready", time.time() + 90), "balancer came back"
+    assert wait_http(agents["balancer_health"] + "/q/health/ready", time.time() + 90), "balancer came back"
     deadline = time.time() + 60
     while time.time() < deadline and not all(c.status()["connected"] for c in clients):
         time.sleep(0.3)

@@ -10,6 +10,7 @@ import pytest
 from ballast_client import PlanAdopter, SidecarClient, SidecarError
 from ballast_client.versions import PlanVersion
 
+from conftest import balancer_get
 from test_adoption import Barrier
 
 
@@ -116,8 +117,11 @@ def test_ranks_adopt_the_same_plans_from_real_sidecars(agents):
     for c in clients:
         assert c.flush()
         assert c.refused == 0, c.last_error
-    with urllib.request.urlopen(agents["balancer"] + "/v1/status") as r:
-        st = json.loads(r.read())
+    st = balancer_get(agents, "/v1/status")
     assert st["plansPublished"] >= 2 and st["sidecars"] == 2
-    with urllib.request.urlopen(agents["balancer"] + "/v1/plan") as r:
-        assert json.loads(r.read())["format"] == "ballast-plan/v1"
+    assert balancer_get(agents, "/v1/plan")["format"] == "ballast-plan/v1"
+    # without the job's token the balancer's API refuses, saying what to send
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(agents["balancer"] + "/v1/status", timeout=5)
+    assert refused.value.code == 401
+    assert "Authorization: Bearer" in json.loads(refused.value.read())["error"]

@@ -75,7 +75,7 @@ public final class BuildImages {
     List<String> digests = new ArrayList<>();
     digests.add(build("operator", quarkusApp(javaBase, options.path("operator-app"), List.of(8080)),
         labels("Ballast operator", "Kubernetes operator for elastic Mixture-of-Experts training jobs", debianDigest)));
-    digests.add(build("agent", quarkusApp(javaBase, options.path("agent-app"), List.of(8470, 8471, 8472)),
+    digests.add(build("agent", quarkusApp(javaBase, options.path("agent-app"), List.of(8470, 8471, 8472, 8473)),
         labels("Ballast agent", "Ballast data-path agent; the first argument is its role: sidecar or balancer",
             debianDigest)));
     digests.add(build("trainer", trainer(pythonBase, options.path("python-client")),

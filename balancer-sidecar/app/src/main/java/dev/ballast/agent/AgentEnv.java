@@ -33,16 +33,19 @@ public final class AgentEnv {
     }
 
     /**
-     * Where to listen: BALLAST_BIND_ADDRESS if set; else the pod IP when it is a loopback address (the e2e suite's
-     * process kubelet gives every pod its own 127.x address on one host); else all interfaces, so that the trainer
-     * reaches its sidecar on 127.0.0.1 in a real pod.
+     * Where the listeners other pods and the kubelet reach bind (health, the balancer's gRPC and HTTP):
+     * BALLAST_BIND_ADDRESS, else every interface of the pod.
      */
     public static String bindAddress() {
-        String explicit = get(ProcessEnv.BIND_ADDRESS, null);
-        if (explicit != null) {
-            return explicit;
-        }
-        String podIp = get(ProcessEnv.POD_IP, "");
-        return podIp.startsWith("127.") ? podIp : "0.0.0.0";
+        return get(ProcessEnv.BIND_ADDRESS, ProcessEnv.ALL_INTERFACES);
+    }
+
+    /** Where the sidecar's trainer API binds: BALLAST_TRAINER_API_ADDRESS, else the pod's loopback only. */
+    public static String trainerApiAddress() {
+        return get(ProcessEnv.TRAINER_API_ADDRESS, ProcessEnv.LOOPBACK);
+    }
+
+    public static int healthPort() {
+        return intValue(ProcessEnv.HEALTH_PORT_VAR, ProcessEnv.HEALTH_PORT);
     }
 }

@@ -6,7 +6,8 @@ import io.quarkus.runtime.annotations.QuarkusMain;
 
 /**
  * One image, two roles: {@code balancer} (one per TrainingJob) or {@code sidecar} (one per worker pod), chosen by
- * the first argument or BALLAST_ROLE. The role decides the ports before Quarkus reads its configuration.
+ * the first argument or BALLAST_ROLE. The role decides the listeners before Quarkus reads its configuration: the
+ * role's HTTP (the sidecar's trainer API on loopback, the balancer's dashboard API) and health on its own port.
  */
 @QuarkusMain
 public final class Main {
@@ -23,12 +24,17 @@ public final class Main {
             return;
         }
         System.setProperty("ballast.role", role.name());
-        if (System.getProperty("quarkus.http.port") == null) {
-            System.setProperty("quarkus.http.port", Integer.toString(role.httpPort()));
-        }
-        if (System.getProperty("quarkus.http.host") == null) {
-            System.setProperty("quarkus.http.host", AgentEnv.bindAddress());
-        }
+        setIfAbsent("quarkus.http.port", Integer.toString(role.httpPort()));
+        setIfAbsent("quarkus.http.host", role.httpHost());
+        // health and readiness: the management interface, a listener of its own that serves nothing else
+        setIfAbsent("quarkus.management.port", Integer.toString(AgentEnv.healthPort()));
+        setIfAbsent("quarkus.management.host", AgentEnv.bindAddress());
         Quarkus.run(args);
+    }
+
+    private static void setIfAbsent(String property, String value) {
+        if (System.getProperty(property) == null) {
+            System.setProperty(property, value);
+        }
     }
 }

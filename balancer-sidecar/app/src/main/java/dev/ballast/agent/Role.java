@@ -28,6 +28,11 @@ public enum Role {
         return r == null ? SIDECAR : Role.valueOf(r);
     }
 
+    /** The trainer API (sidecar) is for the pod's own trainer; the balancer's HTTP is for the dashboard. */
+    public String httpHost() {
+        return this == BALANCER ? AgentEnv.bindAddress() : AgentEnv.trainerApiAddress();
+    }
+
     public int httpPort() {
         return this == BALANCER ? AgentEnv.intValue(ProcessEnv.HTTP_PORT_VAR, ProcessEnv.BALANCER_HTTP_PORT)
                 : AgentEnv.intValue(ProcessEnv.SIDECAR_PORT_VAR, ProcessEnv.SIDECAR_PORT);

@@ -11,7 +11,7 @@ import java.util.TreeMap;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** contracts/vectors/environment.json holds exactly ProcessEnv's names and ports (the Python client is checked against it). */
+/** contracts/vectors/environment.json holds exactly ProcessEnv's names, ports and addresses (the Python client is checked against it). */
 class ProcessEnvVectorsTest {
     static final Map<String, Object> VECTORS = VectorFiles.load("environment.json");
 
@@ -27,7 +27,9 @@ class ProcessEnvVectorsTest {
 
     @Test
     void namesAndPortsAreTheVectorsBothWays() throws IllegalAccessException {
-        assertThat(constants(String.class)).isEqualTo(new TreeMap<>(JsonFields.object(VECTORS.get("names"), "names")));
+        Map<String, Object> namesAndAddresses = new TreeMap<>(JsonFields.object(VECTORS.get("names"), "names"));
+        namesAndAddresses.putAll(JsonFields.object(VECTORS.get("addresses"), "addresses"));
+        assertThat(constants(String.class)).isEqualTo(namesAndAddresses);
         assertThat(constants(int.class)).isEqualTo(new TreeMap<>(JsonFields.object(VECTORS.get("ports"), "ports")));
         assertThat(ProcessEnv.sidecarUrl(ProcessEnv.SIDECAR_PORT)).isEqualTo(JsonFields.requireString(VECTORS, "sidecarUrl"));
     }

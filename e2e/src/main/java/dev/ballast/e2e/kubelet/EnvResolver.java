@@ -59,16 +59,26 @@ final class EnvResolver {
     }
     if (src.getSecretKeyRef() != null) {
       Secret s = client.secrets().inNamespace(ns).withName(src.getSecretKeyRef().getName()).get();
-      if (s == null) throw new IllegalStateException("secret " + src.getSecretKeyRef().getName() + " not found");
+      if (s == null) throw new MissingReference("secret " + src.getSecretKeyRef().getName() + " not found");
       String b64 = s.getData().get(src.getSecretKeyRef().getKey());
       return new String(Base64.getDecoder().decode(b64), StandardCharsets.UTF_8);
     }
     if (src.getConfigMapKeyRef() != null) {
       ConfigMap cm = client.configMaps().inNamespace(ns).withName(src.getConfigMapKeyRef().getName()).get();
-      if (cm == null) throw new IllegalStateException("config map " + src.getConfigMapKeyRef().getName() + " not found");
+      if (cm == null) throw new MissingReference("config map " + src.getConfigMapKeyRef().getName() + " not found");
       return cm.getData().get(src.getConfigMapKeyRef().getKey());
     }
     throw new IllegalArgumentException("unsupported env source " + src);
+  }
+
+  /**
+   * A Secret or ConfigMap the environment names does not exist (yet). The kubelet does not fail the pod for it: it
+   * reports CreateContainerConfigError and tries again until the object appears or the pod is deleted.
+   */
+  static final class MissingReference extends IllegalStateException {
+    MissingReference(String message) {
+      super(message);
+    }
   }
 
   private String rewrite(String value) {

@@ -1,5 +1,6 @@
 package dev.ballast.e2e.kubelet;
 
+import dev.ballast.contracts.env.ProcessEnv;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
@@ -112,6 +113,8 @@ public final class ProcessKubelet implements AutoCloseable {
   private void launch(RunningPod rp) {
     Pod pod = rp.pod;
     try {
+      awaitReferencedObjects(rp);
+      if (rp.finished) return; // deleted while it waited
       Instant started = Instant.now();
       for (Container c : pod.getSpec().getInitContainers()) {
         if (!"Always".equals(c.getRestartPolicy())) continue; // plain init containers are not supported here
@@ -133,8 +136,28 @@ public final class ProcessKubelet implements AutoCloseable {
     }
   }
 
+  /**
+   * Waits while a Secret or ConfigMap that a container's environment names is missing, as the kubelet does
+   * (CreateContainerConfigError, retried), instead of failing the pod: the object may be created after the pod.
+   */
+  private void awaitReferencedObjects(RunningPod rp) throws InterruptedException {
+    String waitingFor = null;
+    while (!rp.finished) {
+      try {
+        for (Container c : rp.pod.getSpec().getInitContainers()) new EnvResolver(client, addresses, rp.pod, rp.ip).resolve(c);
+        for (Container c : rp.pod.getSpec().getContainers()) new EnvResolver(client, addresses, rp.pod, rp.ip).resolve(c);
+        return;
+      } catch (EnvResolver.MissingReference e) {
+        if (!e.getMessage().equals(waitingFor)) LOG.info("pod " + rp.key() + " waits: " + e.getMessage());
+        waitingFor = e.getMessage();
+        Thread.sleep(1000);
+      }
+    }
+  }
+
   private Proc spawn(RunningPod rp, Container c) throws IOException {
     Map<String, String> env = new EnvResolver(client, addresses, rp.pod, rp.ip).resolve(c);
+    listenOnThePodAddress(env, rp.ip);
     serviceAccountKubeconfig(rp.pod).ifPresent(k -> env.put("KUBECONFIG", k.toString()));
     // A container from an image sees the kubeconfig the kubelet writes for it at the same path.
     List<String> command = programs.commandFor(rp.pod, c, List.of(logDir));
@@ -150,6 +173,16 @@ public final class ProcessKubelet implements AutoCloseable {
     Process process = pb.start();
     LOG.fine("started " + c.getName() + " of pod " + rp.key() + " at " + rp.ip + " (pid " + process.pid() + ")");
     return new Proc(c.getName(), process, Instant.now());
+  }
+
+  /**
+   * This harness's pod network: every pod shares the host's network, with its own loopback address as its pod IP,
+   * which is also what "localhost" means inside it. So Ballast's agent is told to bind both its pod-facing
+   * listeners and its loopback-only trainer API to that address, unless the container sets them itself.
+   */
+  private static void listenOnThePodAddress(Map<String, String> env, String podIp) {
+    env.putIfAbsent(ProcessEnv.BIND_ADDRESS, podIp);
+    env.putIfAbsent(ProcessEnv.TRAINER_API_ADDRESS, podIp);
   }
 
   /**

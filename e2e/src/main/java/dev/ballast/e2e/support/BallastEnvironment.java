@@ -188,7 +188,7 @@ public final class BallastEnvironment implements AutoCloseable {
     try {
       if (operatorKubeconfig == null) operatorKubeconfig = releaseKubeconfig(RELEASE, NAMESPACE);
       operatorStarts++;
-      operator = launchOperator(operatorKubeconfig, logs.resolve("operator.log"),
+      operator = launchOperator(operatorKubeconfig, NAMESPACE, logs.resolve("operator.log"),
           "e2e-operator-" + operatorStarts, extraEnv);
     } catch (IOException e) {
       throw new IllegalStateException(e);
@@ -202,14 +202,16 @@ public final class BallastEnvironment implements AutoCloseable {
    */
   public Process startReleaseOperator(String release, String namespace, Map<String, String> extraEnv) {
     try {
-      return launchOperator(releaseKubeconfig(release, namespace), logs.resolve(release + "-operator.log"),
+      return launchOperator(releaseKubeconfig(release, namespace), namespace, logs.resolve(release + "-operator.log"),
           release + "-operator", extraEnv);
     } catch (IOException e) {
       throw new IllegalStateException(e);
     }
   }
 
-  private Process launchOperator(Path kubeconfig, Path log, String hostname, Map<String, String> extraEnv)
+  /** @param namespace the release's namespace, for its jobs' NetworkPolicies (what the chart's POD_NAMESPACE gives) */
+  private Process launchOperator(Path kubeconfig, String namespace, Path log, String hostname,
+      Map<String, String> extraEnv)
       throws IOException {
     Path jar = root.resolve("operator/target/quarkus-app/quarkus-run.jar");
     if (!Files.exists(jar)) {
@@ -223,6 +225,8 @@ public final class BallastEnvironment implements AutoCloseable {
     pb.environment().put("KUBECONFIG", kubeconfig.toString());
     pb.environment().put("BALLAST_PENDING_RETRY_SECONDS", "3");
     pb.environment().put("HOSTNAME", hostname);
+    // not POD_NAMESPACE itself, which would turn on leader election
+    pb.environment().put("BALLAST_OPERATOR_NAMESPACE", namespace);
     pb.environment().putAll(extraEnv);
     Process process = pb.start();
     try {

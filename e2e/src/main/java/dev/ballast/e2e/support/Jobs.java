@@ -37,6 +37,14 @@ public final class Jobs {
     client.resource(new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build()).create();
   }
 
+  /** Sets labels on the test's namespace, e.g. the Pod Security level the API server enforces there. */
+  public void labelNamespace(Map<String, String> labels) {
+    client.namespaces().withName(namespace).edit(n -> {
+      n.getMetadata().getLabels().putAll(labels);
+      return n;
+    });
+  }
+
   public static String namespaceFor(Class<?> testClass) {
     return testClass.getSimpleName().replaceAll("([a-z])([A-Z])", "$1-$2").toLowerCase();
   }

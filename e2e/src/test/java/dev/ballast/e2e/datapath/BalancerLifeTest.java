@@ -89,7 +89,8 @@ class BalancerLifeTest {
     await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> {
       Pod now = balancerPods("lives").stream().filter(p -> !p.getMetadata().getName().equals(before.getMetadata().getName()))
           .findFirst().orElseThrow();
-      assertThat(number(Serialization.unmarshal(DataPathTest.get(now, 8472, "/v1/status"), Map.class),
+      assertThat(number(Serialization.unmarshal(DataPathTest.get(now, 8472, "/v1/status",
+          DataPathTest.token(env, jobs.namespace(), "lives")), Map.class),
           "historyRestoredSteps"))
           .isGreaterThanOrEqualTo(persistedBefore);
     });
@@ -135,6 +136,11 @@ class BalancerLifeTest {
     assertThat(env.admin().secrets().inNamespace(jobs.namespace()).list().getItems())
         .extracting(secret -> secret.getMetadata().getName())
         .noneMatch(name -> name.startsWith("alone-sidecar-auth"));
+    for (String tlsSecret : new String[] {"alone-ca", "alone-balancer-tls"}) {
+      assertThat(env.admin().secrets().inNamespace(jobs.namespace()).withName(tlsSecret).get()).as(tlsSecret).isNull();
+    }
+    assertThat(env.admin().network().v1().networkPolicies().inNamespace(jobs.namespace()).withName("alone-balancer").get())
+        .as("no NetworkPolicy guards a balancer that does not exist").isNull();
     jobs.deleteAll();
   }
 
@@ -178,7 +184,8 @@ class BalancerLifeTest {
         Pod balancer = balancerPods("upgraded").stream()
             .filter(p -> !p.getMetadata().getUid().equals(balancerBefore)).findFirst().orElseThrow();
         assertThat(balancer.getSpec().getContainers().get(0).getImage()).isEqualTo(upgraded);
-        assertThat(number(Serialization.unmarshal(DataPathTest.get(balancer, 8472, "/v1/status"), Map.class),
+        assertThat(number(Serialization.unmarshal(DataPathTest.get(balancer, 8472, "/v1/status",
+            DataPathTest.token(env, jobs.namespace(), "upgraded")), Map.class),
             "historyRestoredSteps")).as("the new balancer restored the persisted history").isPositive();
       });
       assertThat(jobs.workers("upgraded").stream().map(p -> p.getMetadata().getUid()).sorted().toList())

@@ -1,6 +1,7 @@
 package dev.ballast.e2e.datapath;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.ballast.e2e.support.BallastEnvironment;
@@ -37,20 +38,72 @@ class DataPathTest {
   }
 
   /** GET of an agent's HTTP endpoint (the sidecar's trainer API, the balancer's dashboard) at the pod's address. */
-  static String get(Pod pod, int port, String path) throws IOException, InterruptedException {
-    var uri = URI.create("http://" + pod.getStatus().getPodIP() + ":" + port + path);
-    return HTTP.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(5)).build(),
-        HttpResponse.BodyHandlers.ofString()).body();
+  static String get(Pod pod, int port, String path, String token) throws IOException, InterruptedException {
+    return send(pod, port, path, token).body();
+  }
+
+  static HttpResponse<String> send(Pod pod, int port, String path, String token)
+      throws IOException, InterruptedException {
+    var request = HttpRequest.newBuilder(URI.create("http://" + pod.getStatus().getPodIP() + ":" + port + path))
+        .timeout(Duration.ofSeconds(5));
+    if (token != null) request.header("Authorization", "Bearer " + token);
+    return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  /**
+   * The job's token, from the Secret the operator created (what a dashboard presents to the balancer), found through
+   * the balancer Deployment's own reference to it (the Secret's name carries the job's uid).
+   */
+  static String token(BallastEnvironment env, String namespace, String job) {
+    var secret = env.admin().apps().deployments().inNamespace(namespace).withName(job + "-balancer").get()
+        .getSpec().getTemplate().getSpec().getContainers().get(0).getEnv().stream()
+        .filter(e -> e.getName().equals("BALLAST_TOKEN")).findFirst().orElseThrow()
+        .getValueFrom().getSecretKeyRef();
+    return secretValue(env, namespace, secret.getName(), secret.getKey());
+  }
+
+  String token(String job) {
+    return token(env, jobs.namespace(), job);
+  }
+
+  static String secretValue(BallastEnvironment env, String namespace, String secret, String key) {
+    var s = env.admin().secrets().inNamespace(namespace).withName(secret).get();
+    return new String(java.util.Base64.getDecoder().decode(s.getData().get(key)), java.nio.charset.StandardCharsets.UTF_8);
+  }
+
+  /**
+   * A TLS handshake with the balancer's gRPC port, as a sidecar does it: trusting only {@code caPem}, checking the
+   * certificate against {@code serverName} while dialling the pod's address. Returns the certificate presented.
+   */
+  static java.security.cert.X509Certificate tlsHandshake(Pod balancer, String caPem, String serverName) throws Exception {
+    var ca = java.security.cert.CertificateFactory.getInstance("X.509")
+        .generateCertificate(new java.io.ByteArrayInputStream(caPem.getBytes(java.nio.charset.StandardCharsets.US_ASCII)));
+    var store = java.security.KeyStore.getInstance(java.security.KeyStore.getDefaultType());
+    store.load(null, null);
+    store.setCertificateEntry("job-ca", ca);
+    var trust = javax.net.ssl.TrustManagerFactory.getInstance(javax.net.ssl.TrustManagerFactory.getDefaultAlgorithm());
+    trust.init(store);
+    var context = javax.net.ssl.SSLContext.getInstance("TLS");
+    context.init(null, trust.getTrustManagers(), null);
+    try (var tcp = new java.net.Socket(balancer.getStatus().getPodIP(), 8471);
+        var tls = (javax.net.ssl.SSLSocket) context.getSocketFactory().createSocket(tcp, serverName, 8471, false)) {
+      var parameters = tls.getSSLParameters();
+      parameters.setEndpointIdentificationAlgorithm("HTTPS");
+      parameters.setApplicationProtocols(new String[] {"h2"});
+      tls.setSSLParameters(parameters);
+      tls.startHandshake();
+      return (java.security.cert.X509Certificate) tls.getSession().getPeerCertificates()[0];
+    }
   }
 
   @Test
-  void sidecarsConnectToTheBalancerWhichWritesItsOwnPartOfTheStatus() {
+  void sidecarsConnectToTheBalancerWhichWritesItsOwnPartOfTheStatus() throws Exception {
     jobs.apply(Jobs.manifest("wired", 2, 2, "[]"));
     await().atMost(WAIT).untilAsserted(() -> assertThat(jobs.phase("wired")).isEqualTo("Running"));
 
     await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> {
       for (Pod worker : jobs.workers("wired")) {
-        assertThat(get(worker, 8470, "/healthz")).as("sidecar of %s", worker.getMetadata().getName())
+        assertThat(get(worker, 8470, "/healthz", null)).as("sidecar of %s", worker.getMetadata().getName())
             .contains("\"connected\":true");
       }
     });
@@ -58,7 +111,21 @@ class DataPathTest {
         .withLabel("ballast.dev/role", "balancer").list().getItems().stream()
         .filter(p -> "Running".equals(p.getStatus().getPhase())).findFirst().orElseThrow();
     await().atMost(WAIT).ignoreExceptions().untilAsserted(() ->
-        assertThat(get(balancer, 8472, "/v1/status")).contains("\"sidecars\":2"));
+        assertThat(send(balancer, 8472, "/v1/status", token("wired")).body()).contains("\"sidecars\":2"));
+    // the balancer's API answers only with the job's token; its health port stays open to the kubelet
+    var refused = send(balancer, 8472, "/v1/loads", null);
+    assertThat(refused.statusCode()).isEqualTo(401);
+    assertThat(refused.body()).contains("Authorization: Bearer <token>").contains("wired-sidecar-auth");
+    assertThat(send(balancer, 8472, "/v1/loads", "not-" + token("wired")).statusCode()).isEqualTo(401);
+    assertThat(send(balancer, 8473, "/q/health/ready", null).statusCode()).isEqualTo(200);
+
+    // the sidecars' stream is TLS: the balancer presents a certificate of the job's CA for its Service's name
+    String ca = secretValue(env, jobs.namespace(), "wired-balancer-tls", "ca.crt");
+    var presented = tlsHandshake(balancer, ca, "wired-balancer." + jobs.namespace() + ".svc");
+    assertThat(presented.getSubjectX500Principal().getName()).contains("CN=wired-balancer." + jobs.namespace() + ".svc");
+    assertThat(presented.getIssuerX500Principal().getName()).contains("ballast job CA " + jobs.namespace() + "/wired");
+    assertThatThrownBy(() -> tlsHandshake(balancer, ca, "other-balancer." + jobs.namespace() + ".svc"))
+        .as("another name").isInstanceOf(javax.net.ssl.SSLHandshakeException.class);
 
     await().atMost(WAIT).untilAsserted(() -> {
       @SuppressWarnings("unchecked")

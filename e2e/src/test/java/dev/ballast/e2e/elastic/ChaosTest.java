@@ -53,22 +53,23 @@ class ChaosTest {
     Random random = new Random(seed);
     GpuNodes pool = new GpuNodes(env, "chaos", 25);
     pool.add(6);
+    // Every change alters what the operator must do (a workers edit flips the job between 2..2 and 2..4, never
+    // re-applying the range it has), so a round's drawn write count is reached often enough to collect KILLS points.
+    Map<String, Integer> maxWorkers = new java.util.HashMap<>(Map.of("alpha", 4, "beta", 2));
     List<Runnable> changes = List.of(
         () -> pool.add(1),
         () -> pool.add(2),
         () -> deleteANodeOf("alpha", pool),
         () -> deleteANodeOf("beta", pool),
-        () -> jobs.patch("beta", "{\"spec\":{\"workers\":{\"min\":2,\"max\":4}}}"),
-        () -> jobs.patch("beta", "{\"spec\":{\"workers\":{\"min\":2,\"max\":2}}}"),
-        () -> jobs.patch("alpha", "{\"spec\":{\"workers\":{\"min\":2,\"max\":2}}}"),
-        () -> jobs.patch("alpha", "{\"spec\":{\"workers\":{\"min\":2,\"max\":4}}}"));
+        () -> flipWorkers("alpha", maxWorkers),
+        () -> flipWorkers("beta", maxWorkers));
     Map<String, String> leader = Map.of("BALLAST_LEASE_NAMESPACE", BallastEnvironment.NAMESPACE,
         "BALLAST_LEASE_DURATION_SECONDS", "4");
     List<String> points = new ArrayList<>();
     try (WorldInvariants invariants = new WorldInvariants(env, jobs.namespace()).start()) {
       env.killOperator();
       int round = 0;
-      while (points.size() < KILLS && round < 3 * KILLS) {
+      while (points.size() < KILLS && round < 4 * KILLS) {
         round++;
         int writes = 1 + random.nextInt(MAX_WRITES);
         Map<String, String> chaos = new java.util.HashMap<>(leader);
@@ -131,6 +132,12 @@ class ChaosTest {
       if (started.plus(QUIET).isBefore(Instant.now()) && quiet(invariants)) return OptionalInt.empty();
     }
     return OptionalInt.empty();
+  }
+
+  private void flipWorkers(String job, Map<String, Integer> maxWorkers) {
+    int max = maxWorkers.get(job) == 4 ? 2 : 4;
+    maxWorkers.put(job, max);
+    jobs.patch(job, "{\"spec\":{\"workers\":{\"min\":2,\"max\":" + max + "}}}");
   }
 
   /**

@@ -21,6 +21,7 @@ import dev.ballast.operator.world.WorldLifecycle;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Instant;
@@ -48,6 +49,12 @@ public class GangAdmission {
 
     /** @param reason the Admitted condition's reason, naming the short resource ({@link InsufficientRoom}) */
     record Unschedulable(String reason, String message) implements Result {}
+
+    /**
+     * The API server refused a worker pod (admission, e.g. Pod Security, or validation); {@code message} is its
+     * own words. Nothing was kept: the pods created before it are deleted.
+     */
+    record Refused(String pod, String message) implements Result {}
   }
 
   private final KubernetesClient client;
@@ -92,7 +99,7 @@ public class GangAdmission {
     Result result = choose(job.getSpec(), capacity(job.getSpec(), nodes, pods, reconciled), generation,
         avoidedNodes(job.getStatus()));
     long placed = System.nanoTime();
-    if (result instanceof Result.Admitted a) createGated(job, a.world());
+    if (result instanceof Result.Admitted a) result = createGated(job, a.world());
     long done = System.nanoTime();
     record(job, result, pods.size(), placed - start, done - placed);
     return result;
@@ -113,7 +120,8 @@ public class GangAdmission {
    * (docs/BENCHMARKS.md, "Scale"); the pods read per attempt show that no attempt reads beyond the cache's index.
    */
   private void record(TrainingJob job, Result result, int podsRead, long placeNanos, long createNanos) {
-    String outcome = result instanceof Result.Admitted ? "admitted" : "unschedulable";
+    String outcome = result instanceof Result.Admitted ? "admitted"
+        : result instanceof Result.Refused ? "refused" : "unschedulable";
     metrics.timer("ballast.admission.placement", "outcome", outcome).record(placeNanos, TimeUnit.NANOSECONDS);
     metrics.timer("ballast.admission", "outcome", outcome).record(placeNanos + createNanos, TimeUnit.NANOSECONDS);
     metrics.summary("ballast.admission.pods.read", "outcome", outcome).record(podsRead);
@@ -203,15 +211,24 @@ public class GangAdmission {
     return new Result.Admitted(new World(generation, seats));
   }
 
-  /** Creates every pod of the world, or none: a failure part-way deletes what was created. */
-  private void createGated(TrainingJob job, World world) {
+  /**
+   * Creates every pod of the world, or none: a failure part-way deletes what was created. A pod the API server
+   * refuses for what it is (403 from an admission plugin such as Pod Security, 422 from validation) is
+   * {@link Result.Refused}: retrying the same pod cannot help, the job's status must say why. Other failures
+   * throw, and the reconcile is retried.
+   */
+  private Result createGated(TrainingJob job, World world) {
     List<Pod> created = new ArrayList<>();
+    String creating = null;
     try {
       for (Seat seat : world.seats()) {
-        Pod pod = client.resource(WorkerPods.build(job, world, seat, true, settings)).create();
+        Pod desired = WorkerPods.build(job, world, seat, true, settings);
+        creating = desired.getMetadata().getName();
+        Pod pod = client.resource(desired).create();
         reservations.add(pod, Instant.now());
         created.add(pod);
       }
+      return new Result.Admitted(world);
     } catch (RuntimeException e) {
       LOG.warnf("Creating the pods of world %d of %s/%s failed after %d of %d; deleting them",
           world.generation(), job.getMetadata().getNamespace(), job.getMetadata().getName(), created.size(),
@@ -220,7 +237,15 @@ public class GangAdmission {
         client.resource(p).delete();
         reservations.release(p.getMetadata().getUid());
       }
+      if (e instanceof KubernetesClientException k && refusedForWhatItIs(k.getCode())) {
+        return new Result.Refused(creating, k.getStatus() != null && k.getStatus().getMessage() != null
+            ? k.getStatus().getMessage() : k.getMessage());
+      }
       throw e;
     }
+  }
+
+  static boolean refusedForWhatItIs(int httpCode) {
+    return httpCode == 403 || httpCode == 422;
   }
 }

@@ -35,6 +35,20 @@ public interface OperatorConfig {
   int masterPort();
 
   /**
+   * A NetworkPolicy per job that lets only the job's own pods, the operator and monitoring namespaces reach its
+   * balancer (docs/security.md). Off: none is created (the chart then grants no NetworkPolicy permissions).
+   */
+  @WithDefault("true")
+  boolean networkPolicies();
+
+  /** The operator's own namespace, for the NetworkPolicy's operator rule (the chart sets POD_NAMESPACE). */
+  java.util.Optional<String> operatorNamespace();
+
+  /** Namespaces labelled {@code <this>: "true"} may reach a balancer's dashboard API. */
+  @WithDefault(NetworkPolicySettings.DEFAULT_MONITORING_LABEL)
+  String monitoringNamespaceLabel();
+
+  /**
    * The ClusterRole each job's balancer is bound to (the chart's {@code <fullname>-balancer}, named after the
    * release so that releases never share it).
    */
@@ -71,6 +85,7 @@ public interface OperatorConfig {
 
   default OperatorSettings settings() {
     return new OperatorSettings(sidecarImage(), balancerImage(), sidecarPort(), balancerGrpcPort(),
-        balancerHttpPort(), masterPort(), balancerClusterRole());
+        balancerHttpPort(), masterPort(), balancerClusterRole(),
+        new NetworkPolicySettings(networkPolicies(), operatorNamespace(), monitoringNamespaceLabel()));
   }
 }

@@ -11,11 +11,12 @@ public record OperatorSettings(
     int balancerGrpcPort,
     int balancerHttpPort,
     int masterPort,
-    String balancerClusterRole) {
+    String balancerClusterRole,
+    NetworkPolicySettings networkPolicies) {
 
   public static OperatorSettings defaults() {
     return new OperatorSettings(OperatorConfig.AGENT_IMAGE, OperatorConfig.AGENT_IMAGE, ProcessEnv.SIDECAR_PORT,
         ProcessEnv.BALANCER_GRPC_PORT, ProcessEnv.BALANCER_HTTP_PORT, ProcessEnv.MASTER_PORT,
-        Names.DEFAULT_BALANCER_CLUSTER_ROLE);
+        Names.DEFAULT_BALANCER_CLUSTER_ROLE, NetworkPolicySettings.defaults());
   }
 }

@@ -23,10 +23,13 @@ import java.util.List;
 public final class BalancerResources {
   private BalancerResources() {}
 
-  /** In apply order: identity first, so the Deployment's pods can start with their permissions. */
-  public static List<HasMetadata> build(TrainingJob job, OperatorSettings settings, Phase phase) {
+  /**
+   * In apply order: identity first, so the Deployment's pods can start with their permissions.
+   *
+   * @param tlsSerial the serial of the balancer's current certificate (Secret {@code <job>-balancer-tls}) */
+  public static List<HasMetadata> build(TrainingJob job, OperatorSettings settings, Phase phase, String tlsSerial) {
     return List.of(serviceAccount(job), roleBinding(job, settings), service(job, settings),
-        deployment(job, settings, runs(phase) ? 1 : 0));
+        deployment(job, settings, runs(phase) ? 1 : 0, tlsSerial));
   }
 
   /**
@@ -72,7 +75,7 @@ public final class BalancerResources {
         .build());
   }
 
-  static Deployment deployment(TrainingJob job, OperatorSettings settings, int replicas) {
+  static Deployment deployment(TrainingJob job, OperatorSettings settings, int replicas, String tlsSerial) {
     String name = job.getMetadata().getName();
     String namespace = job.getMetadata().getNamespace();
     var labels = Labels.forRole(name, Labels.ROLE_BALANCER);
@@ -83,34 +86,39 @@ public final class BalancerResources {
         .withNewStrategy().withType("Recreate").endStrategy() // never two balancers issuing plans at once
         .withNewSelector().withMatchLabels(labels).endSelector()
         .withNewTemplate()
-        .withNewMetadata().withLabels(labels).endMetadata()
+        .withNewMetadata().withLabels(labels).addToAnnotations(BalancerTls.SERIAL_ANNOTATION, tlsSerial).endMetadata()
         .withNewSpec()
         .withServiceAccountName(Names.balancer(name))
+        .withSecurityContext(RestrictedSecurity.pod())
+        .withVolumes(RestrictedSecurity.tmpVolume())
         .addNewContainer()
         .withName("balancer")
         .withImage(settings.balancerImage())
         .withArgs("balancer")
         .addNewPort().withName("grpc").withContainerPort(settings.balancerGrpcPort()).endPort()
         .addNewPort().withName("http").withContainerPort(settings.balancerHttpPort()).endPort()
+        .addNewPort().withName("health").withContainerPort(ProcessEnv.HEALTH_PORT).endPort()
         .addNewEnv().withName(ProcessEnv.ROLE).withValue("balancer").endEnv()
         .addNewEnv().withName(ProcessEnv.JOB).withValue(name).endEnv()
         .addNewEnv().withName(ProcessEnv.NAMESPACE).withValue(namespace).endEnv()
         .addNewEnv().withName(ProcessEnv.WORLD_CONFIGMAP).withValue(Names.worldConfigMap(name)).endEnv()
         .addNewEnv().withName(ProcessEnv.GRPC_PORT_VAR).withValue(Integer.toString(settings.balancerGrpcPort())).endEnv()
         .addNewEnv().withName(ProcessEnv.HTTP_PORT_VAR).withValue(Integer.toString(settings.balancerHttpPort())).endEnv()
-        .addNewEnv().withName(ProcessEnv.POD_IP).withNewValueFrom().withNewFieldRef().withFieldPath("status.podIP")
-        .endFieldRef().endValueFrom().endEnv()
-        .addNewEnv().withName(ProcessEnv.TOKEN).withNewValueFrom().withNewSecretKeyRef()
-        .withName(Names.sidecarSecret(name, job.getMetadata().getUid())).withKey(SidecarSecret.TOKEN_KEY).endSecretKeyRef().endValueFrom()
-        .endEnv()
+        .addToEnv(
+            WorkerPods.secretEnv(ProcessEnv.TOKEN, Names.sidecarSecret(name, job.getMetadata().getUid()),
+                SidecarSecret.TOKEN_KEY),
+            WorkerPods.secretEnv(ProcessEnv.TLS_CERT, Names.balancerTls(name), BalancerTls.TLS_CERT),
+            WorkerPods.secretEnv(ProcessEnv.TLS_KEY, Names.balancerTls(name), BalancerTls.TLS_KEY))
         .withNewReadinessProbe()
-        .withNewHttpGet().withPath("/q/health/ready").withNewPort(settings.balancerHttpPort()).endHttpGet()
+        .withNewHttpGet().withPath(WorkerPods.AGENT_READY_PATH).withNewPort(ProcessEnv.HEALTH_PORT).endHttpGet()
         .withPeriodSeconds(5)
         .endReadinessProbe()
         .withNewResources()
         .addToRequests("cpu", new Quantity("500m")).addToRequests("memory", new Quantity("512Mi"))
         .addToLimits("memory", new Quantity("1Gi"))
         .endResources()
+        .withSecurityContext(RestrictedSecurity.container())
+        .withVolumeMounts(RestrictedSecurity.tmpMount())
         .endContainer()
         .endSpec()
         .endTemplate()

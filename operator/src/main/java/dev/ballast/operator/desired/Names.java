@@ -1,5 +1,7 @@
 package dev.ballast.operator.desired;
 
+import dev.ballast.contracts.env.ProcessEnv;
+
 /** Names of everything the operator creates for a job; one place so that every part agrees. */
 public final class Names {
   private Names() {}
@@ -23,7 +25,23 @@ public final class Names {
 
   /** Balancer Deployment, Service, ServiceAccount and RoleBinding share this name. */
   public static String balancer(String job) {
-    return job + "-balancer";
+    return ProcessEnv.balancerService(job);
+  }
+
+  /** The job's CA (certificate and key): the operator's alone. */
+  public static String jobCa(String job) {
+    return job + "-ca";
+  }
+
+  /** The balancer's TLS certificate and key, and the job's CA certificate the sidecars check it against. */
+  public static String balancerTls(String job) {
+    return balancer(job) + "-tls";
+  }
+
+  /** The DNS names of the balancer's Service: its certificate's subject alternative names. */
+  public static java.util.List<String> balancerDnsNames(String job, String namespace) {
+    String host = ProcessEnv.balancerHost(job, namespace);
+    return java.util.List.of(host, host + ".cluster.local", balancer(job) + "." + namespace, balancer(job));
   }
 
   /**

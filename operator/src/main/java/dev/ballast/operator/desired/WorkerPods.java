@@ -44,6 +44,8 @@ public final class WorkerPods {
   public static final String SIDECAR = "ballast-sidecar";
   public static final String GPU_RESOURCE = "nvidia.com/gpu";
   static final String CHECKPOINT_VOLUME = "ballast-checkpoint";
+  /** The agent's readiness on its health port (both roles). */
+  public static final String AGENT_READY_PATH = "/q/health/ready";
 
   private WorkerPods() {}
 
@@ -90,13 +92,14 @@ public final class WorkerPods {
       podSpec.setInitContainers(initContainers);
     }
 
+    List<Volume> volumes = new ArrayList<>(podSpec.getVolumes());
+    volumes.add(RestrictedSecurity.tmpVolume());
     if (spec.checkpoint != null) {
-      List<Volume> volumes = new ArrayList<>(podSpec.getVolumes());
       volumes.add(new VolumeBuilder().withName(CHECKPOINT_VOLUME)
           .withNewPersistentVolumeClaim().withClaimName(spec.checkpoint.volumeClaim).endPersistentVolumeClaim()
           .build());
-      podSpec.setVolumes(volumes);
     }
+    podSpec.setVolumes(volumes);
 
     podSpec.setRestartPolicy("Never"); // the operator, not the kubelet, decides restarts
     podSpec.setHostname(podName);
@@ -156,7 +159,8 @@ public final class WorkerPods {
         .withImage(settings.sidecarImage())
         .withArgs("sidecar")
         .withRestartPolicy("Always") // a native sidecar: starts before the trainer, stops after it
-        .addNewPort().withName("trainer-api").withContainerPort(settings.sidecarPort()).endPort()
+        // the trainer API listens on the pod's loopback only, so it is no container port; health is
+        .addNewPort().withName("health").withContainerPort(ProcessEnv.HEALTH_PORT).endPort()
         .withEnv(
             env(ProcessEnv.ROLE, "sidecar"),
             env(ProcessEnv.JOB, name),
@@ -164,24 +168,19 @@ public final class WorkerPods {
             env(ProcessEnv.POD_INDEX, Integer.toString(seat.index())),
             env(ProcessEnv.GPUS_PER_WORKER, Integer.toString(job.getSpec().gpusPerWorker)),
             env(ProcessEnv.SIDECAR_PORT_VAR, Integer.toString(settings.sidecarPort())),
-            env(ProcessEnv.BALANCER_ADDRESS,
-                Names.balancer(name) + "." + namespace + ".svc:" + settings.balancerGrpcPort()),
+            env(ProcessEnv.BALANCER_ADDRESS, ProcessEnv.balancerHost(name, namespace) + ":" + settings.balancerGrpcPort()),
+            secretEnv(ProcessEnv.TLS_CA, Names.balancerTls(name), BalancerTls.CA_CERT),
             new EnvVarBuilder().withName(ProcessEnv.POD_NAME)
                 .withNewValueFrom().withNewFieldRef().withFieldPath("metadata.name").endFieldRef().endValueFrom()
                 .build(),
-            new EnvVarBuilder().withName(ProcessEnv.POD_IP)
-                .withNewValueFrom().withNewFieldRef().withFieldPath("status.podIP").endFieldRef().endValueFrom()
-                .build(),
-            new EnvVarBuilder().withName(ProcessEnv.TOKEN)
-                .withNewValueFrom().withNewSecretKeyRef()
-                .withName(Names.sidecarSecret(name, job.getMetadata().getUid())).withKey(SidecarSecret.TOKEN_KEY)
-                .endSecretKeyRef().endValueFrom()
-                .build())
+            secretEnv(ProcessEnv.TOKEN, Names.sidecarSecret(name, job.getMetadata().getUid()), SidecarSecret.TOKEN_KEY))
         .withNewStartupProbe()
-        .withNewHttpGet().withPath("/healthz").withNewPort(settings.sidecarPort()).endHttpGet()
+        .withNewHttpGet().withPath(AGENT_READY_PATH).withNewPort(ProcessEnv.HEALTH_PORT).endHttpGet()
         .withPeriodSeconds(2).withFailureThreshold(30)
         .endStartupProbe()
         .withResources(sidecarResources())
+        .withSecurityContext(RestrictedSecurity.container())
+        .withVolumeMounts(RestrictedSecurity.tmpMount())
         .build();
   }
 
@@ -256,6 +255,12 @@ public final class WorkerPods {
 
   private static void put(Map<String, EnvVar> env, String name, String value) {
     env.put(name, env(name, value));
+  }
+
+  static EnvVar secretEnv(String name, String secret, String key) {
+    return new EnvVarBuilder().withName(name)
+        .withNewValueFrom().withNewSecretKeyRef().withName(secret).withKey(key).endSecretKeyRef().endValueFrom()
+        .build();
   }
 
   private static EnvVar env(String name, String value) {

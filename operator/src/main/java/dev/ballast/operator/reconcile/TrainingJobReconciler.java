@@ -6,6 +6,7 @@ import dev.ballast.operator.api.TrainingJob;
 import dev.ballast.operator.api.TrainingJobStatus;
 import dev.ballast.operator.config.OperatorConfig;
 import dev.ballast.operator.config.OperatorSettings;
+import dev.ballast.operator.desired.BalancerNetworkPolicy;
 import dev.ballast.operator.desired.BalancerResources;
 import dev.ballast.operator.desired.HeadlessService;
 import dev.ballast.operator.desired.Labels;
@@ -36,6 +37,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
@@ -81,6 +83,7 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
   private final GangAdmission admission;
   private final JobEvents events;
   private final ChildApplier children;
+  private final BalancerTlsKeeper tls;
   /** Reconciles run, the denominator of API requests per reconcile (docs/BENCHMARKS.md, "Scale"). */
   private final Counter reconciles;
 
@@ -102,14 +105,18 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
     this.admission = new GangAdmission(client, settings, metrics);
     this.events = new JobEvents(client);
     this.children = new ChildApplier(client);
+    this.tls = new BalancerTlsKeeper(client, children, events);
   }
 
   @Override
   public List<EventSource<?, TrainingJob>> prepareEventSources(EventSourceContext<TrainingJob> context) {
     List<EventSource<?, TrainingJob>> sources = new ArrayList<>();
-    // no Secret informer: the operator may create Secrets but not read them (docs/security.md)
-    for (Class<? extends HasMetadata> type : List.of(Pod.class, Service.class, ConfigMap.class,
-        Deployment.class, ServiceAccount.class, RoleBinding.class)) {
+    // no Secret informer: the operator reads only the Secrets it knows the name of (docs/security.md)
+    List<Class<? extends HasMetadata>> childTypes = new ArrayList<>(List.of(Pod.class, Service.class, ConfigMap.class,
+        Deployment.class, ServiceAccount.class, RoleBinding.class));
+    // watched only when created: with them off, the chart grants no NetworkPolicy permissions
+    if (settings.networkPolicies().enabled()) childTypes.add(NetworkPolicy.class);
+    for (Class<? extends HasMetadata> type : childTypes) {
       sources.add(informer(type, context));
     }
     sources.add(nodeInformer(context));
@@ -158,10 +165,13 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
     ClusterView cluster = observeCluster(job, ctx, now);
     Decision decision = WorldLifecycle.decide(job, workers, cluster, now);
     stop(job, decision);
+    List<ChildConflict> conflicts = new ArrayList<>();
+    // before any pod may start: the workers read both Secrets (token, CA) in their environment
+    Optional<String> tlsSerial = wantsBalancer(job, decision.step()) ? secrets(job, ctx, now, conflicts) : Optional.empty();
     GangAdmission.Result admitted = act(job, decision.step(), ctx, now);
 
     TrainingJobStatus next = StatusAggregator.aggregate(job, decision, admitted, now);
-    List<ChildConflict> conflicts = applyChildren(job, ctx, decision.step(), next);
+    applyChildren(job, ctx, decision.step(), next, tlsSerial, conflicts);
     reportConflicts(job, conflicts);
     StatusAggregator.childConflicts(job, next, conflicts.stream().map(ChildConflict::message).toList(), now);
     Duration requeue = requeueAfter(job, decision, next, now);
@@ -219,6 +229,9 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
             + ": " + describe(a.world()));
       } else if (result instanceof GangAdmission.Result.Unschedulable u && !sameAdmissionMessage(job, u.message())) {
         events.warning(job, u.reason(), "Cannot admit the job yet: " + u.message());
+      } else if (result instanceof GangAdmission.Result.Refused r
+          && !sameAdmissionMessage(job, StatusAggregator.refusedMessage(r))) {
+        events.warning(job, StatusAggregator.PODS_REFUSED, StatusAggregator.refusedMessage(r));
       }
       return result;
     }
@@ -265,30 +278,46 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
     return null;
   }
 
+  private static boolean wantsBalancer(TrainingJob job, WorldStep step) {
+    boolean ended = step instanceof WorldStep.Ended || step instanceof WorldStep.Finish;
+    return !ended && job.getSpec().balancer.mode != BalancerSpec.Mode.OFF;
+  }
+
+  /**
+   * The sidecar token Secret (created once, never updated: a new token would lock out connected sidecars) and the
+   * TLS Secrets. Returns the serial of the balancer's certificate, or empty when another object holds a name.
+   */
+  private Optional<String> secrets(TrainingJob job, Context<TrainingJob> ctx, Instant now, List<ChildConflict> conflicts) {
+    // the Secret comes before the Deployment that reads it, so an existing Deployment means it exists
+    if (ChildApplier.find(ctx, Deployment.class, Names.balancer(job.getMetadata().getName())).isEmpty()) {
+      children.createUnread(job, SidecarSecret.build(job));
+    }
+    return tls.ensure(job, now, conflicts);
+  }
+
   /**
    * @param next the status this reconcile writes: the world document is rendered from its world, and its
    *     phase says whether the balancer runs
-   * @return the children whose names other objects hold
+   * @param tlsSerial the balancer certificate's serial, when the balancer runs and its Secrets are ours
+   * @param conflicts where the children whose names other objects hold are added
    */
-  private List<ChildConflict> applyChildren(TrainingJob job, Context<TrainingJob> ctx, WorldStep step,
-      TrainingJobStatus next) {
-    List<ChildConflict> conflicts = new ArrayList<>();
-    boolean ended = step instanceof WorldStep.Ended || step instanceof WorldStep.Finish;
+  private void applyChildren(TrainingJob job, Context<TrainingJob> ctx, WorldStep step, TrainingJobStatus next,
+      Optional<String> tlsSerial, List<ChildConflict> conflicts) {
     children.apply(job, ctx, HeadlessService.build(job, settings.masterPort())).ifPresent(conflicts::add);
     children.apply(job, ctx, WorldConfigMap.build(job, next.world)).ifPresent(conflicts::add);
-    boolean wantBalancer = !ended && job.getSpec().balancer.mode != BalancerSpec.Mode.OFF;
-    Optional<Deployment> balancer = ChildApplier.find(ctx, Deployment.class, Names.balancer(job.getMetadata().getName()));
-    if (wantBalancer) {
-      // the Secret comes before the Deployment that reads it, so an existing Deployment means it exists; created
-      // once, never updated: a new token would lock out connected sidecars
-      if (balancer.isEmpty()) children.createUnread(job, SidecarSecret.build(job));
-      for (HasMetadata resource : BalancerResources.build(job, settings, next.phase)) {
-        children.apply(job, ctx, resource).ifPresent(conflicts::add);
+    if (wantsBalancer(job, step)) {
+      if (settings.networkPolicies().enabled()) {
+        children.apply(job, ctx, BalancerNetworkPolicy.build(job, settings)).ifPresent(conflicts::add);
+      }
+      if (tlsSerial.isPresent()) {
+        for (HasMetadata resource : BalancerResources.build(job, settings, next.phase, tlsSerial.get())) {
+          children.apply(job, ctx, resource).ifPresent(conflicts::add);
+        }
       }
     } else {
-      balancer.ifPresent(d -> client.resource(d).delete());
+      ChildApplier.find(ctx, Deployment.class, Names.balancer(job.getMetadata().getName()))
+          .ifPresent(d -> client.resource(d).delete());
     }
-    return conflicts;
   }
 
   private void reportConflicts(TrainingJob job, List<ChildConflict> conflicts) {

@@ -29,6 +29,8 @@ import java.util.Objects;
 public final class StatusAggregator {
   /** The Resizing reason while a world below spec.workers.min waits for room to grow. */
   public static final String WAITING_FOR_ROOM = "WaitingForRoom";
+  /** The Admitted reason when the API server refused a worker pod (e.g. the namespace's Pod Security level). */
+  public static final String PODS_REFUSED = "PodRefused";
 
   /** The ChildrenOwned reason while a child's name is held by an object the job does not control. */
   public static final String NAME_CONFLICT = "NameConflict";
@@ -112,6 +114,10 @@ public final class StatusAggregator {
         s.phase = betweenWorlds(s, Phase.Pending);
         s.desiredWorkers = 0;
         c.set(Conditions.ADMITTED, false, u.reason(), u.message());
+      } else if (admission instanceof GangAdmission.Result.Refused r) {
+        s.phase = betweenWorlds(s, Phase.Pending);
+        s.desiredWorkers = 0;
+        c.set(Conditions.ADMITTED, false, PODS_REFUSED, refusedMessage(r));
       }
       c.set(Conditions.READY, false, "NotAdmitted", "no world is admitted yet");
     } else if (step instanceof WorldStep.Release r) {
@@ -251,6 +257,12 @@ public final class StatusAggregator {
     if (Conditions.isTrue(s.conditions, Conditions.SUSPENDED)) {
       c.set(Conditions.SUSPENDED, false, "Resumed", "spec.suspend is false; admitting a new world");
     }
+  }
+
+  /** The API server's own words, and what to do: the pod comes from spec.template. */
+  public static String refusedMessage(GangAdmission.Result.Refused r) {
+    return "the API server refused worker pod " + r.pod() + " (built from spec.template): " + r.message()
+        + "; admission retries, fix spec.template or the namespace's policy";
   }
 
   private static long distinctNodes(World world) {

@@ -25,6 +25,7 @@ import org.junit.jupiter.api.Test;
 @EnableKubernetesMockClient(crud = true)
 class GangAdmissionTest {
   KubernetesClient client;
+  io.fabric8.kubernetes.client.server.mock.KubernetesMockServer server;
 
   /** A view that shows exactly the pods the test hands it. */
   static final class LaggingView implements AdmissionView {
@@ -200,6 +201,36 @@ class GangAdmissionTest {
     TrainingJob other = job("other", 1);
     assertThat(admission.admit(other, 1, ExistingJobs.of(java.util.stream.Stream.of(job, other)))).as("another job still sees world 2's promises")
         .isInstanceOf(GangAdmission.Result.Unschedulable.class);
+  }
+
+  @Test
+  void aPodTheApiServerRefusesIsReportedWithItsMessageAndNoPodIsKept() throws InterruptedException {
+    var view = new LaggingView();
+    view.nodes.addAll(List.of(gpuNode("a"), gpuNode("b")));
+    String message = "pods \"refused-g1-w1\" is forbidden: violates PodSecurity \"restricted:latest\": runAsNonRoot != true";
+    // the first pod is created; the API server's admission refuses the second
+    server.expect().post().withPath("/api/v1/namespaces/team-a/pods")
+        .andReturn(201, new io.fabric8.kubernetes.api.model.PodBuilder().withNewMetadata().withName("refused-g1-w0")
+            .withNamespace("team-a").withUid("u0").endMetadata().build()).once();
+    server.expect().post().withPath("/api/v1/namespaces/team-a/pods")
+        .andReturn(403, new io.fabric8.kubernetes.api.model.StatusBuilder().withStatus("Failure").withCode(403)
+            .withReason("Forbidden").withMessage(message).build()).once();
+    server.expect().delete().withPath("/api/v1/namespaces/team-a/pods/refused-g1-w0").andReturn(200, "{}").once();
+
+    TrainingJob job = job("refused", 2);
+    var result = new GangAdmission(client, OperatorSettings.defaults(), view)
+        .admit(job, 1, ExistingJobs.of(java.util.stream.Stream.of(job)));
+
+    assertThat(result).isEqualTo(new GangAdmission.Result.Refused("refused-g1-w1", message));
+    assertThat(server.getLastRequest().getMethod()).as("the pod created before the refusal is deleted").isEqualTo("DELETE");
+  }
+
+  @Test
+  void onlyRefusalsOfThePodItselfAreReportedOthersAreRetried() {
+    assertThat(GangAdmission.refusedForWhatItIs(403)).isTrue();
+    assertThat(GangAdmission.refusedForWhatItIs(422)).isTrue();
+    assertThat(GangAdmission.refusedForWhatItIs(409)).isFalse();
+    assertThat(GangAdmission.refusedForWhatItIs(500)).isFalse();
   }
 
   static String assigned(Pod p) {

@@ -101,7 +101,12 @@ class WorkerPodsTest {
     assertThat(pod.getSpec().getInitContainers()).singleElement().satisfies(c -> {
       assertThat(c.getName()).isEqualTo(WorkerPods.SIDECAR);
       assertThat(c.getRestartPolicy()).isEqualTo("Always");
-      assertThat(c.getStartupProbe().getHttpGet().getPath()).isEqualTo("/healthz");
+      assertThat(c.getStartupProbe().getHttpGet().getPath()).isEqualTo("/q/health/ready");
+      assertThat(c.getStartupProbe().getHttpGet().getPort().getIntVal()).as("the health listener").isEqualTo(8473);
+      assertThat(c.getPorts()).as("the trainer API is on loopback, no container port")
+          .extracting(p -> p.getContainerPort()).containsExactly(8473);
+      assertThat(c.getEnv()).as("no listen address: the agent's defaults are the pod's").extracting(EnvVar::getName)
+          .doesNotContain("BALLAST_BIND_ADDRESS", "BALLAST_TRAINER_API_ADDRESS");
       assertThat(c.getEnv()).anySatisfy(e -> {
         assertThat(e.getName()).isEqualTo("BALLAST_TOKEN");
         assertThat(e.getValueFrom().getSecretKeyRef().getName()).isEqualTo("olmoe-sidecar-auth-uidolmoe");
@@ -111,6 +116,16 @@ class WorkerPodsTest {
         assertThat(e.getValue()).isEqualTo("olmoe-balancer.team-a.svc:8471");
       });
     });
+  }
+
+  @Test
+  void theSidecarPassesTheRestrictedPodSecurityStandardWhateverTheTemplateSays() {
+    Container sidecar = pod.getSpec().getInitContainers().get(0);
+    assertThat(pod.getSpec().getSecurityContext()).as("the template sets no pod security context").isNull();
+    assertThat(RestrictedPolicy.violations(pod.getSpec(), sidecar)).isEmpty();
+    assertThat(sidecar.getSecurityContext().getRunAsUser()).isEqualTo(RestrictedSecurity.AGENT_UID);
+    // the trainer is the user's: Ballast does not change its security context
+    assertThat(RestrictedPolicy.violations(pod.getSpec(), pod.getSpec().getContainers().get(0))).isNotEmpty();
   }
 
   @Test
@@ -164,8 +179,8 @@ class WorkerPodsTest {
     job.getSpec().checkpoint = new CheckpointSpec();
     job.getSpec().checkpoint.volumeClaim = "ckpt-pvc";
     Pod p = WorkerPods.build(job, world, world.seats().get(0), true, OperatorSettings.defaults());
-    assertThat(p.getSpec().getVolumes()).anySatisfy(v ->
-        assertThat(v.getPersistentVolumeClaim().getClaimName()).isEqualTo("ckpt-pvc"));
+    assertThat(p.getSpec().getVolumes()).filteredOn(v -> v.getPersistentVolumeClaim() != null)
+        .singleElement().satisfies(v -> assertThat(v.getPersistentVolumeClaim().getClaimName()).isEqualTo("ckpt-pvc"));
     Container trainer = p.getSpec().getContainers().get(0);
     assertThat(trainer.getVolumeMounts()).anySatisfy(m -> assertThat(m.getMountPath()).isEqualTo("/ckpt"));
     assertThat(trainer.getEnv()).anySatisfy(e -> assertThat(e.getName()).isEqualTo("BALLAST_CHECKPOINT_DIR"));

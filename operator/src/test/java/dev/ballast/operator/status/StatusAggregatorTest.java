@@ -45,6 +45,20 @@ class StatusAggregatorTest {
   }
 
   @Test
+  void aWorkerPodTheApiServerRefusesLeavesTheJobPendingWithTheServersMessage() {
+    String server = "pods \"olmoe-g1-w0\" is forbidden: violates PodSecurity \"restricted:latest\": "
+        + "allowPrivilegeEscalation != false (container \"trainer\" must set securityContext.allowPrivilegeEscalation=false)";
+    var s = StatusAggregator.aggregate(job, d(new WorldStep.Place(1)),
+        new GangAdmission.Result.Refused("olmoe-g1-w0", server), T0);
+    assertThat(s.phase).isEqualTo(Phase.Pending);
+    assertThat(s.desiredWorkers).isZero();
+    Condition admitted = condition(s.conditions, Conditions.ADMITTED);
+    assertThat(admitted.getStatus()).isEqualTo("False");
+    assertThat(admitted.getReason()).isEqualTo(StatusAggregator.PODS_REFUSED);
+    assertThat(admitted.getMessage()).contains(server).contains("spec.template");
+  }
+
+  @Test
   void commitRecordsTheWorldThenRunningWhenAllWorkersRun() {
     var committed = StatusAggregator.aggregate(job, d(new WorldStep.Commit(world)), null, T0);
     assertThat(committed.world.generation).isEqualTo(1L);

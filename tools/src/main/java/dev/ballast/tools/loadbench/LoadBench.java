@@ -345,7 +345,8 @@ public final class LoadBench {
 
         String balancerStatus() {
             try {
-                return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(a.get("http") + "/v1/status")).build(),
+                return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(a.get("http") + "/v1/status"))
+                        .header("Authorization", "Bearer " + a.get("token")).build(),
                         HttpResponse.BodyHandlers.ofString()).body();
             } catch (IOException | InterruptedException e) {
                 throw new IllegalStateException("balancer status unavailable: " + e, e);

@@ -42,7 +42,7 @@ import java.util.logging.Logger;
  * Not thread-safe: one thread (the runtime's loop, or a test) calls every method. Planning runs through a
  * {@link PlanRunner}, synchronously in tests or on a worker thread that posts the result back to the loop.
  */
-public final class BalancerCore {
+public final class BalancerCore implements BalancerHttp.Snapshots {
     private static final Logger LOG = Logger.getLogger(BalancerCore.class.getName());
 
     /** How often retention is re-announced, so a sidecar that lost a plan notices. */
@@ -410,16 +410,19 @@ public final class BalancerCore {
     }
 
     /** The newest published plan as ballast-plan/v1 JSON, or null; safe from any thread. */
+    @Override
     public String currentPlanJson() {
         return publisher.newestJson();
     }
 
     /** {@link #statusJson()} as of the last tick; safe from any thread. */
+    @Override
     public String statusSnapshot() {
         return statusSnapshot;
     }
 
     /** {@link #loadsJson()} as of the last tick; safe from any thread. */
+    @Override
     public String loadsSnapshot() {
         return loadsSnapshot;
     }

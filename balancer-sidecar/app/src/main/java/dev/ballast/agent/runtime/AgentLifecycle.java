@@ -13,7 +13,7 @@ import jakarta.inject.Singleton;
 
 /**
  * Starts the role chosen in {@link dev.ballast.agent.Main} when the HTTP router is created, and registers that
- * role's routes (sidecar: the trainer API on 8470; balancer: plan, loads and status for the dashboard on 8472).
+ * role's routes (sidecar: the trainer API on loopback:8470; balancer: plan, loads and status for the dashboard on 8472).
  */
 @Singleton
 public class AgentLifecycle {
@@ -27,7 +27,7 @@ public class AgentLifecycle {
         if (Role.current() == Role.BALANCER) {
             balancer = new BalancerRuntime();
             balancer.start(kube::get);
-            new BalancerHttp(balancer).register(router);
+            new BalancerHttp(balancer.core(), balancer.httpToken()).register(router);
         } else {
             sidecar = new SidecarRuntime();
             sidecar.start();

@@ -6,7 +6,7 @@ import org.eclipse.microprofile.health.Readiness;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 
-/** /q/health/ready: the balancer's readiness probe (the sidecar uses its startup probe on /healthz). */
+/** /q/health/ready on the health port: the balancer's readiness probe and the sidecar's startup probe. */
 @Readiness
 @Singleton
 public class AgentReadiness implements HealthCheck {

@@ -3,6 +3,7 @@ package dev.ballast.agent.runtime;
 import dev.ballast.agent.AgentEnv;
 import dev.ballast.agent.balancer.BalancerCore;
 import dev.ballast.agent.balancer.BalancerService;
+import dev.ballast.agent.balancer.BearerToken;
 import dev.ballast.agent.balancer.FileSources;
 import dev.ballast.agent.balancer.FileStatusStore;
 import dev.ballast.agent.balancer.HistoryStore;
@@ -10,6 +11,7 @@ import dev.ballast.agent.balancer.StatusStore;
 import dev.ballast.agent.kube.KubeHistoryStore;
 import dev.ballast.agent.kube.KubeSources;
 import dev.ballast.agent.kube.KubeStatusStore;
+import dev.ballast.agent.wire.StreamTls;
 import dev.ballast.agent.wire.Protocol;
 import dev.ballast.contracts.env.ProcessEnv;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -46,6 +48,7 @@ public final class BalancerRuntime implements AutoCloseable {
     private Server server;
     private KubeSources kubeSources;
     private volatile boolean grpcUp;
+    private BearerToken httpToken;
 
     private static Thread daemon(Runnable r, String name) {
         Thread t = new Thread(r, name);
@@ -57,6 +60,7 @@ public final class BalancerRuntime implements AutoCloseable {
         String job = AgentEnv.require(ProcessEnv.JOB);
         String ns = AgentEnv.require(ProcessEnv.NAMESPACE);
         String token = AgentEnv.require(ProcessEnv.TOKEN);
+        httpToken = new BearerToken(token, job);
         String worldFile = AgentEnv.get(ProcessEnv.WORLD_FILE, null);
         String statusFile = AgentEnv.get(ProcessEnv.STATUS_FILE, null);
         StatusStore status = statusFile != null ? new FileStatusStore(Path.of(statusFile))
@@ -90,8 +94,17 @@ public final class BalancerRuntime implements AutoCloseable {
         }), 1, 1, TimeUnit.SECONDS);
         int port = AgentEnv.intValue(ProcessEnv.GRPC_PORT_VAR, ProcessEnv.BALANCER_GRPC_PORT);
         String bind = AgentEnv.bindAddress();
+        String cert = AgentEnv.get(ProcessEnv.TLS_CERT, null);
+        String key = AgentEnv.get(ProcessEnv.TLS_KEY, null);
         try {
-            server = NettyServerBuilder.forAddress(new InetSocketAddress(bind, port))
+            NettyServerBuilder builder = NettyServerBuilder.forAddress(new InetSocketAddress(bind, port));
+            if (cert != null && key != null) {
+                builder.sslContext(StreamTls.server(cert, key));
+            } else {
+                LOG.warning("no " + ProcessEnv.TLS_CERT + "/" + ProcessEnv.TLS_KEY + ": the sidecars' stream is plaintext"
+                        + " (the operator always sets them; this is for runs without a cluster)");
+            }
+            server = builder
                     .addService(new BalancerService(core, loop))
                     .maxInboundMessageSize(Protocol.MAX_GRPC_MESSAGE_BYTES)
                     .permitKeepAliveTime(10, TimeUnit.SECONDS)
@@ -100,7 +113,8 @@ public final class BalancerRuntime implements AutoCloseable {
             throw new UncheckedIOException("cannot listen for sidecars on " + bind + ":" + port, e);
         }
         grpcUp = true;
-        LOG.info("balancer for " + ns + "/" + job + " listening for sidecars on " + bind + ":" + port + " (id " + id + ")");
+        LOG.info("balancer for " + ns + "/" + job + " listening for sidecars on " + bind + ":" + port
+                + (cert != null && key != null ? " with TLS" : " in plaintext") + " (id " + id + ")");
     }
 
     /** Runs a read on the loop thread (the core is single-threaded) and waits for it. */
@@ -118,6 +132,11 @@ public final class BalancerRuntime implements AutoCloseable {
 
     public BalancerCore core() {
         return core;
+    }
+
+    /** What the HTTP API asks of a request: the job's token. */
+    public BearerToken httpToken() {
+        return httpToken;
     }
 
     public boolean ready() {

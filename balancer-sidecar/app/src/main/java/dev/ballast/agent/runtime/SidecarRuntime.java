@@ -5,6 +5,7 @@ import dev.ballast.agent.sidecar.PlanStore;
 import dev.ballast.agent.sidecar.SidecarCore;
 import dev.ballast.agent.sidecar.SidecarIdentity;
 import dev.ballast.agent.sidecar.SidecarLink;
+import dev.ballast.agent.wire.StreamTls;
 import dev.ballast.contracts.env.ProcessEnv;
 
 import java.util.logging.Logger;
@@ -26,11 +27,18 @@ public final class SidecarRuntime implements AutoCloseable {
         }
         core = new SidecarCore(id, AgentEnv.intValue(ProcessEnv.PLAN_CAPACITY, PlanStore.DEFAULT_CAPACITY),
                 SidecarCore.DEFAULT_OUTBOX_CAPACITY, System::nanoTime);
-        String address = AgentEnv.get(ProcessEnv.BALANCER_ADDRESS,
-                job + "-balancer." + id.namespace() + ".svc:" + ProcessEnv.BALANCER_GRPC_PORT);
-        link = new SidecarLink(core, address);
+        String balancerHost = ProcessEnv.balancerHost(job, id.namespace());
+        String address = AgentEnv.get(ProcessEnv.BALANCER_ADDRESS, balancerHost + ":" + ProcessEnv.BALANCER_GRPC_PORT);
+        String ca = AgentEnv.get(ProcessEnv.TLS_CA, null);
+        if (ca == null) {
+            LOG.warning("no " + ProcessEnv.TLS_CA + ": the stream to the balancer is plaintext"
+                    + " (the operator always sets it; this is for runs without a cluster)");
+        }
+        // the balancer's certificate must be the job CA's, for the balancer's Service name, whatever address is dialled
+        link = new SidecarLink(core, address, ca == null ? null : new StreamTls.Trust(ca, balancerHost));
         link.start();
-        LOG.info("sidecar of " + id.namespace() + "/" + podName + " (pod index " + id.podIndex() + ") streaming to " + address);
+        LOG.info("sidecar of " + id.namespace() + "/" + podName + " (pod index " + id.podIndex() + ") streaming to " + address
+                + (ca == null ? " in plaintext" : " with TLS, trusting the job's CA for " + balancerHost));
     }
 
     public SidecarCore core() {

@@ -4,6 +4,7 @@ import dev.ballast.agent.proto.BalancerGrpc;
 import dev.ballast.agent.proto.BalancerMessage;
 import dev.ballast.agent.proto.SidecarMessage;
 import dev.ballast.agent.wire.Protocol;
+import dev.ballast.agent.wire.StreamTls;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.ClientCallStreamObserver;
@@ -34,12 +35,24 @@ public final class SidecarLink implements AutoCloseable {
     private volatile boolean streamDone;
     private volatile long connects;
 
-    public SidecarLink(SidecarCore core, String balancerAddress) {
+    /** @param trust the job's CA and the balancer's name; null: plaintext (no operator, e.g. the Python tests) */
+    public SidecarLink(SidecarCore core, String balancerAddress, StreamTls.Trust trust) {
         this.core = core;
-        this.channel = NettyChannelBuilder.forTarget(balancerAddress).usePlaintext()
-                .maxInboundMessageSize(Protocol.MAX_GRPC_MESSAGE_BYTES).keepAliveTime(30, TimeUnit.SECONDS).build();
+        this.channel = channel(balancerAddress, trust);
         this.thread = new Thread(this::run, "ballast-sidecar-link");
         thread.setDaemon(true);
+    }
+
+    /** The channel to the balancer: TLS checked against the job's CA and the balancer's name, or plaintext. */
+    static ManagedChannel channel(String balancerAddress, StreamTls.Trust trust) {
+        NettyChannelBuilder builder = NettyChannelBuilder.forTarget(balancerAddress)
+                .maxInboundMessageSize(Protocol.MAX_GRPC_MESSAGE_BYTES).keepAliveTime(30, TimeUnit.SECONDS);
+        if (trust == null) {
+            builder.usePlaintext();
+        } else {
+            builder.sslContext(trust.clientContext()).overrideAuthority(trust.serverName());
+        }
+        return builder.build();
     }
 
     public void start() {
