@@ -40,6 +40,10 @@ public class TrainingJobStatus {
   @JsonPropertyDescription("Set while the current world is being replaced: why, and when the next one may start.")
   public WorldTransition transition;
 
+  @JsonPropertyDescription("The highest world generation whose workers were released and which was rolled back before it was"
+      + " committed; its number is never admitted again (its workers may have started).")
+  public Long retiredGeneration;
+
   @JsonPropertyDescription("Set after a gang was not bound in time: its nodes and how often that happened.")
   public BindingBackoff bindingBackoff;
 

@@ -135,6 +135,7 @@ public final class StatusAggregator {
       s.desiredWorkers = 0;
       s.readyWorkers = 0;
       if ("BindingTimeout".equals(rb.reason())) s.bindingBackoff = bindingBackoff(job.getSpec(), s.bindingBackoff, rb, now);
+      if (rb.retires() > 0) s.retiredGeneration = Math.max(rb.retires(), s.retiredGeneration == null ? 0 : s.retiredGeneration);
       c.set(Conditions.ADMITTED, false, rb.reason(), rb.message());
       c.set(Conditions.READY, false, "NotAdmitted", "the gang was rolled back");
     } else if (step instanceof WorldStep.Commit cm) {
@@ -211,6 +212,7 @@ public final class StatusAggregator {
     s.worldRunningTime = previous.worldRunningTime;
     s.transition = previous.transition == null ? null : Serialization.clone(previous.transition);
     s.bindingBackoff = previous.bindingBackoff == null ? null : Serialization.clone(previous.bindingBackoff);
+    s.retiredGeneration = previous.retiredGeneration;
     s.conditions = new ArrayList<>(previous.conditions);
     return s;
   }

@@ -170,10 +170,14 @@ public final class WorldLifecycle {
             : new WorldTransition("Suspended", "spec.suspend is true", g, true, null, now.toString(), null);
         return done(new WorldStep.Suspend(t), true);
       }
-      List<WorkerPodView> newer = pods.stream().filter(p -> p.generation() > g).toList();
+      // generations up to the retired one were released once and rolled back: never admitted again, their pods stop
+      long used = Math.max(g, status.retiredGeneration == null ? 0 : status.retiredGeneration);
+      List<WorkerPodView> newer = pods.stream().filter(p -> p.generation() > used).toList();
       List<WorkerPodView> upToCommitted = pods.stream().filter(p -> p.generation() <= g).toList();
+      List<WorkerPodView> retired = pods.stream().filter(p -> p.generation() > g && p.generation() <= used).toList();
       if (transition == null && g > 0) {
         stopAll(pods.stream().filter(p -> p.generation() < g).toList(), null); // leftovers of older worlds
+        stopAll(retired, null);
         if (!newer.isEmpty()) return rollBack(newer, "MixedWorld", "worker pods of generation "
             + newer.get(0).generation() + " exist while world " + g + " runs; deleting them");
         return running(g, upToCommitted);
@@ -182,13 +186,15 @@ public final class WorldLifecycle {
       // Between worlds: every pod of the committed world (and older) stops before the next world exists.
       boolean voluntary = transition != null && Boolean.TRUE.equals(transition.voluntary);
       List<WorkerPodView> blocking = stopAll(upToCommitted, voluntary ? spec.elastic.checkpointTimeoutSeconds : null);
+      blocking.addAll(stopAll(retired, null));
       if (!blocking.isEmpty()) {
         if (!newer.isEmpty()) {
           return rollBack(newer, "MixedWorld", blocking.size() + " workers of world " + g
               + " have not stopped, yet pods of the next world exist; deleting the next world's pods");
         }
         wake(now.plus(STOPPING_RECHECK));
-        return done(new WorldStep.Stopping(g, blocking.size()), false);
+        long stopping = blocking.stream().mapToLong(WorkerPodView::generation).max().getAsLong();
+        return done(new WorldStep.Stopping(stopping, blocking.size()), false);
       }
       if (!newer.isEmpty()) return admission(newer);
       if (transition != null && transition.notBefore != null && now.isBefore(Instant.parse(transition.notBefore))) {
@@ -197,10 +203,11 @@ public final class WorldLifecycle {
         return done(new WorldStep.Wait("RestartBackoff", "restart " + status.restarts + " of at most "
             + spec.restartLimit + " after " + transition.reason + ": the next world is admitted at " + until, until), true);
       }
-      return place(g, transition);
+      return place(used, transition);
     }
 
-    private Decision place(long g, WorldTransition transition) {
+    /** @param used the highest generation committed or retired: the next world is one above it */
+    private Decision place(long used, WorldTransition transition) {
       Integer timeout = spec.elastic.belowMinTimeoutSeconds;
       var admitted = status.conditions.stream().filter(c -> Conditions.ADMITTED.equals(c.getType())).findFirst();
       if (timeout != null && admitted.isPresent() && InsufficientRoom.isWaitingForRoom(admitted.get().getReason())) {
@@ -222,7 +229,7 @@ public final class WorldLifecycle {
         return done(new WorldStep.Wait("BindingBackoff", "the scheduler did not bind a gang on nodes " + backoff.nodes
             + " " + backoff.timeouts + " times in a row; admission waits until " + until, until), true);
       }
-      return done(new WorldStep.Place(g + 1), true);
+      return done(new WorldStep.Place(used + 1), true);
     }
 
     /** A new world's pods exist: release them together, wait for binding, commit, or roll back. */
@@ -418,10 +425,16 @@ public final class WorldLifecycle {
     }
 
     private Decision rollBack(List<WorkerPodView> gang, String reason, String message) {
-      stopAll(gang, null);
       String nodes = gang.stream().map(WorkerPodView::node).filter(Objects::nonNull).sorted().distinct()
           .collect(Collectors.joining(","));
-      return done(new WorldStep.RollBack(reason, message, nodes), true);
+      // a bound pod may have started (its trainer may have joined, written a checkpoint, reported to the balancer)
+      long started = gang.stream().filter(WorkerPodView::bound).mapToLong(WorkerPodView::generation).max().orElse(0);
+      if (started > 0) { // retired in status first; its pods are stopped once that is recorded
+        wake(now);
+        return done(new WorldStep.RollBack(reason, message, nodes, started), true);
+      }
+      stopAll(gang, null);
+      return done(new WorldStep.RollBack(reason, message, nodes, 0), true);
     }
 
     /** Stops what still runs when the job ends; finished pods stay for their logs and as the record of why. */

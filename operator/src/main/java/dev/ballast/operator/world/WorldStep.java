@@ -24,10 +24,13 @@ public sealed interface WorldStep {
 
   /**
    * The gang did not come together: its pods are deleted (freeing their GPU promises) and admission tries again.
+   * A gang with a bound worker (it may have started) is first retired: its generation is recorded
+   * in status.retiredGeneration, and only the next reconcile deletes its pods, so its number is never used twice.
    *
    * @param nodes the gang's nodes, sorted and comma-separated (binding timeouts on the same nodes back off)
+   * @param retires the generation this rollback retires, or 0 when no worker of the gang was bound
    */
-  record RollBack(String reason, String message, String nodes) implements WorldStep {}
+  record RollBack(String reason, String message, String nodes, long retires) implements WorldStep {}
 
   /** Every pod is bound: the world becomes the job's current world. */
   record Commit(World world) implements WorldStep {}

@@ -605,6 +605,55 @@ class WorldLifecycleTest {
     var d = sim.reconcile(job, false);
     assertThat(d.step()).isInstanceOfSatisfying(WorldStep.RollBack.class,
         r -> assertThat(r.reason()).isEqualTo("MixedWorld"));
-    assertThat(d.stop()).extracting(p -> p.getMetadata().getName()).contains("olmoe-g2-w0");
+    // the stray is bound, so it may have started: generation 2 is retired before it is deleted
+    assertThat(job.getStatus().retiredGeneration).isEqualTo(2L);
+    assertThat(sim.reconcile(job, false).stop()).extracting(p -> p.getMetadata().getName()).contains("olmoe-g2-w0");
+  }
+
+  @Test
+  void aGangRolledBackAfterItsReleaseRetiresItsGenerationFirstAndTheNextWorldNeverReusesIt() {
+    sim.nodes("n0", "n1");
+    job.getSpec().workers.max = 2;
+    assertThat(sim.reconcile(job, false).step()).isEqualTo(new WorldStep.Place(1));
+    assertThat(sim.reconcile(job, false).step()).isInstanceOf(WorldStep.Release.class);
+    sim.kubelets(); // bound and started; the commit is never written (the operator died, say)
+    sim.exit("olmoe-g1-w0", 137);
+
+    var rollBack = sim.reconcile(job, true); // decided, status lost: decided the same way again
+    var retire = sim.reconcile(job, false);
+    assertThat(retire.step()).usingRecursiveComparison().isEqualTo(rollBack.step());
+    assertThat(retire.step()).isInstanceOfSatisfying(WorldStep.RollBack.class, r -> {
+      assertThat(r.reason()).isEqualTo("WorkerFailed");
+      assertThat(r.retires()).isEqualTo(1L);
+    });
+    assertThat(retire.stop()).as("nothing is deleted before the retirement is recorded").isEmpty();
+    assertThat(job.getStatus().retiredGeneration).isEqualTo(1L);
+
+    var stopping = sim.reconcile(job, false);
+    assertThat(stopping.step()).isEqualTo(new WorldStep.Stopping(1, 1));
+    assertThat(stopping.stop()).extracting(p -> p.getMetadata().getName())
+        .containsExactlyInAnyOrder("olmoe-g1-w0", "olmoe-g1-w1");
+    sim.kubelets();
+    sim.settle(6);
+    assertThat(job.getStatus().phase).isEqualTo(Phase.Running);
+    assertThat(generation()).isEqualTo(2L);
+    assertThat(names()).containsExactly("olmoe-g2-w0", "olmoe-g2-w1");
+  }
+
+  @Test
+  void aGangRolledBackBeforeItsReleaseIsDeletedAtOnceAndItsGenerationAdmittedAgain() {
+    sim.nodes("n0", "n1");
+    job.getSpec().workers.max = 2;
+    sim.reconcile(job, false); // placed: both pods exist, gated
+    sim.pods.remove("olmoe-g1-w1"); // a half-created gang, as after an operator crash
+    var d = sim.reconcile(job, false);
+    assertThat(d.step()).isInstanceOfSatisfying(WorldStep.RollBack.class, r -> {
+      assertThat(r.reason()).isEqualTo("IncompleteGang");
+      assertThat(r.retires()).isZero();
+    });
+    assertThat(d.stop()).extracting(p -> p.getMetadata().getName()).containsExactly("olmoe-g1-w0");
+    assertThat(job.getStatus().retiredGeneration).isNull();
+    sim.settle(6);
+    assertThat(generation()).isEqualTo(1L);
   }
 }
