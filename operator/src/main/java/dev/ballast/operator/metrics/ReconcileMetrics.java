@@ -13,7 +13,7 @@ import java.util.function.Supplier;
  * kind. Labels come from fixed sets only (docs/metrics.md).
  */
 public final class ReconcileMetrics {
-  private static final Duration[] WAIT_BUCKETS = {Duration.ofSeconds(1), Duration.ofSeconds(5),
+  static final Duration[] WAIT_BUCKETS = {Duration.ofSeconds(1), Duration.ofSeconds(5),
       Duration.ofSeconds(15), Duration.ofSeconds(30), Duration.ofMinutes(1), Duration.ofMinutes(5),
       Duration.ofMinutes(15), Duration.ofHours(1), Duration.ofHours(4)};
 
