@@ -66,7 +66,7 @@ public final class BalancerCore {
     }
 
     /** {@code fromHistory}: planned from the load history, before any step of the world was seen. */
-    public record PlanResult(Plan plan, double imbalanceBefore, double imbalanceAfter, double predictedSpeedup,
+    public record PlanResult(Plan plan, BalancerMetricsState.Scores predicted, double predictedSpeedup,
                              long generation, long planNanos, boolean fromHistory) {
     }
 
@@ -96,6 +96,12 @@ public final class BalancerCore {
     private long lastObservedGeneration; // of the history's newest step
     private long lastRetentionBroadcast = Long.MIN_VALUE / 2;
     private long lastPlanNanos;
+    private long plansComputed;
+    private long planNanosTotal;
+    private BalancerMetricsState.Scores predicted; // the current plan's, null before the world's first
+    private BalancerMetricsState.Scores measured;  // the newest step's, null before the world's first
+    private double predictedGain = 1.0;
+    private volatile BalancerMetricsState metricsState = BalancerMetricsState.EMPTY;
 
     private volatile boolean ready;
     private volatile String statusSnapshot = "{}";
@@ -134,6 +140,9 @@ public final class BalancerCore {
         adoptions.reset(w);
         firstPlan.newWorld(w.generation());
         planInUse = null;
+        predicted = null;
+        measured = null;
+        predictedGain = 1.0;
         lastObservedStep = -1;
         if (policy != null) {
             policy.newGeneration();
@@ -205,7 +214,7 @@ public final class BalancerCore {
             case ADOPTION -> onAdoption(s, m.getAdoption());
             case RESYNC -> resync(s, m.getResync().hasAfter() ? Protocol.fromWire(m.getResync().getAfter()) : null);
             case HELLO -> sessions.refuse(id, new Refusal(ErrorNotice.Code.PROTOCOL_VIOLATION, "hello sent twice on one stream"));
-            case KIND_NOT_SET -> s.warn(new Refusal(ErrorNotice.Code.PROTOCOL_VIOLATION, "empty message"));
+            case KIND_NOT_SET -> sessions.warn(s, new Refusal(ErrorNotice.Code.PROTOCOL_VIOLATION, "empty message"));
         }
     }
 
@@ -249,16 +258,16 @@ public final class BalancerCore {
         }
     }
 
-    private static void warnIfRefused(SidecarSessions.Sidecar s, Refusal why) {
+    private void warnIfRefused(SidecarSessions.Sidecar s, Refusal why) {
         if (why != null) {
-            s.warn(why);
+            sessions.warn(s, why);
         }
     }
 
     private void onAdoption(SidecarSessions.Sidecar s, AdoptionReport a) {
         Refusal why = adoptions.record(s.podIndex, s.nodeRank, a);
         if (why != null) {
-            s.warn(why);
+            sessions.warn(s, why);
             return;
         }
         PlanVersion oldest = adoptions.oldestInUse();
@@ -293,6 +302,9 @@ public final class BalancerCore {
     /** One whole step of the current world, assembled from every rank's report (or released incomplete). */
     private void observe(long step, ModelLoads loads) {
         forecast.observe(step, loads);
+        // reports are taken only while a planning setup exists (ReportIntake.use)
+        measured = scores(PlacementScore.breakdown(setup.context(), setup.planner().routing(), null, loads),
+                PlacementScore.breakdown(setup.context(), setup.planner().routing(), planInUse, loads));
         lastObservedStep = Math.max(lastObservedStep, step);
         lastObservedGeneration = world.generation();
         firstPlan.stepSeen(step);
@@ -335,13 +347,20 @@ public final class BalancerCore {
         long t0 = System.nanoTime();
         Plan plan = s.planner().plan(request);
         long took = System.nanoTime() - t0;
-        PlacementScore before = PlacementScore.of(s.context(), s.planner().routing(), null, request.predicted());
-        PlacementScore after = PlacementScore.of(s.context(), s.planner().routing(), plan, request.predicted());
-        return new PlanResult(plan, before.imbalance(), after.imbalance(), before.speedupTo(after),
+        var before = PlacementScore.breakdown(s.context(), s.planner().routing(), null, request.predicted());
+        var after = PlacementScore.breakdown(s.context(), s.planner().routing(), plan, request.predicted());
+        return new PlanResult(plan, scores(before, after), before.whole().speedupTo(after.whole()),
                 request.version().worldGeneration(), took, fromHistory);
     }
 
+    private static BalancerMetricsState.Scores scores(PlacementScore.Breakdown before, PlacementScore.Breakdown after) {
+        return new BalancerMetricsState.Scores(before.whole().imbalance(), after.whole().imbalance(), before.layers(),
+                after.layers());
+    }
+
     private void onPlanned(PlanResult r) {
+        plansComputed++;
+        planNanosTotal += r.planNanos();
         if (policy.finished(clock.getAsLong(), r.generation(), worldGeneration())) {
             lastPlanNanos = r.planNanos();
             planInUse = r.plan();
@@ -351,7 +370,9 @@ public final class BalancerCore {
                 s.send(plan);
                 s.send(retention); // with the plan, so a sidecar learns at once which older plans it may drop
             }
-            status.planned(r.imbalanceBefore(), r.imbalanceAfter(), r.predictedSpeedup());
+            status.planned(r.predicted().before(), r.predicted().after(), r.predictedSpeedup());
+            predicted = r.predicted();
+            predictedGain = r.predictedSpeedup();
             firstPlan.published(r.fromHistory());
             status.firstPlan(firstPlan.current());
         }
@@ -376,6 +397,7 @@ public final class BalancerCore {
         long now = clock.getAsLong();
         statusSnapshot = statusJson();
         loadsSnapshot = loadsJson();
+        metricsState = metricsNow();
         if (now - lastRetentionBroadcast >= RETENTION_EVERY_NANOS) {
             announceRetention();
         }
@@ -398,6 +420,20 @@ public final class BalancerCore {
     }
 
     // ---------------------------------------------------------------- read side (HTTP, tests)
+
+    /** The metrics' view as of the last tick; safe from any thread. */
+    public BalancerMetricsState metricsState() {
+        return metricsState;
+    }
+
+    /** The metrics' view now (the loop thread, or a test). */
+    public BalancerMetricsState metricsNow() {
+        PlanVersion newest = publisher.newest();
+        boolean current = newest != null && world != null && newest.worldGeneration() == world.generation();
+        return new BalancerMetricsState(worldGeneration(), newest == null ? 0 : newest.sequence(), predicted, measured,
+                predictedGain, plansComputed, planNanosTotal, sessions.authenticatedCount(),
+                world == null ? 0 : current ? adoptions.ranksBehind(newest) : world.gpus(), sessions.refusals());
+    }
 
     /** Knows its world and spec (readiness); safe from any thread. */
     public boolean ready() {

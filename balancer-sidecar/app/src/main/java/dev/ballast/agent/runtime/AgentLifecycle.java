@@ -4,6 +4,7 @@ import dev.ballast.agent.Role;
 import dev.ballast.agent.balancer.BalancerHttp;
 import dev.ballast.agent.sidecar.SidecarHttp;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.ShutdownEvent;
 import io.vertx.ext.web.Router;
 import jakarta.enterprise.event.Observes;
@@ -19,6 +20,8 @@ import jakarta.inject.Singleton;
 public class AgentLifecycle {
     @Inject
     Instance<KubernetesClient> kube;
+    @Inject
+    MeterRegistry registry;
 
     private BalancerRuntime balancer;
     private SidecarRuntime sidecar;
@@ -26,9 +29,11 @@ public class AgentLifecycle {
     void routes(@Observes Router router) {
         if (Role.current() == Role.BALANCER) {
             balancer = new BalancerRuntime();
-            balancer.start(kube::get);
+            balancer.start(kube::get, registry);
             new BalancerHttp(balancer).register(router);
         } else {
+            // the sidecar's port serves the trainer: no metrics there (they reach the balancer's instead)
+            router.route("/q/metrics*").order(Integer.MIN_VALUE).handler(rc -> rc.response().setStatusCode(404).end());
             sidecar = new SidecarRuntime();
             sidecar.start();
             new SidecarHttp(sidecar.core(), sidecar.link()::wake).register(router);
