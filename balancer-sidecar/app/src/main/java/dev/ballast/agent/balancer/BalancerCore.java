@@ -432,7 +432,8 @@ public final class BalancerCore {
         boolean current = newest != null && world != null && newest.worldGeneration() == world.generation();
         return new BalancerMetricsState(worldGeneration(), newest == null ? 0 : newest.sequence(), predicted, measured,
                 predictedGain, plansComputed, planNanosTotal, sessions.authenticatedCount(),
-                world == null ? 0 : current ? adoptions.ranksBehind(newest) : world.gpus(), sessions.refusals());
+                world == null ? 0 : current ? adoptions.ranksBehind(newest) : world.gpus(), intake.silentRanks(),
+                sessions.refusals());
     }
 
     /** Knows its world and spec (readiness); safe from any thread. */

@@ -51,6 +51,8 @@ public final class BalancerMetrics {
                 BalancerMetricsState::sidecarsConnected);
         gauge(registry, "ballast.balancer.ranks.behind", "GPU ranks of the world not yet running the newest plan",
                 Tags.empty(), BalancerMetricsState::ranksBehind);
+        gauge(registry, "ballast.balancer.ranks.silent", "GPU ranks missing from the last 3 released steps"
+                + " (stragglers that stopped reporting)", Tags.empty(), BalancerMetricsState::ranksSilent);
         FunctionTimer.builder("ballast.balancer.plan.computation", this, m -> m.state.plans(),
                         m -> m.state.planNanos(), TimeUnit.NANOSECONDS)
                 .description("Plans computed and the time spent computing them").tags(job).register(registry);

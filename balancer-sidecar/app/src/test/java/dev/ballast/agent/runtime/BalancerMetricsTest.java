@@ -24,6 +24,7 @@ class BalancerMetricsTest {
             "ballast.balancer.world.generation", l -> 1,
             "ballast.balancer.sidecars.connected", l -> 1,
             "ballast.balancer.ranks.behind", l -> 1,
+            "ballast.balancer.ranks.silent", l -> 1,
             "ballast.balancer.plan.computation", l -> 1,
             "ballast.balancer.refusals", l -> ErrorNotice.Code.values().length - 1);
 
@@ -40,7 +41,7 @@ class BalancerMetricsTest {
         double[] after = filled(layers, predictedAfter);
         after[layers - 1] = 1.0;
         return new BalancerMetricsState(4, 7, new Scores(2.5, predictedAfter, filled(layers, 2.5), after),
-                new Scores(2.0, 1.5, filled(layers, 2.0), filled(layers, 1.5)), 1.6, 3, 3_000_000_000L, 8, 2,
+                new Scores(2.0, 1.5, filled(layers, 2.0), filled(layers, 1.5)), 1.6, 3, 3_000_000_000L, 8, 2, 1,
                 Map.of(ErrorNotice.Code.BAD_REPORT, 5L));
     }
 
@@ -63,6 +64,7 @@ class BalancerMetricsTest {
         assertThat(gauge("ballast.balancer.plan.sequence")).isEqualTo(7);
         assertThat(gauge("ballast.balancer.sidecars.connected")).isEqualTo(8);
         assertThat(gauge("ballast.balancer.ranks.behind")).isEqualTo(2);
+        assertThat(gauge("ballast.balancer.ranks.silent")).isEqualTo(1);
         assertThat(registry.get("ballast.balancer.refusals").tag("reason", "bad_report").functionCounter().count())
                 .isEqualTo(5);
         assertThat(registry.get("ballast.balancer.plan.computation").functionTimer().totalTime(
