@@ -15,14 +15,16 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.function.ToIntFunction;
 import java.util.stream.Stream;
+import org.jboss.logging.Logger;
 
 /**
  * Gauges read from the operator's TrainingJob informer cache (never counted by hand): jobs per phase and GPUs
- * promised/running fleet-wide, read at scrape time; per-job GPUs, restarts and world generation, whose label
- * sets follow the cache on every {@link #refresh()} (each reconcile, and every {@link #REFRESH_SECONDS}s so a
- * deleted job's series go away without another reconcile). Observes only. Names and bounds: docs/metrics.md.
+ * promised/running fleet-wide, read at scrape time; per-job GPUs, restarts and world generation, whose series are
+ * rebuilt from the cache every {@link #REFRESH_SECONDS}s (not per reconcile: that would cost O(jobs) each), so a
+ * deleted job's series go away within that time. Observes only. Names and bounds: docs/metrics.md.
  */
 public final class JobGauges {
+  private static final Logger LOG = Logger.getLogger(JobGauges.class);
   static final long REFRESH_SECONDS = 15;
 
   private final AtomicReference<Supplier<Stream<TrainingJob>>> cache = new AtomicReference<>(Stream::empty);
@@ -54,20 +56,20 @@ public final class JobGauges {
   }
 
   /**
-   * Reads jobs from {@code jobs} from now on (the controller's primary cache) and starts the periodic refresh
-   * the first time.
+   * Reads jobs from {@code jobs} from now on (the controller's primary cache); the first call builds the per-job
+   * series and starts their periodic refresh.
    */
   public synchronized void observe(Supplier<Stream<TrainingJob>> jobs) {
     cache.set(jobs);
     if (refresher == null) {
+      refresh();
       refresher = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "ballast-job-gauges");
         t.setDaemon(true);
         return t;
       });
-      refresher.scheduleWithFixedDelay(this::refresh, REFRESH_SECONDS, REFRESH_SECONDS, TimeUnit.SECONDS);
+      refresher.scheduleWithFixedDelay(this::refreshLogged, REFRESH_SECONDS, REFRESH_SECONDS, TimeUnit.SECONDS);
     }
-    refresh();
   }
 
   /** Replaces the per-job series with one set per job now in the cache. */
@@ -78,6 +80,15 @@ public final class JobGauges {
         MultiGauge.Row.of(tags(r).and("state", "running"), r.gpusRunning()))).toList(), true);
     restarts.register(rows(rows, JobCensus.JobRow::restarts), true);
     generations.register(rows(rows, JobCensus.JobRow::worldGeneration), true);
+  }
+
+  /** A throw would end the schedule: log it and try again next time. */
+  private void refreshLogged() {
+    try {
+      refresh();
+    } catch (RuntimeException e) {
+      LOG.warn("could not refresh the per-job metrics", e);
+    }
   }
 
   private List<TrainingJob> jobs() {
