@@ -66,8 +66,9 @@ public final class BalancerCore {
     }
 
     /** {@code fromHistory}: planned from the load history, before any step of the world was seen. */
+    /** {@code bytesMoved}: expert weights the plan moves onto GPUs that did not hold them ({@link PlanMoves}). */
     public record PlanResult(Plan plan, BalancerMetricsState.Scores predicted, double predictedSpeedup,
-                             long generation, long planNanos, boolean fromHistory) {
+                             long generation, long planNanos, boolean fromHistory, long bytesMoved) {
     }
 
     private final DashboardJson.Identity identity;
@@ -101,6 +102,8 @@ public final class BalancerCore {
     private BalancerMetricsState.Scores predicted; // the current plan's, null before the world's first
     private BalancerMetricsState.Scores measured;  // the newest step's, null before the world's first
     private double predictedGain = 1.0;
+    private long lastBytesMoved;
+    private long bytesMovedTotal;
     private volatile BalancerMetricsState metricsState = BalancerMetricsState.EMPTY;
 
     private volatile boolean ready;
@@ -350,7 +353,8 @@ public final class BalancerCore {
         var before = PlacementScore.breakdown(s.context(), s.planner().routing(), null, request.predicted());
         var after = PlacementScore.breakdown(s.context(), s.planner().routing(), plan, request.predicted());
         return new PlanResult(plan, scores(before, after), before.whole().speedupTo(after.whole()),
-                request.version().worldGeneration(), took, fromHistory);
+                request.version().worldGeneration(), took, fromHistory,
+                PlanMoves.bytes(s.context(), request.current(), plan));
     }
 
     private static BalancerMetricsState.Scores scores(PlacementScore.Breakdown before, PlacementScore.Breakdown after) {
@@ -373,6 +377,8 @@ public final class BalancerCore {
             status.planned(r.predicted().before(), r.predicted().after(), r.predictedSpeedup());
             predicted = r.predicted();
             predictedGain = r.predictedSpeedup();
+            lastBytesMoved = r.bytesMoved();
+            bytesMovedTotal += r.bytesMoved();
             firstPlan.published(r.fromHistory());
             status.firstPlan(firstPlan.current());
         }
@@ -431,7 +437,8 @@ public final class BalancerCore {
         PlanVersion newest = publisher.newest();
         boolean current = newest != null && world != null && newest.worldGeneration() == world.generation();
         return new BalancerMetricsState(worldGeneration(), newest == null ? 0 : newest.sequence(), predicted, measured,
-                predictedGain, plansComputed, planNanosTotal, sessions.authenticatedCount(),
+                predictedGain, plansComputed, planNanosTotal, lastBytesMoved, bytesMovedTotal,
+                sessions.authenticatedCount(),
                 world == null ? 0 : current ? adoptions.ranksBehind(newest) : world.gpus(), intake.silentRanks(),
                 sessions.refusals());
     }

@@ -14,17 +14,19 @@ import java.util.Map;
  *     null before the world's first step
  * @param predictedGain predicted step time of the static layout over the plan's (1: no gain)
  * @param plans plans computed, with {@code planNanos} their total computation time
+ * @param lastBytesMoved expert weights the newest published plan moved onto GPUs ({@code bytesMoved} all plans)
  * @param ranksBehind GPU ranks of the world not yet running the newest published plan
  * @param ranksSilent GPU ranks missing from the last few released steps (stragglers that stopped reporting)
  */
 public record BalancerMetricsState(long worldGeneration, long planSequence, Scores predicted, Scores measured,
-                                   double predictedGain, long plans, long planNanos, int sidecarsConnected,
+                                   double predictedGain, long plans, long planNanos, long lastBytesMoved,
+                                   long bytesMoved, int sidecarsConnected,
                                    int ranksBehind, int ranksSilent, Map<ErrorNotice.Code, Long> refusals) {
 
     /** Imbalance (busiest GPU's tokens over the mean) before and after, whole-model and per layer. */
     public record Scores(double before, double after, double[] layersBefore, double[] layersAfter) {
     }
 
-    public static final BalancerMetricsState EMPTY = new BalancerMetricsState(0, 0, null, null, 1.0, 0, 0, 0, 0, 0,
-            Map.of());
+    public static final BalancerMetricsState EMPTY = new BalancerMetricsState(0, 0, null, null, 1.0, 0, 0, 0, 0, 0, 0,
+            0, Map.of());
 }

@@ -56,6 +56,10 @@ public final class BalancerMetrics {
         FunctionTimer.builder("ballast.balancer.plan.computation", this, m -> m.state.plans(),
                         m -> m.state.planNanos(), TimeUnit.NANOSECONDS)
                 .description("Plans computed and the time spent computing them").tags(job).register(registry);
+        gauge(registry, "ballast.balancer.plan.moved.bytes", "Expert weights the newest published plan moved onto"
+                + " GPUs that did not hold them", Tags.empty(), BalancerMetricsState::lastBytesMoved);
+        FunctionCounter.builder("ballast.balancer.plans.moved.bytes", this, m -> m.state.bytesMoved())
+                .description("Expert weights moved by all published plans").tags(job).register(registry);
         for (ErrorNotice.Code code : ErrorNotice.Code.values()) {
             if (code == ErrorNotice.Code.UNRECOGNIZED) {
                 continue;

@@ -190,6 +190,9 @@ class BalancerCoreTest {
         assertThat(s.predicted().before()).as("the skew makes the static layout imbalanced")
                 .isGreaterThan(s.predicted().after());
         assertThat(s.predictedGain()).isGreaterThan(1.0);
+        assertThat(s.bytesMoved()).as("the hot expert's replica moved its weights")
+                .isGreaterThanOrEqualTo(PlanningSetup.shape("j", SPEC).weightBytesPerExpert());
+        assertThat(s.lastBytesMoved()).isLessThanOrEqualTo(s.bytesMoved());
         assertThat(s.measured().before()).isGreaterThan(1.0);
         assertThat(s.measured().layersAfter()).hasSize(2);
         assertThat(s.ranksBehind()).as("no adoption reported").isEqualTo(WORLD.gpus());

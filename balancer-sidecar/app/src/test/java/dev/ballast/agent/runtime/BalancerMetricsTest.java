@@ -16,17 +16,19 @@ import org.junit.jupiter.api.Test;
 /** The balancer's series follow the state the core hands over, within the bounds of docs/metrics.md. */
 class BalancerMetricsTest {
     /** Series per metric of one balancer as a function of the number of MoE layers L. */
-    static final Map<String, IntUnaryOperator> BOUNDS = Map.of(
-            "ballast.balancer.imbalance", l -> 4,
-            "ballast.balancer.layer.imbalance", l -> 4 * l,
-            "ballast.balancer.predicted.step.time.gain", l -> 1,
-            "ballast.balancer.plan.sequence", l -> 1,
-            "ballast.balancer.world.generation", l -> 1,
-            "ballast.balancer.sidecars.connected", l -> 1,
-            "ballast.balancer.ranks.behind", l -> 1,
-            "ballast.balancer.ranks.silent", l -> 1,
-            "ballast.balancer.plan.computation", l -> 1,
-            "ballast.balancer.refusals", l -> ErrorNotice.Code.values().length - 1);
+    static final Map<String, IntUnaryOperator> BOUNDS = Map.ofEntries(
+            Map.entry("ballast.balancer.plan.moved.bytes", l -> 1),
+            Map.entry("ballast.balancer.plans.moved.bytes", l -> 1),
+            Map.entry("ballast.balancer.imbalance", l -> 4),
+            Map.entry("ballast.balancer.layer.imbalance", l -> 4 * l),
+            Map.entry("ballast.balancer.predicted.step.time.gain", l -> 1),
+            Map.entry("ballast.balancer.plan.sequence", l -> 1),
+            Map.entry("ballast.balancer.world.generation", l -> 1),
+            Map.entry("ballast.balancer.sidecars.connected", l -> 1),
+            Map.entry("ballast.balancer.ranks.behind", l -> 1),
+            Map.entry("ballast.balancer.ranks.silent", l -> 1),
+            Map.entry("ballast.balancer.plan.computation", l -> 1),
+            Map.entry("ballast.balancer.refusals", l -> ErrorNotice.Code.values().length - 1));
 
     final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     final BalancerMetrics metrics = new BalancerMetrics(registry, "team-a", "olmoe");
@@ -41,7 +43,7 @@ class BalancerMetricsTest {
         double[] after = filled(layers, predictedAfter);
         after[layers - 1] = 1.0;
         return new BalancerMetricsState(4, 7, new Scores(2.5, predictedAfter, filled(layers, 2.5), after),
-                new Scores(2.0, 1.5, filled(layers, 2.0), filled(layers, 1.5)), 1.6, 3, 3_000_000_000L, 8, 2, 1,
+                new Scores(2.0, 1.5, filled(layers, 2.0), filled(layers, 1.5)), 1.6, 3, 3_000_000_000L, 4096, 8192, 8, 2, 1,
                 Map.of(ErrorNotice.Code.BAD_REPORT, 5L));
     }
 
@@ -65,6 +67,8 @@ class BalancerMetricsTest {
         assertThat(gauge("ballast.balancer.sidecars.connected")).isEqualTo(8);
         assertThat(gauge("ballast.balancer.ranks.behind")).isEqualTo(2);
         assertThat(gauge("ballast.balancer.ranks.silent")).isEqualTo(1);
+        assertThat(gauge("ballast.balancer.plan.moved.bytes")).isEqualTo(4096);
+        assertThat(registry.get("ballast.balancer.plans.moved.bytes").functionCounter().count()).isEqualTo(8192);
         assertThat(registry.get("ballast.balancer.refusals").tag("reason", "bad_report").functionCounter().count())
                 .isEqualTo(5);
         assertThat(registry.get("ballast.balancer.plan.computation").functionTimer().totalTime(
