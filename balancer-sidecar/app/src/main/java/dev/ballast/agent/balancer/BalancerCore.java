@@ -48,6 +48,9 @@ public final class BalancerCore {
     /** How often retention is re-announced, so a sidecar that lost a plan notices. */
     public static final long RETENTION_EVERY_NANOS = 5_000_000_000L;
 
+    /** How often a complete step's loads are scored for the measured-imbalance metrics. */
+    static final long MEASURE_EVERY_NANOS = 1_000_000_000L;
+
     /** Runs planning jobs; {@code done} or {@code failed} must be invoked on the core's thread. */
     public interface PlanRunner {
         void run(Callable<PlanResult> job, Consumer<PlanResult> done, Consumer<Throwable> failed);
@@ -65,8 +68,10 @@ public final class BalancerCore {
         };
     }
 
-    /** {@code fromHistory}: planned from the load history, before any step of the world was seen. */
-    /** {@code bytesMoved}: expert weights the plan moves onto GPUs that did not hold them ({@link PlanMoves}). */
+    /**
+     * {@code fromHistory}: planned from the load history, before any step of the world was seen; {@code bytesMoved}:
+     * expert weights the plan moves onto GPUs that did not hold them ({@link PlanMoves}).
+     */
     public record PlanResult(Plan plan, BalancerMetricsState.Scores predicted, double predictedSpeedup,
                              long generation, long planNanos, boolean fromHistory, long bytesMoved) {
     }
@@ -100,7 +105,8 @@ public final class BalancerCore {
     private long plansComputed;
     private long planNanosTotal;
     private BalancerMetricsState.Scores predicted; // the current plan's, null before the world's first
-    private BalancerMetricsState.Scores measured;  // the newest step's, null before the world's first
+    private BalancerMetricsState.Scores measured;  // a recent step's, null before the world's first
+    private long lastMeasuredAt;
     private double predictedGain = 1.0;
     private long lastBytesMoved;
     private long bytesMovedTotal;
@@ -305,9 +311,14 @@ public final class BalancerCore {
     /** One whole step of the current world, assembled from every rank's report (or released incomplete). */
     private void observe(long step, ModelLoads loads) {
         forecast.observe(step, loads);
-        // reports are taken only while a planning setup exists (ReportIntake.use)
-        measured = scores(PlacementScore.breakdown(setup.context(), setup.planner().routing(), null, loads),
-                PlacementScore.breakdown(setup.context(), setup.planner().routing(), planInUse, loads));
+        long now = clock.getAsLong();
+        if (measured == null || now - lastMeasuredAt >= MEASURE_EVERY_NANOS) {
+            // two routing passes: at most once a second, whatever the step rate. Reports are taken only while a
+            // planning setup exists (ReportIntake.use).
+            measured = scores(PlacementScore.breakdown(setup.context(), setup.planner().routing(), null, loads),
+                    PlacementScore.breakdown(setup.context(), setup.planner().routing(), planInUse, loads));
+            lastMeasuredAt = now;
+        }
         lastObservedStep = Math.max(lastObservedStep, step);
         lastObservedGeneration = world.generation();
         firstPlan.stepSeen(step);

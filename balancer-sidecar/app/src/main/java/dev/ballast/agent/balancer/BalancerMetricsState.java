@@ -10,7 +10,7 @@ import java.util.Map;
  *
  * @param predicted the current plan's scores on the loads it was planned for: the static layout (before) and the
  *     plan (after); null before the world's first plan
- * @param measured the newest complete step's loads under the static layout (before) and the plan in use (after);
+ * @param measured a complete step's loads (scored at most once a second) under the static layout (before) and the plan in use (after);
  *     null before the world's first step
  * @param predictedGain predicted step time of the static layout over the plan's (1: no gain)
  * @param plans plans computed, with {@code planNanos} their total computation time
