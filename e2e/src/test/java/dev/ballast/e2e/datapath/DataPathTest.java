@@ -44,7 +44,7 @@ class DataPathTest {
   }
 
   @Test
-  void sidecarsConnectToTheBalancerWhichWritesItsOwnPartOfTheStatus() {
+  void sidecarsConnectToTheBalancerWhichWritesItsOwnPartOfTheStatus() throws Exception {
     jobs.apply(Jobs.manifest("wired", 2, 2, "[]"));
     await().atMost(WAIT).untilAsserted(() -> assertThat(jobs.phase("wired")).isEqualTo("Running"));
 

@@ -95,4 +95,16 @@ class BalancerMetricsTest {
                     .isIn("namespace", "job", "source", "layout", "layer", "reason"));
         }
     }
+
+    @Test
+    void everyExportedFamilyIsDocumented() throws Exception {
+        var prometheus = new io.micrometer.prometheus.PrometheusMeterRegistry(
+                io.micrometer.prometheus.PrometheusConfig.DEFAULT);
+        new BalancerMetrics(prometheus, "team-a", "olmoe").update(state(2, 1.2));
+        String docs = java.nio.file.Files.readString(java.nio.file.Path.of("..", "..", "docs", "metrics.md"));
+        java.util.List<String> families = prometheus.scrape().lines().filter(l -> l.startsWith("# TYPE ballast_"))
+                .map(l -> l.split(" ")[2]).toList();
+        assertThat(families).hasSize(BOUNDS.size());
+        assertThat(families).allSatisfy(f -> assertThat(docs).as("docs/metrics.md").contains("`" + f + "`"));
+    }
 }
