@@ -43,7 +43,7 @@ ok "helm lint --strict"
 # 3. Template combinations.
 render >"$TMP/default.yaml" || fail "template with defaults"
 expect_kinds "$TMP/default.yaml" CustomResourceDefinition=1 Deployment=1 ServiceAccount=1 ClusterRole=3 \
-  ClusterRoleBinding=2 Role=1 RoleBinding=1 Service=1 ServiceMonitor=0
+  ClusterRoleBinding=2 Role=1 RoleBinding=1 Service=1 ServiceMonitor=0 PodMonitor=0
 grep -q 'helm.sh/resource-policy: keep' "$TMP/default.yaml" || fail "CRD lacks helm.sh/resource-policy: keep"
 grep -q 'name: t-ballast-balancer$' "$TMP/default.yaml" || fail "the balancer ClusterRole <fullname>-balancer is missing"
 grep -q 'image: "ghcr.io/ballast-dev/operator:0.1.0"' "$TMP/default.yaml" || fail "operator image does not default its tag to appVersion"
@@ -123,6 +123,19 @@ if render --set metrics.enabled=false --set metrics.serviceMonitor.enabled=true 
   fail "serviceMonitor without metrics Service was accepted"
 fi
 ok "template: serviceMonitor needs metrics.enabled"
+
+render --set metrics.balancerPodMonitor.enabled=true --set metrics.balancerPodMonitor.labels.release=prom \
+  --set metrics.balancerPodMonitor.interval=15s >"$TMP/podmon.yaml" || fail "template balancerPodMonitor"
+expect_kinds "$TMP/podmon.yaml" PodMonitor=1
+for s in 'ballast.dev/role: balancer' 'app.kubernetes.io/managed-by: ballast-operator' 'any: true' \
+         'port: health' 'path: /q/metrics' 'interval: 15s' 'release: prom'; do
+  grep -qF "$s" "$TMP/podmon.yaml" || fail "balancer PodMonitor: '$s' not rendered"
+done
+render --set metrics.balancerPodMonitor.enabled=true --set 'watchNamespaces={team-a}' >"$TMP/podmon-ns.yaml" \
+  || fail "template balancerPodMonitor with watchNamespaces"
+grep -A2 'matchNames:' "$TMP/podmon-ns.yaml" | grep -q -- '- team-a' || fail "PodMonitor not limited to watchNamespaces"
+grep -q 'any: true' "$TMP/podmon-ns.yaml" && fail "PodMonitor selects every namespace despite watchNamespaces"
+ok "template: balancer PodMonitor (balancers by label, in watchNamespaces or any)"
 
 # 4. The rendered CRD spec is byte-identical to crds/ (only metadata is rebuilt by the template).
 render --show-only templates/crds/trainingjobs.ballast.dev.yaml >"$TMP/crd.yaml"

@@ -145,7 +145,46 @@ class DataPathTest {
       assertThat(statusFields(m)).containsKey("f:phase").doesNotContainKey("f:balancer");
     });
     assertThat(jobs.phase("wired")).as("the operator's status is intact beside the balancer's").isEqualTo("Running");
+
+    // metrics (docs/metrics.md): the balancer's (on its health port) and the operator's /q/metrics show this job; the
+    // sidecar serves none on either of its ports
+    String series = "\\{job=\"wired\",namespace=\"" + jobs.namespace() + "\"";
+    await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> assertThat(get(balancer, 8473, "/q/metrics", null))
+        .containsPattern(line("ballast_balancer_sidecars_connected" + series + "} 2(\\.0)?"))
+        .containsPattern(line("ballast_balancer_world_generation" + series + "} 1(\\.0)?"))
+        .containsPattern(line("ballast_balancer_refusals_total" + series + ",reason=\"bad_report\"} 0(\\.0)?")));
+    assertThat(status(jobs.workers("wired").get(0), 8473, "/q/metrics")).as("the sidecar's metrics").isEqualTo(404);
+    URI operatorMetrics = operatorUri("/q/metrics");
+    // the per-job series follow the operator's cache within 15 s (docs/metrics.md)
+    await().atMost(Duration.ofSeconds(45)).untilAsserted(() -> assertThat(HTTP.send(
+            HttpRequest.newBuilder(operatorMetrics).build(), HttpResponse.BodyHandlers.ofString()).body())
+        .as("the operator's metrics")
+        .containsPattern(line("ballast_job_gpus" + series + ",state=\"running\"} 16(\\.0)?"))
+        .containsPattern(line("ballast_jobs\\{phase=\"Running\"} [1-9][0-9]*(\\.0)?"))
+        .containsPattern(line("ballast_reconcile_step_seconds_count\\{step=\"admission\"} [1-9].*"))
+        .containsPattern(line("ballast_admission_wait_seconds_count [1-9].*")));
     env.kubectl("delete", "tj", "wired", "-n", jobs.namespace(), "--wait=false").ok();
+  }
+
+  /** A whole line of the Prometheus text format. */
+  static java.util.regex.Pattern line(String regex) {
+    return java.util.regex.Pattern.compile("^" + regex + "$", java.util.regex.Pattern.MULTILINE);
+  }
+
+  static int status(Pod pod, int port, String path) throws IOException, InterruptedException {
+    return send(pod, port, path, null).statusCode();
+  }
+
+  /** The operator's HTTP address: it listens on a free port, named in its log at start-up. */
+  URI operatorUri(String path) throws IOException {
+    var listening = java.util.regex.Pattern.compile("Listening on: http://[^:]+:(\\d+)");
+    String port = null;
+    for (String line : java.nio.file.Files.readAllLines(env.logs().resolve("operator.log"))) {
+      var m = listening.matcher(line);
+      if (m.find()) port = m.group(1);
+    }
+    assertThat(port).as("the operator's port in operator.log").isNotNull();
+    return URI.create("http://127.0.0.1:" + port + path);
   }
 
   @Test

@@ -22,7 +22,7 @@ import java.util.Map;
 /**
  * Who may reach a job's balancer (ingress only; the balancer's own calls to the API server are not restricted):
  * the job's own pods (the sidecars' gRPC stream; its HTTP API), the operator's pods, and pods of namespaces
- * labelled for monitoring (its HTTP API); its health port is open to all. Everything else, including other jobs' pods in the same namespace, is
+ * labelled for monitoring (its HTTP API); its health port (health, and the balancer's metrics) is open to all. Everything else, including other jobs' pods in the same namespace, is
  * refused by a network plugin that enforces NetworkPolicy. Jobs live in any namespace, so the operator creates one
  * per job, owned by it; the chart cannot.
  */
@@ -48,7 +48,8 @@ public final class BalancerNetworkPolicy {
     rules.add(rule(List.of(new NetworkPolicyPeerBuilder()
             .withNamespaceSelector(selector(Map.of(policy.monitoringNamespaceLabel(), "true"))).build()),
         settings.balancerHttpPort()));
-    rules.add(rule(List.of(), ProcessEnv.HEALTH_PORT)); // health stays open: the kubelet probes it, it serves nothing else
+    // open: the kubelet probes health there, and Prometheus scrapes the balancer's metrics (aggregates, no job data)
+    rules.add(rule(List.of(), ProcessEnv.HEALTH_PORT));
     return TemplateHash.stamp(new NetworkPolicyBuilder()
         .withMetadata(Owners.childMeta(job, Names.balancer(name), Labels.forRole(name, Labels.ROLE_BALANCER)))
         .withNewSpec()

@@ -14,6 +14,11 @@ import dev.ballast.operator.desired.Names;
 import dev.ballast.operator.desired.SidecarSecret;
 import dev.ballast.operator.desired.WorldConfigMap;
 import dev.ballast.operator.events.JobEvents;
+import dev.ballast.operator.metrics.AdmissionWait;
+import dev.ballast.operator.metrics.JobGauges;
+import dev.ballast.operator.metrics.ReconcileMetrics;
+import dev.ballast.operator.metrics.ReconcileStep;
+import dev.ballast.operator.metrics.ReconcileStepFailed;
 import dev.ballast.operator.status.BalancerHealth;
 import dev.ballast.operator.status.Conditions;
 import dev.ballast.operator.status.StatusAggregator;
@@ -43,6 +48,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.ErrorStatusUpdateControl;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
@@ -86,6 +92,8 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
   private final BalancerTlsKeeper tls;
   /** Reconciles run, the denominator of API requests per reconcile (docs/BENCHMARKS.md, "Scale"). */
   private final Counter reconciles;
+  private final ReconcileMetrics steps;
+  private final JobGauges jobGauges;
 
   @Inject
   public TrainingJobReconciler(KubernetesClient client, OperatorConfig config, MeterRegistry metrics) {
@@ -102,6 +110,8 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
     this.settings = settings;
     this.pendingRetrySeconds = pendingRetrySeconds;
     this.reconciles = metrics.counter("ballast.reconciles");
+    this.steps = new ReconcileMetrics(metrics);
+    this.jobGauges = new JobGauges(metrics);
     this.admission = new GangAdmission(client, settings, metrics);
     this.events = new JobEvents(client);
     this.children = new ChildApplier(client);
@@ -151,36 +161,66 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
   @Override
   public UpdateControl<TrainingJob> reconcile(TrainingJob job, Context<TrainingJob> ctx) {
     reconciles.increment();
+    jobGauges.observe(() -> ctx.getPrimaryCache().list());
     Instant now = Instant.now();
-    List<String> problems = SpecValidator.validate(job.getSpec());
+    List<String> problems = steps.time(ReconcileStep.VALIDATE, () -> SpecValidator.validate(job.getSpec()));
     if (!problems.isEmpty()) {
-      TrainingJobStatus next = StatusAggregator.invalid(job, problems, now);
-      if (StatusChange.changed(job, next)) events.warning(job, "InvalidSpec", String.join("; ", problems));
-      return writeStatus(job, next, null);
+      return steps.time(ReconcileStep.STATUS, () -> {
+        TrainingJobStatus next = StatusAggregator.invalid(job, problems, now);
+        if (StatusChange.changed(job, next)) events.warning(job, "InvalidSpec", String.join("; ", problems));
+        return writeStatus(job, next, null, now);
+      });
     }
 
-    List<Pod> workers = ctx.getSecondaryResourcesAsStream(Pod.class)
+    List<Pod> workers = steps.time(ReconcileStep.OBSERVE, () -> ctx.getSecondaryResourcesAsStream(Pod.class)
         .filter(p -> Labels.ROLE_WORKER.equals(p.getMetadata().getLabels().get(Labels.ROLE)))
-        .toList();
-    ClusterView cluster = observeCluster(job, ctx, now);
-    Decision decision = WorldLifecycle.decide(job, workers, cluster, now);
-    stop(job, decision);
+        .toList());
+    ClusterView cluster = steps.time(ReconcileStep.OBSERVE, () -> observeCluster(job, ctx, now));
+    Decision decision = steps.time(ReconcileStep.WORLD, () -> {
+      Decision d = WorldLifecycle.decide(job, workers, cluster, now);
+      stop(job, d);
+      return d;
+    });
     List<ChildConflict> conflicts = new ArrayList<>();
     // before any pod may start: the workers read both Secrets (token, CA) in their environment
-    Optional<String> tlsSerial = wantsBalancer(job, decision.step()) ? secrets(job, ctx, now, conflicts) : Optional.empty();
-    GangAdmission.Result admitted = act(job, decision.step(), ctx, now);
+    Optional<String> tlsSerial = steps.time(ReconcileStep.DESIRED, () -> wantsBalancer(job, decision.step())
+        ? secrets(job, ctx, now, conflicts) : Optional.<String>empty());
+    GangAdmission.Result admitted = steps.time(ReconcileStep.ADMISSION, () -> act(job, decision.step(), ctx, now));
 
-    TrainingJobStatus next = StatusAggregator.aggregate(job, decision, admitted, now);
-    applyChildren(job, ctx, decision.step(), next, tlsSerial, conflicts);
-    reportConflicts(job, conflicts);
-    StatusAggregator.childConflicts(job, next, conflicts.stream().map(ChildConflict::message).toList(), now);
-    Duration requeue = requeueAfter(job, decision, next, now);
-    if (!conflicts.isEmpty()) {
-      // nothing of the job's changes when the holder goes away: look again as for a job waiting for room
-      Duration retry = Duration.ofSeconds(pendingRetrySeconds);
-      requeue = requeue == null || requeue.compareTo(retry) > 0 ? retry : requeue;
-    }
-    return writeStatus(job, next, requeue);
+    TrainingJobStatus next = steps.time(ReconcileStep.STATUS,
+        () -> StatusAggregator.aggregate(job, decision, admitted, now));
+    steps.time(ReconcileStep.DESIRED, () -> {
+      applyChildren(job, ctx, decision.step(), next, tlsSerial, conflicts);
+      reportConflicts(job, conflicts);
+    });
+    return steps.time(ReconcileStep.STATUS, () -> {
+      StatusAggregator.childConflicts(job, next, conflicts.stream().map(ChildConflict::message).toList(), now);
+      Duration requeue = requeueAfter(job, decision, next, now);
+      if (!conflicts.isEmpty()) {
+        // nothing of the job's changes when the holder goes away: look again as for a job waiting for room
+        Duration retry = Duration.ofSeconds(pendingRetrySeconds);
+        requeue = requeue == null || requeue.compareTo(retry) > 0 ? retry : requeue;
+      }
+      AdmissionWait.of(job, decision.step(), now).ifPresent(steps::admissionWaited);
+      if (decision.step() instanceof WorldStep.Transition t) steps.worldReplaced(t.countsAsRestart());
+      return writeStatus(job, next, requeue, now);
+    });
+  }
+
+  /**
+   * A reconcile that threw: Reconciled turns False with the failed step and error, and a ReconcileError event says
+   * the same once per distinct message; the framework retries with its backoff.
+   */
+  @Override
+  public ErrorStatusUpdateControl<TrainingJob> updateErrorStatus(TrainingJob job, Context<TrainingJob> ctx,
+      Exception e) {
+    String message = e instanceof ReconcileStepFailed ? e.getMessage() : "reconcile failed: " + e;
+    boolean known = job.getStatus() != null && job.getStatus().conditions.stream()
+        .anyMatch(c -> Conditions.RECONCILED.equals(c.getType()) && message.equals(c.getMessage()));
+    if (!known) events.warning(job, StatusAggregator.RECONCILE_ERROR, message);
+    TrainingJobStatus next = StatusAggregator.reconcileFailed(job, message, Instant.now());
+    return StatusChange.changed(job, next) ? ErrorStatusUpdateControl.patchStatus(statusPatch(job, next))
+        : ErrorStatusUpdateControl.noStatusUpdate();
   }
 
   /** Nodes from the node informer, other jobs from the primary cache, and the room to resize only when it matters. */
@@ -373,18 +413,24 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
    * Writes the operator's part of the status (server-side apply with the operator's field manager,
    * from a fresh object so that status.balancer stays the balancer's), or nothing when unchanged.
    */
-  private UpdateControl<TrainingJob> writeStatus(TrainingJob job, TrainingJobStatus next, Duration requeue) {
+  private UpdateControl<TrainingJob> writeStatus(TrainingJob job, TrainingJobStatus next, Duration requeue,
+      Instant now) {
+    StatusAggregator.reconciled(job, next, now);
     UpdateControl<TrainingJob> control;
     if (StatusChange.changed(job, next)) {
-      TrainingJob patch = new TrainingJob();
-      patch.setMetadata(new ObjectMetaBuilder().withName(job.getMetadata().getName())
-          .withNamespace(job.getMetadata().getNamespace()).build());
-      patch.setStatus(next);
-      control = UpdateControl.patchStatus(patch);
+      control = UpdateControl.patchStatus(statusPatch(job, next));
     } else {
       control = UpdateControl.noUpdate();
     }
     return requeue == null ? control : control.rescheduleAfter(requeue);
+  }
+
+  private static TrainingJob statusPatch(TrainingJob job, TrainingJobStatus next) {
+    TrainingJob patch = new TrainingJob();
+    patch.setMetadata(new ObjectMetaBuilder().withName(job.getMetadata().getName())
+        .withNamespace(job.getMetadata().getNamespace()).build());
+    patch.setStatus(next);
+    return patch;
   }
 
   private boolean sameAdmissionMessage(TrainingJob job, String message) {

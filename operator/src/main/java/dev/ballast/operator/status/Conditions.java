@@ -23,6 +23,9 @@ public final class Conditions {
   /** Set once a child's name was found held by another object: False while it is, True after. */
   public static final String CHILDREN_OWNED = "ChildrenOwned";
 
+  /** Set once a reconcile threw: False with the failed step and error while the last reconcile did, True after. */
+  public static final String RECONCILED = "Reconciled";
+
   private Conditions() {}
 
   /** Returns {@code previous} with {@code type} set; the list keeps a stable order (insertion). */

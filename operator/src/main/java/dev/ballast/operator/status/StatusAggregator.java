@@ -35,7 +35,25 @@ public final class StatusAggregator {
   /** The ChildrenOwned reason while a child's name is held by an object the job does not control. */
   public static final String NAME_CONFLICT = "NameConflict";
 
+  /** The Reconciled reason while the last reconcile threw. */
+  public static final String RECONCILE_ERROR = "ReconcileError";
+
   private StatusAggregator() {}
+
+  /** The previous status with Reconciled False, naming what failed; everything else as it was. */
+  public static TrainingJobStatus reconcileFailed(TrainingJob job, String message, Instant now) {
+    TrainingJobStatus s = carriedOver(job);
+    new ConditionSetter(s, generation(job), now.toString()).set(Conditions.RECONCILED, false, RECONCILE_ERROR, message);
+    return s;
+  }
+
+  /** Sets Reconciled True on {@code next} once a job that had the condition reconciles without error. */
+  public static void reconciled(TrainingJob job, TrainingJobStatus next, Instant now) {
+    if (Conditions.has(next.conditions, Conditions.RECONCILED)) {
+      new ConditionSetter(next, generation(job), now.toString())
+          .set(Conditions.RECONCILED, true, "Reconciled", "the last reconcile completed");
+    }
+  }
 
   /**
    * Sets ChildrenOwned on {@code next}: False with every conflict's message while there are any, True once a job

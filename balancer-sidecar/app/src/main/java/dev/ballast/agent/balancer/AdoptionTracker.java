@@ -74,4 +74,10 @@ final class AdoptionTracker {
         }
         return at;
     }
+
+    /** GPU ranks of the world that have not reported running {@code newest} (or a later plan). */
+    int ranksBehind(PlanVersion newest) {
+        int running = (int) byRank.values().stream().filter(a -> a.version.compareTo(newest) >= 0).count();
+        return world.gpus() - running;
+    }
 }

@@ -48,6 +48,9 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
     /** How often retention is re-announced, so a sidecar that lost a plan notices. */
     public static final long RETENTION_EVERY_NANOS = 5_000_000_000L;
 
+    /** How often a complete step's loads are scored for the measured-imbalance metrics. */
+    static final long MEASURE_EVERY_NANOS = 1_000_000_000L;
+
     /** Runs planning jobs; {@code done} or {@code failed} must be invoked on the core's thread. */
     public interface PlanRunner {
         void run(Callable<PlanResult> job, Consumer<PlanResult> done, Consumer<Throwable> failed);
@@ -65,9 +68,12 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
         };
     }
 
-    /** {@code fromHistory}: planned from the load history, before any step of the world was seen. */
-    public record PlanResult(Plan plan, double imbalanceBefore, double imbalanceAfter, double predictedSpeedup,
-                             long generation, long planNanos, boolean fromHistory) {
+    /**
+     * {@code fromHistory}: planned from the load history, before any step of the world was seen; {@code bytesMoved}:
+     * expert weights the plan moves onto GPUs that did not hold them ({@link PlanMoves}).
+     */
+    public record PlanResult(Plan plan, BalancerMetricsState.Scores predicted, double predictedSpeedup,
+                             long generation, long planNanos, boolean fromHistory, long bytesMoved) {
     }
 
     private final DashboardJson.Identity identity;
@@ -96,6 +102,15 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
     private long lastObservedGeneration; // of the history's newest step
     private long lastRetentionBroadcast = Long.MIN_VALUE / 2;
     private long lastPlanNanos;
+    private long plansComputed;
+    private long planNanosTotal;
+    private BalancerMetricsState.Scores predicted; // the current plan's, null before the world's first
+    private BalancerMetricsState.Scores measured;  // a recent step's, null before the world's first
+    private long lastMeasuredAt;
+    private double predictedGain = 1.0;
+    private long lastBytesMoved;
+    private long bytesMovedTotal;
+    private volatile BalancerMetricsState metricsState = BalancerMetricsState.EMPTY;
 
     private volatile boolean ready;
     private volatile String statusSnapshot = "{}";
@@ -134,6 +149,9 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
         adoptions.reset(w);
         firstPlan.newWorld(w.generation());
         planInUse = null;
+        predicted = null;
+        measured = null;
+        predictedGain = 1.0;
         lastObservedStep = -1;
         if (policy != null) {
             policy.newGeneration();
@@ -205,7 +223,7 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
             case ADOPTION -> onAdoption(s, m.getAdoption());
             case RESYNC -> resync(s, m.getResync().hasAfter() ? Protocol.fromWire(m.getResync().getAfter()) : null);
             case HELLO -> sessions.refuse(id, new Refusal(ErrorNotice.Code.PROTOCOL_VIOLATION, "hello sent twice on one stream"));
-            case KIND_NOT_SET -> s.warn(new Refusal(ErrorNotice.Code.PROTOCOL_VIOLATION, "empty message"));
+            case KIND_NOT_SET -> sessions.warn(s, new Refusal(ErrorNotice.Code.PROTOCOL_VIOLATION, "empty message"));
         }
     }
 
@@ -249,16 +267,16 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
         }
     }
 
-    private static void warnIfRefused(SidecarSessions.Sidecar s, Refusal why) {
+    private void warnIfRefused(SidecarSessions.Sidecar s, Refusal why) {
         if (why != null) {
-            s.warn(why);
+            sessions.warn(s, why);
         }
     }
 
     private void onAdoption(SidecarSessions.Sidecar s, AdoptionReport a) {
         Refusal why = adoptions.record(s.podIndex, s.nodeRank, a);
         if (why != null) {
-            s.warn(why);
+            sessions.warn(s, why);
             return;
         }
         PlanVersion oldest = adoptions.oldestInUse();
@@ -293,6 +311,14 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
     /** One whole step of the current world, assembled from every rank's report (or released incomplete). */
     private void observe(long step, ModelLoads loads) {
         forecast.observe(step, loads);
+        long now = clock.getAsLong();
+        if (measured == null || now - lastMeasuredAt >= MEASURE_EVERY_NANOS) {
+            // two routing passes: at most once a second, whatever the step rate. Reports are taken only while a
+            // planning setup exists (ReportIntake.use).
+            measured = scores(PlacementScore.breakdown(setup.context(), setup.planner().routing(), null, loads),
+                    PlacementScore.breakdown(setup.context(), setup.planner().routing(), planInUse, loads));
+            lastMeasuredAt = now;
+        }
         lastObservedStep = Math.max(lastObservedStep, step);
         lastObservedGeneration = world.generation();
         firstPlan.stepSeen(step);
@@ -335,13 +361,21 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
         long t0 = System.nanoTime();
         Plan plan = s.planner().plan(request);
         long took = System.nanoTime() - t0;
-        PlacementScore before = PlacementScore.of(s.context(), s.planner().routing(), null, request.predicted());
-        PlacementScore after = PlacementScore.of(s.context(), s.planner().routing(), plan, request.predicted());
-        return new PlanResult(plan, before.imbalance(), after.imbalance(), before.speedupTo(after),
-                request.version().worldGeneration(), took, fromHistory);
+        var before = PlacementScore.breakdown(s.context(), s.planner().routing(), null, request.predicted());
+        var after = PlacementScore.breakdown(s.context(), s.planner().routing(), plan, request.predicted());
+        return new PlanResult(plan, scores(before, after), before.whole().speedupTo(after.whole()),
+                request.version().worldGeneration(), took, fromHistory,
+                PlanMoves.bytes(s.context(), request.current(), plan));
+    }
+
+    private static BalancerMetricsState.Scores scores(PlacementScore.Breakdown before, PlacementScore.Breakdown after) {
+        return new BalancerMetricsState.Scores(before.whole().imbalance(), after.whole().imbalance(), before.layers(),
+                after.layers());
     }
 
     private void onPlanned(PlanResult r) {
+        plansComputed++;
+        planNanosTotal += r.planNanos();
         if (policy.finished(clock.getAsLong(), r.generation(), worldGeneration())) {
             lastPlanNanos = r.planNanos();
             planInUse = r.plan();
@@ -351,7 +385,11 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
                 s.send(plan);
                 s.send(retention); // with the plan, so a sidecar learns at once which older plans it may drop
             }
-            status.planned(r.imbalanceBefore(), r.imbalanceAfter(), r.predictedSpeedup());
+            status.planned(r.predicted().before(), r.predicted().after(), r.predictedSpeedup());
+            predicted = r.predicted();
+            predictedGain = r.predictedSpeedup();
+            lastBytesMoved = r.bytesMoved();
+            bytesMovedTotal += r.bytesMoved();
             firstPlan.published(r.fromHistory());
             status.firstPlan(firstPlan.current());
         }
@@ -376,6 +414,7 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
         long now = clock.getAsLong();
         statusSnapshot = statusJson();
         loadsSnapshot = loadsJson();
+        metricsState = metricsNow();
         if (now - lastRetentionBroadcast >= RETENTION_EVERY_NANOS) {
             announceRetention();
         }
@@ -398,6 +437,22 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
     }
 
     // ---------------------------------------------------------------- read side (HTTP, tests)
+
+    /** The metrics' view as of the last tick; safe from any thread. */
+    public BalancerMetricsState metricsState() {
+        return metricsState;
+    }
+
+    /** The metrics' view now (the loop thread, or a test). */
+    public BalancerMetricsState metricsNow() {
+        PlanVersion newest = publisher.newest();
+        boolean current = newest != null && world != null && newest.worldGeneration() == world.generation();
+        return new BalancerMetricsState(worldGeneration(), newest == null ? 0 : newest.sequence(), predicted, measured,
+                predictedGain, plansComputed, planNanosTotal, lastBytesMoved, bytesMovedTotal,
+                sessions.authenticatedCount(),
+                world == null ? 0 : current ? adoptions.ranksBehind(newest) : world.gpus(), intake.silentRanks(),
+                sessions.refusals());
+    }
 
     /** Knows its world and spec (readiness); safe from any thread. */
     public boolean ready() {

@@ -97,6 +97,11 @@ final class ReportIntake {
         return new StageLayers(first, par.firstLayer(stage + 1, layers) - first);
     }
 
+    /** Ranks that stopped reporting ({@link StepAssembler#silentRanks()}); 0 without a usable layout. */
+    int silentRanks() {
+        return assembler == null ? 0 : assembler.silentRanks();
+    }
+
     long accepted() {
         return accepted;
     }

@@ -1,7 +1,9 @@
 package dev.ballast.agent.balancer;
 
 import dev.ballast.agent.proto.BalancerMessage;
+import dev.ballast.agent.proto.ErrorNotice;
 
+import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -39,6 +41,7 @@ final class SidecarSessions {
     private final Map<Long, Sidecar> byId = new LinkedHashMap<>();
     private long nextId = 1;
     private long hellosRefused;
+    private final Map<ErrorNotice.Code, Long> refusals = new EnumMap<>(ErrorNotice.Code.class);
 
     long open(SidecarSession s) {
         long id = nextId++;
@@ -77,8 +80,20 @@ final class SidecarSessions {
         if (!s.authenticated) {
             hellosRefused++;
         }
+        refusals.merge(why.code(), 1L, Long::sum);
         LOG.info("refusing sidecar stream: " + why.code() + ": " + why.message());
         s.session.close(why.notice(true));
+    }
+
+    /** A non-fatal refusal of one message: the stream stays open. */
+    void warn(Sidecar s, Refusal why) {
+        refusals.merge(why.code(), 1L, Long::sum);
+        s.warn(why);
+    }
+
+    /** Messages and streams refused so far, by code (fatal and not). */
+    Map<ErrorNotice.Code, Long> refusals() {
+        return Map.copyOf(refusals);
     }
 
     int authenticatedCount() {

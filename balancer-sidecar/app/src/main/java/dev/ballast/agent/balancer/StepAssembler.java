@@ -12,10 +12,13 @@ import java.util.TreeMap;
 /**
  * Collects one world generation's per-GPU reports into whole-step {@link ModelLoads}. A step is complete when every
  * GPU has reported it; steps that fall {@link #MAX_OPEN_STEPS} behind the newest reported step are released
- * incomplete (a missing GPU then counts as zero load). A second report of the same (rank, step) is ignored.
+ * incomplete (a missing GPU then counts as zero load). A second report of the same (rank, step) is ignored. A rank
+ * missing from {@link #SILENT_AFTER} released steps in a row counts as silent (a straggler that stopped reporting)
+ * until it reports again.
  */
 final class StepAssembler {
     static final int MAX_OPEN_STEPS = 4;
+    static final int SILENT_AFTER = 3;
 
     private record Open(ModelLoads loads, BitSet ranks) {
     }
@@ -32,6 +35,8 @@ final class StepAssembler {
     /** Released step buffers, zeroed for reuse (a 60×64 world of 256 GPUs is 7.8 MB per step). */
     private final java.util.ArrayDeque<ModelLoads> spare = new java.util.ArrayDeque<>();
     private long released = -1;
+    /** Per GPU rank: released steps in a row it was missing from. */
+    private final int[] missedInARow;
     private long duplicates;
     private long late;
 
@@ -39,6 +44,7 @@ final class StepAssembler {
         this.par = par;
         this.layers = layers;
         this.experts = experts;
+        this.missedInARow = new int[par.gpus()];
     }
 
     /** Adds GPU {@code rank}'s counts for layers [firstLayer, firstLayer + n) and returns the steps now complete, in order. */
@@ -75,6 +81,10 @@ final class StepAssembler {
             }
             open.pollFirstEntry();
             released = first.getKey();
+            BitSet ranks = first.getValue().ranks;
+            for (int r = 0; r < missedInARow.length; r++) {
+                missedInARow[r] = ranks.get(r) ? 0 : missedInARow[r] + 1;
+            }
             done.add(Map.entry(first.getKey(), first.getValue().loads));
         }
         return done;
@@ -90,6 +100,17 @@ final class StepAssembler {
             }
             spare.push(m);
         }
+    }
+
+    /** GPU ranks missing from the last {@link #SILENT_AFTER} or more released steps. */
+    int silentRanks() {
+        int n = 0;
+        for (int missed : missedInARow) {
+            if (missed >= SILENT_AFTER) {
+                n++;
+            }
+        }
+        return n;
     }
 
     long duplicates() {

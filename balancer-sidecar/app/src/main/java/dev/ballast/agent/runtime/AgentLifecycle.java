@@ -4,7 +4,9 @@ import dev.ballast.agent.Role;
 import dev.ballast.agent.balancer.BalancerHttp;
 import dev.ballast.agent.sidecar.SidecarHttp;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.vertx.http.ManagementInterface;
 import io.vertx.ext.web.Router;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Instance;
@@ -19,14 +21,27 @@ import jakarta.inject.Singleton;
 public class AgentLifecycle {
     @Inject
     Instance<KubernetesClient> kube;
+    @Inject
+    MeterRegistry registry;
 
     private BalancerRuntime balancer;
     private SidecarRuntime sidecar;
 
+    /**
+     * Quarkus serves /q/metrics on the management interface (the health port): the balancer's metrics are scraped there
+     * (docs/metrics.md); a sidecar's health port serves health only (docs/security.md).
+     */
+    void managementRoutes(@Observes ManagementInterface management) {
+        if (Role.current() != Role.BALANCER) {
+            management.router().route("/q/metrics*").order(Integer.MIN_VALUE)
+                .handler(rc -> rc.response().setStatusCode(404).end());
+        }
+    }
+
     void routes(@Observes Router router) {
         if (Role.current() == Role.BALANCER) {
             balancer = new BalancerRuntime();
-            balancer.start(kube::get);
+            balancer.start(kube::get, registry);
             new BalancerHttp(balancer.core(), balancer.httpToken()).register(router);
         } else {
             sidecar = new SidecarRuntime();

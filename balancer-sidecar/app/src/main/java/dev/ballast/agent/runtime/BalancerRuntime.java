@@ -18,6 +18,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.grpc.Server;
 import io.grpc.netty.NettyServerBuilder;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -56,9 +57,11 @@ public final class BalancerRuntime implements AutoCloseable {
         return t;
     }
 
-    public void start(Supplier<KubernetesClient> kube) {
+    /** @param registry where the balancer's metrics go (docs/metrics.md) */
+    public void start(Supplier<KubernetesClient> kube, MeterRegistry registry) {
         String job = AgentEnv.require(ProcessEnv.JOB);
         String ns = AgentEnv.require(ProcessEnv.NAMESPACE);
+        BalancerMetrics metrics = new BalancerMetrics(registry, ns, job);
         String token = AgentEnv.require(ProcessEnv.TOKEN);
         httpToken = new BearerToken(token, job);
         String worldFile = AgentEnv.get(ProcessEnv.WORLD_FILE, null);
@@ -88,6 +91,7 @@ public final class BalancerRuntime implements AutoCloseable {
         timer.scheduleWithFixedDelay(() -> loop.execute(() -> {
             try {
                 core.tick();
+                metrics.update(core.metricsState());
             } catch (RuntimeException e) {
                 LOG.warning("balancer tick failed: " + e);
             }

@@ -173,6 +173,36 @@ class BalancerCoreTest {
     }
 
     @Test
+    void theMetricsStateFollowsThePublishedPlanTheMeasuredStepsAndTheRefusals() {
+        BalancerMetricsState empty = core.metricsNow();
+        assertThat(empty.predicted()).isNull();
+        assertThat(empty.measured()).isNull();
+        assertThat(empty.ranksBehind()).as("no rank runs a plan yet").isEqualTo(WORLD.gpus());
+        connect(hello(1, "j", "ns", "nope", 0, 3));
+
+        skewedSteps(0, 6);
+        BalancerMetricsState s = core.metricsNow();
+        assertThat(s.worldGeneration()).isEqualTo(3);
+        assertThat(s.planSequence()).isEqualTo(core.lastPublished().sequence());
+        assertThat(s.plans()).isGreaterThanOrEqualTo(core.plansPublished());
+        assertThat(s.sidecarsConnected()).isEqualTo(2);
+        assertThat(s.predicted().layersBefore()).hasSize(2);
+        assertThat(s.predicted().before()).as("the skew makes the static layout imbalanced")
+                .isGreaterThan(s.predicted().after());
+        assertThat(s.predictedGain()).isGreaterThan(1.0);
+        assertThat(s.bytesMoved()).as("the hot expert's replica moved its weights")
+                .isGreaterThanOrEqualTo(PlanningSetup.shape("j", SPEC).weightBytesPerExpert());
+        assertThat(s.lastBytesMoved()).isLessThanOrEqualTo(s.bytesMoved());
+        assertThat(s.measured().before()).isGreaterThan(1.0);
+        assertThat(s.measured().layersAfter()).hasSize(2);
+        assertThat(s.ranksBehind()).as("no adoption reported").isEqualTo(WORLD.gpus());
+        assertThat(s.refusals()).containsEntry(ErrorNotice.Code.UNAUTHENTICATED, 1L);
+
+        core.onWorld(world(SPEC, 4));
+        assertThat(core.metricsNow().measured()).as("a new world starts without a step").isNull();
+    }
+
+    @Test
     void aMemoryBudgetCapsTheReplicasAndOneTooSmallIsRefused() {
         Parallelism par = new Parallelism(4, 1, 1);
         long homesOnly = (long) Math.ceil(MemoryBudget.peakBytes(PlanningSetup.shape("j", SPEC), Mode.REPLICATE, par, 0));

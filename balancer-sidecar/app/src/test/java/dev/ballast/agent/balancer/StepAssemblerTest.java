@@ -1,0 +1,38 @@
+package dev.ballast.agent.balancer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ballast.planner.model.Parallelism;
+import org.junit.jupiter.api.Test;
+
+class StepAssemblerTest {
+    static final StepAssembler.Counts ONES = i -> 1;
+
+    @Test
+    void aRankMissingFromThreeReleasedStepsInARowIsSilentUntilItReportsAgain() {
+        StepAssembler a = new StepAssembler(new Parallelism(4, 1, 1), 1, 2);
+        long step = 0;
+        for (; step < 3; step++) {
+            for (int rank = 0; rank < 4; rank++) {
+                a.add(step, rank, 0, 1, ONES);
+            }
+        }
+        assertThat(a.silentRanks()).isZero();
+        // rank 3 stops: its steps are released incomplete once MAX_OPEN_STEPS behind the newest
+        for (; step < 3 + StepAssembler.MAX_OPEN_STEPS + StepAssembler.SILENT_AFTER - 1; step++) {
+            for (int rank = 0; rank < 3; rank++) {
+                a.add(step, rank, 0, 1, ONES);
+            }
+        }
+        assertThat(a.silentRanks()).as("two incomplete steps released: not yet").isZero();
+        for (int rank = 0; rank < 3; rank++) {
+            a.add(step, rank, 0, 1, ONES);
+        }
+        step++;
+        assertThat(a.silentRanks()).isEqualTo(1);
+        for (long s = step - StepAssembler.MAX_OPEN_STEPS + 1; s <= step; s++) {
+            a.add(s, 3, 0, 1, ONES);
+        }
+        assertThat(a.silentRanks()).as("reporting again").isZero();
+    }
+}
