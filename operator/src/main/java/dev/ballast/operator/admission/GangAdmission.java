@@ -15,6 +15,7 @@ import dev.ballast.operator.placement.GangRequest;
 import dev.ballast.operator.placement.Placement;
 import dev.ballast.operator.placement.WorkerSlot;
 import dev.ballast.operator.world.Seat;
+import dev.ballast.operator.world.UnseenPods;
 import dev.ballast.operator.world.WorkerPodView;
 import dev.ballast.operator.world.World;
 import dev.ballast.operator.world.WorldLifecycle;
@@ -53,6 +54,7 @@ public class GangAdmission {
   private final KubernetesClient client;
   private final OperatorSettings settings;
   private final Reservations reservations = new Reservations();
+  private final CreatedPods createdPods = new CreatedPods();
   private final AdmissionView view;
   private final MeterRegistry metrics;
 
@@ -203,15 +205,27 @@ public class GangAdmission {
     return new Result.Admitted(new World(generation, seats));
   }
 
+  /**
+   * The pods of the job's latest admitted world that the reconciler's cache has not shown yet, given the worker pods
+   * it {@code shows}; null when none ({@link dev.ballast.operator.world.ClusterView#unseen}).
+   */
+  public UnseenPods unseenPods(TrainingJob job, List<Pod> shows, Instant now) {
+    return createdPods.unseen(job.getMetadata().getUid(), shows.stream().map(p -> p.getMetadata().getName()).toList(),
+        now);
+  }
+
   /** Creates every pod of the world, or none: a failure part-way deletes what was created. */
   private void createGated(TrainingJob job, World world) {
     List<Pod> created = new ArrayList<>();
+    Instant at = Instant.now();
     try {
       for (Seat seat : world.seats()) {
         Pod pod = client.resource(WorkerPods.build(job, world, seat, true, settings)).create();
         reservations.add(pod, Instant.now());
         created.add(pod);
       }
+      createdPods.created(job.getMetadata().getUid(), world.generation(),
+          created.stream().map(p -> p.getMetadata().getName()).toList(), at);
     } catch (RuntimeException e) {
       LOG.warnf("Creating the pods of world %d of %s/%s failed after %d of %d; deleting them",
           world.generation(), job.getMetadata().getNamespace(), job.getMetadata().getName(), created.size(),

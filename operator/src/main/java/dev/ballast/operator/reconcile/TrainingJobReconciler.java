@@ -155,7 +155,7 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
     List<Pod> workers = ctx.getSecondaryResourcesAsStream(Pod.class)
         .filter(p -> Labels.ROLE_WORKER.equals(p.getMetadata().getLabels().get(Labels.ROLE)))
         .toList();
-    ClusterView cluster = observeCluster(job, ctx, now);
+    ClusterView cluster = observeCluster(job, ctx, workers, now);
     Decision decision = WorldLifecycle.decide(job, workers, cluster, now);
     stop(job, decision);
     GangAdmission.Result admitted = act(job, decision.step(), ctx, now);
@@ -173,15 +173,18 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
     return writeStatus(job, next, requeue);
   }
 
-  /** Nodes from the node informer, other jobs from the primary cache, and the room to resize only when it matters. */
-  private ClusterView observeCluster(TrainingJob job, Context<TrainingJob> ctx, Instant now) {
+  /**
+   * Nodes from the node informer, other jobs from the primary cache, the room to resize only when it matters, and
+   * the pods admission created that the pod cache ({@code workers}) does not show yet.
+   */
+  private ClusterView observeCluster(TrainingJob job, Context<TrainingJob> ctx, List<Pod> workers, Instant now) {
     @SuppressWarnings("unchecked")
     var nodeCache = (Cache<Node>) ctx.eventSourceRetriever().getEventSourceFor(Node.class, NODES);
     var nodes = NodeStates.of(nodeCache.list().toList(), job.getSpec().topology);
     List<String> waiting = WorldLifecycle.jobsToYieldTo(job, ctx.getPrimaryCache().list().toList(),
         nodes.values().stream().map(NodeState::node).toList());
     Integer room = WorldLifecycle.wantsRoom(job, waiting, now) ? admission.placeableWorkers(job, ExistingJobs.of(ctx.getPrimaryCache().list())) : null;
-    return new ClusterView(nodes, room, waiting);
+    return new ClusterView(nodes, room, waiting, admission.unseenPods(job, workers, now));
   }
 
   /** Deletes what the decision stops: gracefully (the checkpoint grace for voluntary stops), or forced where allowed. */
