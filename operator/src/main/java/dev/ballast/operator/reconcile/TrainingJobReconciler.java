@@ -87,6 +87,7 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
   @Inject
   public TrainingJobReconciler(KubernetesClient client, OperatorConfig config, MeterRegistry metrics) {
     this(client, config.settings(), config.pendingRetrySeconds(), metrics);
+    admission.startCache(); // the operator starting, not the first job's admission, pays for listing the cluster
   }
 
   public TrainingJobReconciler(KubernetesClient client, OperatorSettings settings, int pendingRetrySeconds) {
