@@ -240,6 +240,10 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
       }
       events.normal(job, "Released", "Released all " + r.world().size() + " workers of world "
           + r.world().generation() + " to the scheduler together");
+    } else if (step instanceof WorldStep.AwaitPods ap) {
+      LOG.infof("%s/%s: the pod cache shows %d of the %d pods of world %d admission created; waiting for the rest "
+          + "until %s", job.getMetadata().getNamespace(), job.getMetadata().getName(), ap.shown(), ap.size(),
+          ap.generation(), ap.deadline());
     } else if (step instanceof WorldStep.RollBack rb) {
       events.warning(job, rb.reason(), "Rolled back world: " + rb.message());
     } else if (step instanceof WorldStep.Commit c) {
