@@ -15,8 +15,8 @@ import java.util.Set;
 /**
  * One consistent, immutable moment of the cluster as admission counts it, handed out by {@link CapacityView}: the
  * nodes (parsed), the pods holding part of each (summed per node), and the same pods by uid and by owner. Turning it
- * into placement's input ({@link #capacity}) re-sums only the nodes whose pods need a decision now (promises whose
- * job may be gone, the admitted job's own pods left out); the rest reuse their bound sum.
+ * into placement's input ({@link #capacity}) adds each node's kept sums (bound pods; promised pods per TrainingJob, if
+ * it exists) and re-sums pod by pod only the nodes holding pods left out (the admitted job's own).
  *
  * @param nodes every Node by name
  * @param usage the pods holding part of each node, by node name (a node may be missing from {@code nodes})
@@ -50,14 +50,14 @@ public record CapacitySnapshot(Map<String, NodeRecord> nodes, Map<String, NodeUs
     Set<String> touched = nodesOf(leftOut);
     Map<String, Resources> used = new HashMap<>();
     usage.forEach((node, u) -> {
-      if (!resummed(node, u, touched)) {
-        if (!u.pods().isEmpty()) used.put(node, u.bound());
-        return;
-      }
       Resources sum = null;
-      for (PodHold h : u.pods().values()) {
-        if (leftOut.contains(h.uid()) || !h.counts(jobs)) continue;
-        sum = sum == null ? h.held() : sum.plus(h.held());
+      if (touched.contains(node)) {
+        for (PodHold h : u.pods().values()) {
+          if (leftOut.contains(h.uid()) || !h.counts(jobs)) continue;
+          sum = sum == null ? h.held() : sum.plus(h.held());
+        }
+      } else {
+        sum = u.held(jobs);
       }
       if (sum != null) used.put(node, sum);
     });
@@ -68,19 +68,11 @@ public record CapacitySnapshot(Map<String, NodeRecord> nodes, Map<String, NodeUs
     return new ClusterCapacity(gpuNodes, used);
   }
 
-  /** How many pods {@link #capacity} sums with these arguments (the rest count by their node's bound sum). */
+  /** How many pods {@link #capacity} sums one by one with these arguments (the rest count by their node's sums). */
   public int podsSummed(Set<String> leftOut, Collection<Pod> extra) {
-    Set<String> touched = nodesOf(leftOut);
     int n = extra.size();
-    for (var e : usage.entrySet()) {
-      if (resummed(e.getKey(), e.getValue(), touched)) n += e.getValue().pods().size();
-    }
+    for (String node : nodesOf(leftOut)) n += usage.get(node).pods().size();
     return n;
-  }
-
-  /** A node's bound sum does not do when a pod there is only promised, or is left out. */
-  private static boolean resummed(String node, NodeUsage u, Set<String> touched) {
-    return u.promised() || touched.contains(node);
   }
 
   private Set<String> nodesOf(Set<String> uids) {

@@ -10,15 +10,17 @@ import io.fabric8.kubernetes.api.model.Pod;
  * ({@link ClusterCapacity#heldNode}): jobs are created and deleted independently of their pods.
  *
  * @param node where it is bound, or else the node it claims by the promise annotation
+ * @param controller the TrainingJob its controller reference names, null when none
  */
-public record PodHold(Pod pod, String node, boolean bound, Resources held) {
+public record PodHold(Pod pod, String node, boolean bound, Resources held, ExistingJobs.JobRef controller) {
 
   /** The pod's hold, or null when it claims no node or has finished (finished pods hold nothing). */
   public static PodHold of(Pod pod) {
     if (pod.getSpec() == null || finished(pod)) return null;
     String node = ClusterCapacity.claimedNode(pod);
     if (node == null) return null;
-    return new PodHold(pod, node, pod.getSpec().getNodeName() != null, ClusterCapacity.perPod(pod.getSpec()));
+    return new PodHold(pod, node, pod.getSpec().getNodeName() != null, ClusterCapacity.perPod(pod.getSpec()),
+        ExistingJobs.controllingJob(pod));
   }
 
   public String uid() {
@@ -27,7 +29,7 @@ public record PodHold(Pod pod, String node, boolean bound, Resources held) {
 
   /** Whether it holds its node given which TrainingJobs exist. */
   public boolean counts(ExistingJobs jobs) {
-    return bound || jobs.control(pod);
+    return bound || controller != null && jobs.exists(controller);
   }
 
   static boolean finished(Pod pod) {
