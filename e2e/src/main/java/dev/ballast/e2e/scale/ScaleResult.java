@@ -11,7 +11,8 @@ import java.util.Map;
  * @param admissionMs per admitted job, placement and creating its gated pods (API round trips included)
  * @param unschedulableAttempts admission attempts that found no room (the too-big job's retries)
  * @param unschedulableMeanMs their mean operator time
- * @param podsReadPerPendingAttempt pods a pending attempt read from the cache's node index (never the API)
+ * @param podsSummedPerPendingAttempt pods whose requests a pending attempt summed (the rest count by their node's kept
+ *     sum; none is read from the API)
  * @param lastRunningSeconds from the first job's creation until the last fitting job was Running
  * @param heapPeakMiB the largest heap in use sampled (every 500 ms; garbage included, up to -Xmx512m)
  * @param liveHeapPeakMiB the largest old generation after a collection sampled (what the operator keeps)
@@ -20,7 +21,7 @@ import java.util.Map;
  * @param requestsByVerb the operator's API requests during the run, by verb
  */
 public record ScaleResult(int nodes, int jobs, int fitting, int running, double[] placementMs, double[] admissionMs,
-    long unschedulableAttempts, double unschedulableMeanMs, double podsReadPerPendingAttempt, double lastRunningSeconds,
+    long unschedulableAttempts, double unschedulableMeanMs, double podsSummedPerPendingAttempt, double lastRunningSeconds,
     double heapPeakMiB, double liveHeapPeakMiB, double cpuSeconds, long reconciles, Map<String, Long> requestsByVerb) {
 
   public long requests() {
@@ -45,8 +46,8 @@ public record ScaleResult(int nodes, int jobs, int fitting, int running, double[
         + ms(percentile(placementMs, 99)) + " / " + ms(percentile(placementMs, 100)));
     row(sb, "admission per job, placement + creating its pods (p50 / p99 / max)", ms(percentile(admissionMs, 50))
         + " / " + ms(percentile(admissionMs, 99)) + " / " + ms(percentile(admissionMs, 100)));
-    row(sb, "pending retries (attempts, mean time, pods read from the cache each)", unschedulableAttempts + ", "
-        + ms(unschedulableMeanMs) + ", " + Math.round(podsReadPerPendingAttempt));
+    row(sb, "pending retries (attempts, mean time, pods re-summed each)", unschedulableAttempts + ", "
+        + ms(unschedulableMeanMs) + ", " + Math.round(podsSummedPerPendingAttempt));
     row(sb, "until every job that fits is Running", String.format(Locale.ROOT, "%.1f s", lastRunningSeconds));
     row(sb, "operator heap, peak in use (garbage included; -Xmx512m)", String.format(Locale.ROOT, "%.0f MiB", heapPeakMiB));
     row(sb, "operator heap, peak live after a collection", String.format(Locale.ROOT, "%.0f MiB", liveHeapPeakMiB));

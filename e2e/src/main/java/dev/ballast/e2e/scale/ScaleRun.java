@@ -119,10 +119,10 @@ public final class ScaleRun {
     String pending = "outcome=\"unschedulable\"";
     long attempts = Math.round(delta(before, after, "ballast_admission_seconds_count", pending));
     double pendingMs = attempts == 0 ? 0 : 1000 * delta(before, after, "ballast_admission_seconds_sum", pending) / attempts;
-    double podsRead = attempts == 0 ? 0 : delta(before, after, "ballast_admission_pods_read_sum", pending) / attempts;
+    double podsSummed = attempts == 0 ? 0 : delta(before, after, "ballast_admission_pods_summed_sum", pending) / attempts;
     return new ScaleResult(spec.nodes(), spec.jobs().size(), fitting.size(),
         (int) runningAt.keySet().stream().filter(fitting::contains).count(), placement, total, attempts, pendingMs,
-        podsRead, Duration.between(start, lastRunning).toMillis() / 1000.0, heapPeak / (1024 * 1024),
+        podsSummed, Duration.between(start, lastRunning).toMillis() / 1000.0, heapPeak / (1024 * 1024),
         liveHeapPeak / (1024 * 1024), cpu,
         Math.round(delta(before, after, "ballast_reconciles_total")), byVerb);
   }

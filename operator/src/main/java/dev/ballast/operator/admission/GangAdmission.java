@@ -6,19 +6,20 @@ import dev.ballast.operator.api.TrainingJobSpec;
 import dev.ballast.operator.api.TrainingJobStatus;
 import dev.ballast.operator.config.OperatorSettings;
 import dev.ballast.operator.desired.WorkerPods;
+import dev.ballast.operator.observe.AdmissionView;
+import dev.ballast.operator.observe.CapacitySnapshot;
 import dev.ballast.operator.observe.ClusterCache;
 import dev.ballast.operator.observe.ClusterCapacity;
-import dev.ballast.operator.observe.AdmissionView;
 import dev.ballast.operator.observe.ExistingJobs;
 import dev.ballast.operator.placement.GangPlacer;
 import dev.ballast.operator.placement.GangRequest;
 import dev.ballast.operator.placement.Placement;
 import dev.ballast.operator.placement.WorkerSlot;
 import dev.ballast.operator.world.Seat;
+import dev.ballast.operator.world.UnseenPods;
 import dev.ballast.operator.world.WorkerPodView;
 import dev.ballast.operator.world.World;
 import dev.ballast.operator.world.WorldLifecycle;
-import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -29,6 +30,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import org.jboss.logging.Logger;
 
@@ -60,13 +62,17 @@ public class GangAdmission {
   private final KubernetesClient client;
   private final OperatorSettings settings;
   private final Reservations reservations = new Reservations();
+  private final CreatedPods createdPods = new CreatedPods();
+  /** Admission's own cache, null when a test hands in its view. */
+  private final ClusterCache cache;
   private final AdmissionView view;
   private final MeterRegistry metrics;
 
   public GangAdmission(KubernetesClient client, OperatorSettings settings, MeterRegistry metrics) {
     this.client = client;
     this.settings = settings;
-    this.view = new ClusterCache(client, this::delivered);
+    this.cache = new ClusterCache(client, this::delivered);
+    this.view = cache;
     this.metrics = metrics;
   }
 
@@ -74,8 +80,17 @@ public class GangAdmission {
   GangAdmission(KubernetesClient client, OperatorSettings settings, AdmissionView view) {
     this.client = client;
     this.settings = settings;
+    this.cache = null;
     this.view = view;
     this.metrics = new SimpleMeterRegistry();
+  }
+
+  /**
+   * Starts listing the cluster into admission's cache in the background: the operator does this at startup, so that
+   * no job's admission waits for the lists (an admission before they are done waits for them).
+   */
+  public void startCache() {
+    if (cache != null) cache.start();
   }
 
   /** The cache has delivered this pod (added, updated or deleted): its reservation, if any, is no longer needed. */
@@ -89,19 +104,16 @@ public class GangAdmission {
    */
   public synchronized Result admit(TrainingJob job, long generation, ExistingJobs reconciled) {
     long start = System.nanoTime();
-    List<Node> nodes = view.nodes();
     // The job's own pods of past worlds are left out: admission runs only once the decision found every one of them
     // stopped, and the admission cache may still show them for a moment (it would place a smaller world).
     long committed = WorldLifecycle.committedGeneration(job);
-    List<Pod> pods = podsHoldingResources(nodes).stream()
-        .filter(p -> !(ownedBy(p, job) && new WorkerPodView(p).generation() <= committed))
-        .toList();
-    Result result = choose(job.getSpec(), capacity(job.getSpec(), nodes, pods, reconciled), generation,
-        avoidedNodes(job.getStatus()));
+    Read read = capacity(job, p -> new WorkerPodView(p).generation() <= committed, reconciled);
+    long viewRead = System.nanoTime();
+    Result result = choose(job.getSpec(), read.capacity(), generation, avoidedNodes(job.getStatus()));
     long placed = System.nanoTime();
     if (result instanceof Result.Admitted a) result = createGated(job, a.world());
     long done = System.nanoTime();
-    record(job, result, pods.size(), placed - start, done - placed);
+    record(job, result, read.podsSummed(), viewRead - start, placed - start, done - placed);
     return result;
   }
 
@@ -117,52 +129,54 @@ public class GangAdmission {
 
   /**
    * The operator's time per attempt, by outcome: placing (reading the caches, choosing nodes) and creating the pods
-   * (docs/BENCHMARKS.md, "Scale"); the pods read per attempt show that no attempt reads beyond the cache's index.
+   * (docs/BENCHMARKS.md, "Scale"); the pods summed per attempt show that an attempt re-sums only what it must.
    */
-  private void record(TrainingJob job, Result result, int podsRead, long placeNanos, long createNanos) {
+  private void record(TrainingJob job, Result result, int podsSummed, long readNanos, long placeNanos,
+      long createNanos) {
     String outcome = result instanceof Result.Admitted ? "admitted"
         : result instanceof Result.Refused ? "refused" : "unschedulable";
     metrics.timer("ballast.admission.placement", "outcome", outcome).record(placeNanos, TimeUnit.NANOSECONDS);
     metrics.timer("ballast.admission", "outcome", outcome).record(placeNanos + createNanos, TimeUnit.NANOSECONDS);
-    metrics.summary("ballast.admission.pods.read", "outcome", outcome).record(podsRead);
+    metrics.summary("ballast.admission.pods.summed", "outcome", outcome).record(podsSummed);
     if (result instanceof Result.Admitted a) {
-      LOG.infof("Admission of %s/%s: %d workers placed in %.2f ms, their pods created in %.2f ms",
-          job.getMetadata().getNamespace(), job.getMetadata().getName(), a.world().size(), placeNanos / 1e6,
-          createNanos / 1e6);
+      LOG.infof("Admission of %s/%s: %d workers placed in %.2f ms, their pods created in %.2f ms (of the placement, "
+          + "reading the view took %.2f ms, %d pods re-summed)", job.getMetadata().getNamespace(),
+          job.getMetadata().getName(), a.world().size(), placeNanos / 1e6, createNanos / 1e6, readNanos / 1e6,
+          podsSummed);
     }
-  }
-
-  private ClusterCapacity capacity(TrainingJobSpec spec, List<Node> nodes, List<Pod> pods, ExistingJobs reconciled) {
-    return ClusterCapacity.of(nodes, pods, spec.topology, view.jobs().with(reconciled));
   }
 
   /**
-   * Unfinished pods on these nodes, from the cache, and those admission created that the cache does not show yet, each
-   * once. The reservations are read first: one released while the cache is read is in what the cache returns.
+   * Placement's input for {@code job}: the cluster from the cache's snapshot plus the pods admission created that the
+   * snapshot does not show yet, each once, without the job's own pods that {@code leaveOut} names. The reservations
+   * are read first: one released while the snapshot is taken is released because the snapshot shows its pod.
    */
-  private List<Pod> podsHoldingResources(List<Node> nodes) {
+  private Read capacity(TrainingJob job, Predicate<Pod> leaveOut, ExistingJobs reconciled) {
     List<Pod> reserved = reservations.held(Instant.now());
-    List<Pod> pods = new ArrayList<>(view.podsOn(nodes.stream().map(n -> n.getMetadata().getName()).toList()));
-    Set<String> cached = pods.stream().map(p -> p.getMetadata().getUid()).collect(Collectors.toSet());
+    CapacitySnapshot snapshot = view.capacity();
+    List<Pod> unseen = new ArrayList<>();
     for (Pod p : reserved) {
-      if (cached.contains(p.getMetadata().getUid())) {
+      if (snapshot.shows(p.getMetadata().getUid())) {
         reservations.release(p.getMetadata().getUid()); // its event came before the reservation was made
-      } else {
-        pods.add(p);
+      } else if (!(ownedBy(p, job) && leaveOut.test(p))) {
+        unseen.add(p);
       }
     }
-    return pods;
+    Set<String> leftOut = snapshot.podsOwnedBy(job.getMetadata().getUid()).stream().filter(leaveOut)
+        .map(p -> p.getMetadata().getUid()).collect(Collectors.toSet());
+    return new Read(snapshot.capacity(job.getSpec().topology, view.jobs().with(reconciled), leftOut, unseen),
+        snapshot.podsSummed(leftOut, unseen));
   }
+
+  /** Placement's input, and how many pods' requests reading it summed. */
+  private record Read(ClusterCapacity capacity, int podsSummed) {}
 
   /**
    * How many workers of this job would fit if its own pods were gone (the room a resize would have): the
    * same placement admission runs, with the job's pods left out of the GPUs in use.
    */
   public synchronized int placeableWorkers(TrainingJob job, ExistingJobs reconciled) {
-    TrainingJobSpec spec = job.getSpec();
-    List<Node> nodes = view.nodes();
-    List<Pod> others = podsHoldingResources(nodes).stream().filter(p -> !ownedBy(p, job)).toList();
-    return room(spec, capacity(spec, nodes, others, reconciled));
+    return room(job.getSpec(), capacity(job, p -> true, reconciled).capacity());
   }
 
   private static boolean ownedBy(Pod pod, TrainingJob job) {
@@ -212,6 +226,15 @@ public class GangAdmission {
   }
 
   /**
+   * The pods of the job's latest admitted world that the reconciler's cache has not shown yet, given the worker pods
+   * it {@code shows}; null when none ({@link dev.ballast.operator.world.ClusterView#unseen}).
+   */
+  public UnseenPods unseenPods(TrainingJob job, List<Pod> shows, Instant now) {
+    return createdPods.unseen(job.getMetadata().getUid(), shows.stream().map(p -> p.getMetadata().getName()).toList(),
+        now);
+  }
+
+  /**
    * Creates every pod of the world, or none: a failure part-way deletes what was created. A pod the API server
    * refuses for what it is (403 from an admission plugin such as Pod Security, 422 from validation) is
    * {@link Result.Refused}: retrying the same pod cannot help, the job's status must say why. Other failures
@@ -220,6 +243,7 @@ public class GangAdmission {
   private Result createGated(TrainingJob job, World world) {
     List<Pod> created = new ArrayList<>();
     String creating = null;
+    Instant at = Instant.now();
     try {
       for (Seat seat : world.seats()) {
         Pod desired = WorkerPods.build(job, world, seat, true, settings);
@@ -228,6 +252,8 @@ public class GangAdmission {
         reservations.add(pod, Instant.now());
         created.add(pod);
       }
+      createdPods.created(job.getMetadata().getUid(), world.generation(),
+          created.stream().map(p -> p.getMetadata().getName()).toList(), at);
       return new Result.Admitted(world);
     } catch (RuntimeException e) {
       LOG.warnf("Creating the pods of world %d of %s/%s failed after %d of %d; deleting them",

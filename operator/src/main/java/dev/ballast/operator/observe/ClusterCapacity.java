@@ -4,7 +4,6 @@ import dev.ballast.operator.api.TopologySpec;
 import dev.ballast.operator.desired.Labels;
 import dev.ballast.operator.placement.GpuNode;
 import dev.ballast.operator.placement.Resources;
-import dev.ballast.operator.placement.Taint;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.util.List;
@@ -19,6 +18,7 @@ import java.util.TreeMap;
  * controls: a forged promise holds nothing) — each pod also taking one of the node's pod slots.
  */
 public record ClusterCapacity(List<GpuNode> nodes, Map<String, Resources> used) {
+  // of() builds this from scratch; admission reads it from a CapacitySnapshot, kept by events, which must equal it
   private static final Resources ONE_POD = Resources.of(Resources.PODS, 1);
 
   public static ClusterCapacity of(List<Node> nodes, List<Pod> pods, TopologySpec topology, ExistingJobs jobs) {
@@ -28,10 +28,7 @@ public record ClusterCapacity(List<GpuNode> nodes, Map<String, Resources> used) 
         .toList();
     Map<String, Resources> used = new TreeMap<>();
     for (Pod pod : pods) {
-      if (pod.getStatus() != null
-          && ("Succeeded".equals(pod.getStatus().getPhase()) || "Failed".equals(pod.getStatus().getPhase()))) {
-        continue; // finished pods hold nothing, as for the scheduler
-      }
+      if (PodHold.finished(pod)) continue; // finished pods hold nothing, as for the scheduler
       String node = heldNode(pod, jobs);
       if (node != null && pod.getSpec() != null) {
         used.merge(node, PodRequests.of(pod.getSpec()).plus(ONE_POD), Resources::plus);
@@ -51,16 +48,7 @@ public record ClusterCapacity(List<GpuNode> nodes, Map<String, Resources> used) 
   }
 
   static GpuNode toGpuNode(Node node, TopologySpec topology) {
-    var labels = node.getMetadata().getLabels() == null ? Map.<String, String>of() : node.getMetadata().getLabels();
-    var allocatable = node.getStatus() == null || node.getStatus().getAllocatable() == null
-        ? Resources.NONE : PodRequests.resources(node.getStatus().getAllocatable());
-    boolean ready = node.getStatus() != null && node.getStatus().getConditions().stream()
-        .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
-    boolean unschedulable = node.getSpec() != null && Boolean.TRUE.equals(node.getSpec().getUnschedulable());
-    List<Taint> taints = node.getSpec() == null ? List.of() : node.getSpec().getTaints().stream()
-        .map(t -> new Taint(t.getKey(), t.getValue(), t.getEffect())).toList();
-    return new GpuNode(node.getMetadata().getName(), allocatable, ready, unschedulable, taints,
-        labels.get(topology.domainLabel), labels.get(topology.rackLabel), labels);
+    return NodeRecord.of(node).on(topology);
   }
 
   /** The node whose resources the pod holds: where it is bound, or where an existing TrainingJob's admission promised it. Pure. */

@@ -41,12 +41,27 @@ public record ExistingJobs(Map<String, String> namespaceByUid) {
    * references never cross namespaces: the garbage collector treats such an owner as absent).
    */
   public boolean control(Pod pod) {
+    JobRef ref = controllingJob(pod);
+    return ref != null && exists(ref);
+  }
+
+  /** Whether this job exists (in that namespace). */
+  public boolean exists(JobRef job) {
+    return job.namespace().equals(namespaceByUid.get(job.uid()));
+  }
+
+  /** The TrainingJob the pod's controller reference names, in the pod's namespace; null when it names none. */
+  public static JobRef controllingJob(Pod pod) {
     for (OwnerReference ref : pod.getMetadata().getOwnerReferences()) {
       if (!Boolean.TRUE.equals(ref.getController())) continue;
-      return KIND.equals(ref.getKind()) && ref.getApiVersion() != null && ref.getApiVersion().startsWith(GROUP + "/")
-          && ref.getUid() != null && pod.getMetadata().getNamespace() != null
-          && pod.getMetadata().getNamespace().equals(namespaceByUid.get(ref.getUid()));
+      boolean job = KIND.equals(ref.getKind()) && ref.getApiVersion() != null
+          && ref.getApiVersion().startsWith(GROUP + "/") && ref.getUid() != null
+          && pod.getMetadata().getNamespace() != null;
+      return job ? new JobRef(pod.getMetadata().getNamespace(), ref.getUid()) : null;
     }
-    return false;
+    return null;
   }
+
+  /** A TrainingJob as a pod's controller reference names it: the pod's namespace and the job's uid. */
+  public record JobRef(String namespace, String uid) {}
 }

@@ -98,6 +98,7 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
   @Inject
   public TrainingJobReconciler(KubernetesClient client, OperatorConfig config, MeterRegistry metrics) {
     this(client, config.settings(), config.pendingRetrySeconds(), metrics);
+    admission.startCache(); // the operator starting, not the first job's admission, pays for listing the cluster
   }
 
   public TrainingJobReconciler(KubernetesClient client, OperatorSettings settings, int pendingRetrySeconds) {
@@ -175,7 +176,7 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
     List<Pod> workers = steps.time(ReconcileStep.OBSERVE, () -> ctx.getSecondaryResourcesAsStream(Pod.class)
         .filter(p -> Labels.ROLE_WORKER.equals(p.getMetadata().getLabels().get(Labels.ROLE)))
         .toList());
-    ClusterView cluster = steps.time(ReconcileStep.OBSERVE, () -> observeCluster(job, ctx, now));
+    ClusterView cluster = steps.time(ReconcileStep.OBSERVE, () -> observeCluster(job, ctx, workers, now));
     Decision decision = steps.time(ReconcileStep.WORLD, () -> {
       Decision d = WorldLifecycle.decide(job, workers, cluster, now);
       stop(job, d);
@@ -223,15 +224,18 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
         : ErrorStatusUpdateControl.noStatusUpdate();
   }
 
-  /** Nodes from the node informer, other jobs from the primary cache, and the room to resize only when it matters. */
-  private ClusterView observeCluster(TrainingJob job, Context<TrainingJob> ctx, Instant now) {
+  /**
+   * Nodes from the node informer, other jobs from the primary cache, the room to resize only when it matters, and
+   * the pods admission created that the pod cache ({@code workers}) does not show yet.
+   */
+  private ClusterView observeCluster(TrainingJob job, Context<TrainingJob> ctx, List<Pod> workers, Instant now) {
     @SuppressWarnings("unchecked")
     var nodeCache = (Cache<Node>) ctx.eventSourceRetriever().getEventSourceFor(Node.class, NODES);
     var nodes = NodeStates.of(nodeCache.list().toList(), job.getSpec().topology);
     List<String> waiting = WorldLifecycle.jobsToYieldTo(job, ctx.getPrimaryCache().list().toList(),
         nodes.values().stream().map(NodeState::node).toList());
     Integer room = WorldLifecycle.wantsRoom(job, waiting, now) ? admission.placeableWorkers(job, ExistingJobs.of(ctx.getPrimaryCache().list())) : null;
-    return new ClusterView(nodes, room, waiting);
+    return new ClusterView(nodes, room, waiting, admission.unseenPods(job, workers, now));
   }
 
   /** Deletes what the decision stops: gracefully (the checkpoint grace for voluntary stops), or forced where allowed. */
@@ -289,6 +293,10 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
       }
       events.normal(job, "Released", "Released all " + r.world().size() + " workers of world "
           + r.world().generation() + " to the scheduler together");
+    } else if (step instanceof WorldStep.AwaitPods ap) {
+      LOG.infof("%s/%s: the pod cache shows %d of the %d pods of world %d admission created; waiting for the rest "
+          + "until %s", job.getMetadata().getNamespace(), job.getMetadata().getName(), ap.shown(), ap.size(),
+          ap.generation(), ap.deadline());
     } else if (step instanceof WorldStep.RollBack rb) {
       events.warning(job, rb.reason(), "Rolled back world: " + rb.message());
     } else if (step instanceof WorldStep.Commit c) {

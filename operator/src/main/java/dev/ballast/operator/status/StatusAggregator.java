@@ -138,6 +138,14 @@ public final class StatusAggregator {
         c.set(Conditions.ADMITTED, false, PODS_REFUSED, refusedMessage(r));
       }
       c.set(Conditions.READY, false, "NotAdmitted", "no world is admitted yet");
+    } else if (step instanceof WorldStep.AwaitPods ap) {
+      s.phase = betweenWorlds(s, Phase.Admitted);
+      s.desiredWorkers = ap.size();
+      s.readyWorkers = 0;
+      c.set(Conditions.ADMITTED, false, "Placed", "created all " + ap.size() + " worker pods of world "
+          + ap.generation() + "; the operator's cache shows " + ap.shown() + " of them yet (waiting until "
+          + ap.deadline() + ")");
+      c.set(Conditions.READY, false, "NotAdmitted", "no world is admitted yet");
     } else if (step instanceof WorldStep.Release r) {
       s.phase = betweenWorlds(s, Phase.Admitted);
       s.desiredWorkers = r.world().size();

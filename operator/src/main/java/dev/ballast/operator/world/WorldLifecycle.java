@@ -196,7 +196,7 @@ public final class WorldLifecycle {
         long stopping = blocking.stream().mapToLong(WorkerPodView::generation).max().getAsLong();
         return done(new WorldStep.Stopping(stopping, blocking.size()), false);
       }
-      if (!newer.isEmpty()) return admission(newer);
+      if (!newer.isEmpty() || wholeWorldUnseen(used)) return admission(newer);
       if (transition != null && transition.notBefore != null && now.isBefore(Instant.parse(transition.notBefore))) {
         Instant until = Instant.parse(transition.notBefore);
         wake(until);
@@ -232,17 +232,37 @@ public final class WorldLifecycle {
       return done(new WorldStep.Place(used + 1), true);
     }
 
-    /** A new world's pods exist: release them together, wait for binding, commit, or roll back. */
+    /**
+     * Admission created a world none of whose pods the cache shows yet: waiting for them, not admitting the same
+     * world again.
+     */
+    private boolean wholeWorldUnseen(long used) {
+      UnseenPods u = cluster.unseen();
+      return u != null && u.generation() > used && u.names().size() == u.worldSize() && u.pending(now);
+    }
+
+    /**
+     * A new world's pods exist (or admission just created them): wait for the cache to show them all, release them
+     * together, wait for binding, commit, or roll back.
+     */
     private Decision admission(List<WorkerPodView> newer) {
       Set<Long> generations = newer.stream().map(WorkerPodView::generation).collect(Collectors.toSet());
       if (generations.size() > 1) {
         return rollBack(newer, "MixedWorld", "worker pods belong to different world generations " + generations
             + "; starting a fresh world");
       }
-      long generation = newer.get(0).generation();
-      int size = newer.get(0).worldSize();
+      UnseenPods unseen = cluster.unseen();
+      long generation = newer.isEmpty() ? unseen.generation() : newer.get(0).generation();
+      int size = newer.isEmpty() ? unseen.worldSize() : newer.get(0).worldSize();
       List<WorkerPodView> live = newer.stream().filter(p -> !p.terminating()).toList();
       if (live.size() < size) {
+        // pods admission just created that the cache does not show yet exist, until the bound says they do not
+        boolean awaited = unseen != null && unseen.generation() == generation && unseen.pending(now)
+            && live.size() + unseen.names().size() >= size;
+        if (awaited) {
+          wake(unseen.deadline());
+          return done(new WorldStep.AwaitPods(generation, live.size(), size, unseen.deadline()), true);
+        }
         return rollBack(newer, "IncompleteGang", "only " + live.size() + " of " + size + " worker pods of world "
             + generation + " exist");
       }

@@ -16,6 +16,12 @@ public sealed interface WorldStep {
   /** Pods of the world being replaced have not all stopped yet; no pod of the next world may exist before they have. */
   record Stopping(long generation, int remaining) implements WorldStep {}
 
+  /**
+   * Admission created every pod of the new world, but the pod cache shows only {@code shown} of them yet: they count
+   * as existing until {@code deadline} ({@link UnseenPods#BOUND} after their creation), then as missing.
+   */
+  record AwaitPods(long generation, int shown, int size, Instant deadline) implements WorldStep {}
+
   /** Every pod of the new world exists and is gated: remove all gates together. */
   record Release(World world) implements WorldStep {}
 

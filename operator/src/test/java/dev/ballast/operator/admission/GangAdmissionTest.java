@@ -6,6 +6,8 @@ import dev.ballast.operator.TestJobs;
 import dev.ballast.operator.api.TrainingJob;
 import dev.ballast.operator.config.OperatorSettings;
 import dev.ballast.operator.observe.AdmissionView;
+import dev.ballast.operator.observe.CapacitySnapshot;
+import dev.ballast.operator.observe.CapacityView;
 import dev.ballast.operator.observe.ExistingJobs;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
@@ -14,7 +16,6 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -27,16 +28,11 @@ class GangAdmissionTest {
   KubernetesClient client;
   io.fabric8.kubernetes.client.server.mock.KubernetesMockServer server;
 
-  /** A view that shows exactly the pods the test hands it. */
+  /** A view that shows exactly the nodes and pods the test hands it, through the snapshot admission reads. */
   static final class LaggingView implements AdmissionView {
     final List<Node> nodes = new ArrayList<>();
     final List<Pod> pods = new ArrayList<>();
     final List<TrainingJob> jobs = new ArrayList<>();
-
-    @Override
-    public List<Node> nodes() {
-      return nodes;
-    }
 
     @Override
     public ExistingJobs jobs() {
@@ -47,14 +43,15 @@ class GangAdmissionTest {
     Runnable afterNextRead = () -> {};
 
     @Override
-    public List<Pod> podsOn(Collection<String> nodeNames) {
-      List<Pod> read = pods.stream().filter(p -> nodeNames.contains(
-          p.getMetadata().getAnnotations().get(dev.ballast.operator.desired.Labels.ASSIGNED_NODE))).toList();
+    public CapacitySnapshot capacity() {
+      var view = new CapacityView();
+      nodes.forEach(view::nodeChanged);
+      pods.forEach(view::podChanged);
+      CapacitySnapshot read = view.snapshot();
       afterNextRead.run();
       afterNextRead = () -> {};
       return read;
     }
-
   }
 
   static Node gpuNode(String name) {

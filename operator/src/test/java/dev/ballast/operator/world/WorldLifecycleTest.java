@@ -55,6 +55,47 @@ class WorldLifecycleTest {
     sim.now = sim.now.plusSeconds(seconds);
   }
 
+  /**
+   * The reconcile right after admission sees only part of the gang in its pod cache (it lags the API server): the
+   * pods admission created count as existing until the cache shows them, within {@link UnseenPods#BOUND}.
+   */
+  @Test
+  void podsAdmissionCreatedThatTheCacheDoesNotShowYetAreAwaitedNotRolledBackUntilTheBound() {
+    sim.nodes("n0", "n1");
+    assertThat(sim.reconcile(job, false).step()).isEqualTo(new WorldStep.Place(1));
+    Pod w0 = sim.pods.get("olmoe-g1-w0");
+    var created = sim.now;
+    var oneUnseen = new ClusterView(sim.nodes, null, List.of(), new UnseenPods(1, 2, List.of("olmoe-g1-w1"), created));
+
+    var partial = WorldLifecycle.decide(job, List.of(w0), oneUnseen, sim.now.plusSeconds(1));
+    var deadline = created.plus(UnseenPods.BOUND);
+    assertThat(partial.step()).isEqualTo(new WorldStep.AwaitPods(1, 1, 2, deadline));
+    assertThat(partial.stop()).as("no pod of the world is deleted").isEmpty();
+    assertThat(partial.wakeAt()).isEqualTo(deadline);
+    var status = dev.ballast.operator.status.StatusAggregator.aggregate(job, partial, null, sim.now);
+    assertThat(status.phase).isEqualTo(Phase.Admitted);
+
+    var noneShown = new ClusterView(sim.nodes, null, List.of(),
+        new UnseenPods(1, 2, List.of("olmoe-g1-w0", "olmoe-g1-w1"), created));
+    assertThat(WorldLifecycle.decide(job, List.of(), noneShown, sim.now.plusSeconds(1)).step())
+        .as("the world is not admitted a second time").isEqualTo(new WorldStep.AwaitPods(1, 0, 2, deadline));
+
+    assertThat(WorldLifecycle.decide(job, List.of(w0), oneUnseen, deadline).step())
+        .as("past the bound the unseen pod is missing")
+        .isInstanceOfSatisfying(WorldStep.RollBack.class, rb -> {
+          assertThat(rb.reason()).isEqualTo("IncompleteGang");
+          assertThat(rb.message()).isEqualTo("only 1 of 2 worker pods of world 1 exist");
+        });
+    assertThat(WorldLifecycle.decide(job, List.of(w0), new ClusterView(sim.nodes, null, List.of()), sim.now).step())
+        .as("a pod admission did not create (or the cache showed, then lost) is missing at once")
+        .isInstanceOf(WorldStep.RollBack.class);
+    assertThat(WorldLifecycle.decide(job, List.of(), new ClusterView(sim.nodes, null, List.of(),
+        new UnseenPods(1, 2, List.of("olmoe-g1-w0", "olmoe-g1-w1"), created)), deadline).step())
+        .as("a world never shown by the bound is admitted again").isEqualTo(new WorldStep.Place(1));
+
+    assertThat(sim.reconcile(job, false).step()).as("the cache caught up").isInstanceOf(WorldStep.Release.class);
+  }
+
   @Test
   void aWorldIsAdmittedAsAGangCommittedAndRunsWithGenerationNamedPods() {
     sim.nodes("n0", "n1");
