@@ -1,23 +1,23 @@
 package dev.ballast.trainer.train;
 
+import dev.ballast.client.HttpSidecarClient;
+import dev.ballast.client.SidecarApi;
 import dev.ballast.collectives.CollectiveException;
 import dev.ballast.collectives.CommConfig;
+import dev.ballast.contracts.plan.PlanVersion;
+import dev.ballast.contracts.plan.PlanVersions;
 import dev.ballast.planner.model.Mode;
+import dev.ballast.planner.model.Plan;
 import dev.ballast.trainer.backend.Backend;
 import dev.ballast.trainer.backend.Backends;
 import dev.ballast.trainer.data.ByteCorpus;
+import dev.ballast.trainer.loop.AdoptedStep;
+import dev.ballast.trainer.loop.RoutingTrace;
+import dev.ballast.trainer.loop.SidecarLoop;
 import dev.ballast.trainer.parallel.PodRanks;
 import dev.ballast.trainer.parallel.RankStepLog;
 import dev.ballast.trainer.parallel.RankTrainer;
 import dev.ballast.trainer.parallel.TimedComm;
-import dev.ballast.client.HttpSidecarClient;
-import dev.ballast.client.SidecarApi;
-import dev.ballast.contracts.plan.PlanVersion;
-import dev.ballast.contracts.plan.PlanVersions;
-import dev.ballast.planner.model.Plan;
-import dev.ballast.trainer.loop.AdoptedStep;
-import dev.ballast.trainer.loop.RoutingTrace;
-import dev.ballast.trainer.loop.SidecarLoop;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -51,8 +51,13 @@ public final class DistributedTrainMain {
                 throw new IllegalArgumentException("in a pod NNODES and NPROC_PER_NODE say the pods and ranks; "
                         + "--pods and --ranks are for bin/ballast train's local simulation");
             }
+            if (flags.containsKey("sidecar")) {
+                throw new IllegalArgumentException("in a pod BALLAST_SIDECAR_URL names the pod's sidecar; --sidecar is "
+                        + "for bin/ballast train's local simulation");
+            }
+            String url = System.getenv("BALLAST_SIDECAR_URL");
             try (PodRanks pods = PodRanks.join(CommConfig.fromEnv(System.getenv()));
-                 HttpSidecarClient sidecar = sidecar(flags, System.getenv())) {
+                 HttpSidecarClient sidecar = url == null ? null : new HttpSidecarClient(url)) {
                 run(flags, pods, sidecar == null ? null : pod -> sidecar);
             }
         } catch (IllegalArgumentException | IllegalStateException | UncheckedIOException | CollectiveException e) {
@@ -61,18 +66,26 @@ public final class DistributedTrainMain {
         }
     }
 
-    /** bin/ballast train --pods N --ranks N: the pods in this JVM, joined over loopback. */
+    /**
+     * bin/ballast train --pods N --ranks N: the pods in this JVM, joined over loopback; --sidecar URL,... names each
+     * pod's sidecar (one URL per pod, in pod order).
+     */
     static void runLocal(Map<String, String> flags, int pods, int ranksPerPod) {
-        try (PodRanks world = PodRanks.local(pods, ranksPerPod, Duration.ofMinutes(5));
-             HttpSidecarClient sidecar = sidecar(flags, Map.of())) {
-            run(flags, world, sidecar == null ? null : pod -> sidecar);
+        List<HttpSidecarClient> sidecars = new ArrayList<>();
+        if (flags.containsKey("sidecar")) {
+            String[] urls = flags.get("sidecar").split(",", -1);
+            if (urls.length != pods) {
+                throw new IllegalArgumentException("--sidecar wants one URL per pod (" + pods + "), got " + urls.length);
+            }
+            for (String url : urls) {
+                sidecars.add(new HttpSidecarClient(url));
+            }
         }
-    }
-
-    /** --sidecar URL, else BALLAST_SIDECAR_URL from env (a pod's), else none: the static layout throughout. */
-    static HttpSidecarClient sidecar(Map<String, String> flags, Map<String, String> env) {
-        String url = flags.getOrDefault("sidecar", env.get("BALLAST_SIDECAR_URL"));
-        return url == null ? null : new HttpSidecarClient(url);
+        try (PodRanks world = PodRanks.local(pods, ranksPerPod, Duration.ofMinutes(5))) {
+            run(flags, world, sidecars.isEmpty() ? null : sidecars::get);
+        } finally {
+            sidecars.forEach(HttpSidecarClient::close);
+        }
     }
 
     /**
@@ -80,7 +93,8 @@ public final class DistributedTrainMain {
      * to which every rank reports each step and from which it adopts plans by the adoption rule. Returns what every
      * rank ran, by global rank and step.
      */
-    static List<List<AdoptedStep>> run(Map<String, String> flags, PodRanks pods, IntFunction<SidecarApi> sidecarOfPod) {
+    static List<List<AdoptedStep>> run(Map<String, String> flags, PodRanks pods,
+                                       IntFunction<SidecarApi> sidecarOfPod) {
         TrainerConfig config = TrainMain.config(flags);
         Mode mode = Mode.parse(flags.getOrDefault("mode", Mode.REPLICATE.wireName()));
         int logEvery = TrainMain.integer(flags, "log-every", 1);
@@ -101,8 +115,8 @@ public final class DistributedTrainMain {
                     System.out.printf("data %s (%d bytes), backend %s, model %s, %d ranks on %d pods, batch %d per "
                                     + "rank, seed %d, %s, %s%n", corpus.source(), corpus.bytes().length,
                             backend.name(), config.model(), comm.worldSize(), node[node.length - 1] + 1,
-                            config.batchTokens(), config.seed(), loop == null ? "static layout" : "plans from the sidecar",
-                            mode.wireName());
+                            config.batchTokens(), config.seed(),
+                            loop == null ? "static layout" : "plans from the sidecars", mode.wireName());
                 }
                 for (int s = 1; s <= config.steps(); s++) {
                     Plan plan = loop == null ? null : loop.beforeStep(s);
@@ -135,7 +149,10 @@ public final class DistributedTrainMain {
                 config.seed(), config.batchTokens(), mode.wireName(), config.model().routingSkew());
     }
 
-    /** loss, the adopted plan version, the step's wall time (slowest rank), per rank compute (thread CPU) and exchange ms, expert loads. */
+    /**
+     * loss, the adopted plan version, the step's wall time (slowest rank), per rank compute (thread CPU) and exchange
+     * ms, expert loads.
+     */
     static String format(RankStepLog log, float[][] times, PlanVersion adopted) {
         StringBuilder sb = new StringBuilder(String.format("step %5d  loss %.4f  plan %s", log.step(), log.loss(),
                 adopted));

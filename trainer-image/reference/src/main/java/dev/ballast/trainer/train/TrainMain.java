@@ -36,8 +36,9 @@ public final class TrainMain {
               --ranks N         ranks (threads) per simulated pod (default 1); --batch is then per rank
               --mode M          expert state when distributed: replicate (at each expert's home rank) or fssdp
                                 (sharded over all ranks) (default replicate)
-              --sidecar URL     report routing to this Ballast sidecar every step and adopt its plans (a worker pod
-                                uses BALLAST_SIDECAR_URL; default: none, the static layout)
+              --sidecar URLS    each simulated pod's Ballast sidecar, one URL per pod, comma-separated: every rank
+                                reports its routing there each step and adopts the plans (default: none, the static
+                                layout; a worker pod uses BALLAST_SIDECAR_URL)
               --trace FILE      write every step's routing, one source per rank, as ballast-trace/v1 to FILE
             """;
 
