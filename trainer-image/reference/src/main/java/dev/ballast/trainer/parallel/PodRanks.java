@@ -47,8 +47,8 @@ public final class PodRanks implements AutoCloseable {
         int port = freePort();
         List<CompletableFuture<CommNode>> joining = new ArrayList<>();
         for (int n = 0; n < pods; n++) {
-            CommConfig c = new CommConfig("127.0.0.1", port, pods, n, ranksPerPod, LOCAL_GENERATION, "127.0.0.1", "", 0, "pod-" + n,
-                    timeout, timeout);
+            CommConfig c = new CommConfig("127.0.0.1", port, pods, n, ranksPerPod, LOCAL_GENERATION, "127.0.0.1", "",
+                    0, "pod-" + n, timeout, timeout);
             joining.add(CompletableFuture.supplyAsync(() -> CommNode.join(c)));
         }
         List<CommNode> nodes = new ArrayList<>();
