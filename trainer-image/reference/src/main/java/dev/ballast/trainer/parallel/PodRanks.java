@@ -22,15 +22,20 @@ import java.util.function.BiFunction;
  */
 public final class PodRanks implements AutoCloseable {
 
-    private final List<CommNode> nodes;
+    /** The world generation of a local simulation (a pod's comes from BALLAST_WORLD_GENERATION). */
+    public static final long LOCAL_GENERATION = 1;
 
-    private PodRanks(List<CommNode> nodes) {
+    private final List<CommNode> nodes;
+    private final long generation;
+
+    private PodRanks(List<CommNode> nodes, long generation) {
         this.nodes = nodes;
+        this.generation = generation;
     }
 
     /** This process's pod, as the operator's env describes it (docs/collectives.md, "Configuration"). */
     public static PodRanks join(CommConfig config) {
-        return new PodRanks(List.of(CommNode.join(config)));
+        return new PodRanks(List.of(CommNode.join(config)), config.generation());
     }
 
     /** pods pods of ranksPerPod ranks each, all in this JVM, joined over loopback. */
@@ -42,15 +47,20 @@ public final class PodRanks implements AutoCloseable {
         int port = freePort();
         List<CompletableFuture<CommNode>> joining = new ArrayList<>();
         for (int n = 0; n < pods; n++) {
-            CommConfig c = new CommConfig("127.0.0.1", port, pods, n, ranksPerPod, 1, "127.0.0.1", "", 0, "pod-" + n,
-                    timeout, timeout);
+            CommConfig c = new CommConfig("127.0.0.1", port, pods, n, ranksPerPod, LOCAL_GENERATION, "127.0.0.1", "",
+                    0, "pod-" + n, timeout, timeout);
             joining.add(CompletableFuture.supplyAsync(() -> CommNode.join(c)));
         }
         List<CommNode> nodes = new ArrayList<>();
         for (CompletableFuture<CommNode> j : joining) {
             nodes.add(join(j));
         }
-        return new PodRanks(nodes);
+        return new PodRanks(nodes, LOCAL_GENERATION);
+    }
+
+    /** The world generation the pods joined: plans of it are the ones the ranks may adopt. */
+    public long generation() {
+        return generation;
     }
 
     public int worldSize() {

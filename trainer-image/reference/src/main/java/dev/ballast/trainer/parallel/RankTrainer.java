@@ -12,6 +12,7 @@ import dev.ballast.trainer.model.StepResult;
 import dev.ballast.trainer.optim.AdamState;
 import dev.ballast.trainer.optim.AdamW;
 import dev.ballast.trainer.train.TrainerConfig;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -95,7 +96,15 @@ public final class RankTrainer {
         long stepNanos = System.nanoTime() - wall;
         long compute = TimedComm.threadCpuNanos() - cpu - (comm.cpuNanos() - exCpu);
         return new RankStepLog(++step, comm.rank(), loss, batch.tokens() * comm.worldSize(), compute,
-                comm.wallNanos() - exWall, stepNanos, counts);
+                comm.wallNanos() - exWall, stepNanos, counts, rankCounts(result));
+    }
+
+    private static long[][] rankCounts(StepResult result) {
+        long[][] c = new long[result.routing().size()][];
+        for (int l = 0; l < c.length; l++) {
+            c[l] = Arrays.stream(result.routing().get(l).counts()).asLongStream().toArray();
+        }
+        return c;
     }
 
     /** All dense gradients in one all-reduce (SUM, ascending rank order: the same bits on every rank), then / W. */

@@ -10,6 +10,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.stream.Stream;
 
 /** `bin/ballast train`: trains the model in this process and prints one line per step. */
 public final class TrainMain {
@@ -35,6 +36,10 @@ public final class TrainMain {
               --ranks N         ranks (threads) per simulated pod (default 1); --batch is then per rank
               --mode M          expert state when distributed: replicate (at each expert's home rank) or fssdp
                                 (sharded over all ranks) (default replicate)
+              --sidecar URLS    each simulated pod's Ballast sidecar, one URL per pod, comma-separated: every rank
+                                reports its routing there each step and adopts the plans (default: none, the static
+                                layout; a worker pod uses BALLAST_SIDECAR_URL)
+              --trace FILE      write every step's routing, one source per rank, as ballast-trace/v1 to FILE
             """;
 
     private TrainMain() {
@@ -63,7 +68,7 @@ public final class TrainMain {
     }
 
     private static void run(Map<String, String> f) {
-        if (f.containsKey("pods") || f.containsKey("ranks") || f.containsKey("mode")) {
+        if (Stream.of("pods", "ranks", "mode", "sidecar", "trace").anyMatch(f::containsKey)) {
             DistributedTrainMain.runLocal(f, integer(f, "pods", 1), integer(f, "ranks", 1));
             return;
         }

@@ -15,4 +15,11 @@ class TrainMainTest {
         assertThatThrownBy(() -> TrainMain.parse(new String[] {"--steps"}))
                 .hasMessageContaining("--steps needs a value");
     }
+
+    @Test
+    void aSimulationWantsOneSidecarPerPod() {
+        assertThatThrownBy(() -> DistributedTrainMain.runLocal(
+                TrainMain.parse(new String[] {"--sidecar", "http://127.0.0.1:1"}), 2, 1))
+                .hasMessage("--sidecar wants one URL per pod (2), got 1");
+    }
 }

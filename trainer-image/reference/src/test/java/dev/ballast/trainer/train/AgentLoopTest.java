@@ -1,0 +1,154 @@
+package dev.ballast.trainer.train;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+import dev.ballast.client.HttpSidecarClient;
+import dev.ballast.contracts.plan.PlanVersion;
+import dev.ballast.trainer.loop.AdoptedStep;
+import dev.ballast.trainer.parallel.PodRanks;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The loop for real: the agent jar as a balancer in file mode and two sidecars, local processes as in the Python
+ * client's tests (trainer-image/python/tests/conftest.py); 2 pods x 2 ranks of the reference trainer, each pod with
+ * its own sidecar. The balancer plans from the trainer's reports; every rank must adopt its plans at the same steps.
+ * Skipped, with the reason, when the agent jar is not built.
+ */
+class AgentLoopTest {
+
+    private static final Path JAR = Path.of(System.getProperty("user.dir")).resolve(
+            "../../balancer-sidecar/app/target/quarkus-app/quarkus-run.jar").normalize();
+    private static final String WORLD = """
+            {"job":"loopjob","namespace":"default","generation":1,"gpusPerWorker":2,
+             "spec":{"parallelism":{"expert":4,"pipeline":1},
+                     "model":{"moeLayers":2,"experts":8,"topK":2,"sharedExperts":0,"hiddenSize":15,"ffnHiddenSize":33,
+                              "bytesPerParam":4},
+                     "balancer":{"mode":"replicate","planner":"ballast","redundantSlotsPerGpu":1,"replanEverySteps":3,
+                                 "memoryBudgetBytes":0}},
+             "nodes":[{"index":0,"pod":"loopjob-worker-0","nodeRank":0,"node":"n0","domain":"d0","rack":"r0"},
+                      {"index":1,"pod":"loopjob-worker-1","nodeRank":1,"node":"n1","domain":"d0","rack":"r0"}]}
+            """;
+    private static final int STEPS = 60;
+    private final HttpClient http = HttpClient.newHttpClient();
+
+    @Test
+    void allRanksOfBothPodsAdoptTheBalancersPlansAtTheSameSteps(@TempDir Path dir) throws Exception {
+        Assumptions.assumeTrue(Files.isRegularFile(JAR), "agent jar not built (" + JAR + "); build it with "
+                + "./mvnw -q -B -o -pl balancer-sidecar/app -am package -DskipTests");
+        Files.writeString(dir.resolve("world.json"), WORLD);
+        int grpc = freePort();
+        int balancerHttp = freePort();
+        int[] sidecarPorts = {freePort(), freePort()};
+        Map<String, String> common = Map.of("BALLAST_JOB", "loopjob", "BALLAST_NAMESPACE", "default",
+                "BALLAST_TOKEN", "loop-token", "BALLAST_BIND_ADDRESS", "127.0.0.1");
+        List<Process> agents = new ArrayList<>();
+        try {
+            Map<String, String> balancer = new HashMap<>(common);
+            balancer.putAll(Map.of("BALLAST_GRPC_PORT", "" + grpc, "BALLAST_HTTP_PORT", "" + balancerHttp,
+                    "BALLAST_WORLD_FILE", dir.resolve("world.json").toString(),
+                    "BALLAST_STATUS_FILE", dir.resolve("status.json").toString()));
+            agents.add(start("balancer", balancer, dir.resolve("balancer.log")));
+            for (int pod = 0; pod < 2; pod++) {
+                Map<String, String> sidecar = new HashMap<>(common);
+                sidecar.putAll(Map.of("BALLAST_POD_INDEX", "" + pod, "BALLAST_SIDECAR_PORT", "" + sidecarPorts[pod],
+                        "BALLAST_BALANCER_ADDRESS", "127.0.0.1:" + grpc));
+                agents.add(start("sidecar", sidecar, dir.resolve("sidecar" + pod + ".log")));
+            }
+            long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+            awaitBody("http://127.0.0.1:" + balancerHttp + "/q/health/ready", "", deadline, dir);
+            for (int port : sidecarPorts) {
+                awaitBody("http://127.0.0.1:" + port + "/v1/status", "\"worldGeneration\":1", deadline, dir);
+            }
+
+            HttpSidecarClient[] clients = {new HttpSidecarClient("http://127.0.0.1:" + sidecarPorts[0]),
+                new HttpSidecarClient("http://127.0.0.1:" + sidecarPorts[1])};
+            Map<String, String> flags = TrainMain.parse(("--steps " + STEPS + " --batch 32 --window 4 --dim 15 "
+                    + "--ffn-dim 33 --layers 2 --experts 8 --top-k 2 --seed 3 --backend java --routing-skew 2 "
+                    + "--log-every 10").split(" "));
+            List<List<AdoptedStep>> ranks;
+            try (PodRanks pods = PodRanks.local(2, 2, Duration.ofSeconds(60))) {
+                ranks = DistributedTrainMain.run(flags, pods, pod -> clients[pod]);
+            }
+
+            for (int s = 0; s < STEPS; s++) {
+                int step = s;
+                assertThat(ranks).as("plan of step %d on every rank", s + 1)
+                        .extracting(r -> r.get(step).adopted()).containsOnly(ranks.get(0).get(s).adopted());
+                assertThat(ranks).extracting(r -> r.get(step).loss()).containsOnly(ranks.get(0).get(s).loss());
+            }
+            List<PlanVersion> versions = ranks.get(0).stream().map(AdoptedStep::adopted).toList();
+            assertThat(versions).isSorted();
+            assertThat(versions.get(STEPS - 1)).as("a balancer plan was adopted")
+                    .isGreaterThan(new PlanVersion(1, 0));
+            assertThat(ranks.get(0).get(STEPS - 1).loss()).isLessThan(ranks.get(0).get(0).loss());
+            for (HttpSidecarClient c : clients) {
+                assertThat(c.refusedReports()).as("reports refused: %s", c.lastError()).isZero();
+                assertThat(c.sentReports()).isPositive();
+                c.close();
+            }
+            assertThat(get("http://127.0.0.1:" + balancerHttp + "/v1/status").body()).contains("\"sidecars\":2");
+        } finally {
+            agents.forEach(Process::destroy);
+            for (Process p : agents) {
+                if (!p.waitFor(10, java.util.concurrent.TimeUnit.SECONDS)) {
+                    p.destroyForcibly();
+                }
+            }
+        }
+    }
+
+    private static Process start(String role, Map<String, String> env, Path log) throws IOException {
+        ProcessBuilder b = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx192m", "-XX:TieredStopAtLevel=1", "-jar", JAR.toString(), role);
+        b.environment().putAll(env);
+        b.redirectErrorStream(true).redirectOutput(log.toFile());
+        return b.start();
+    }
+
+    private void awaitBody(String url, String wanted, long deadline, Path dir) throws Exception {
+        while (System.nanoTime() < deadline) {
+            try {
+                HttpResponse<String> r = get(url);
+                if (r.statusCode() == 200 && r.body().contains(wanted)) {
+                    return;
+                }
+            } catch (IOException notYet) {
+                // not listening yet
+            }
+            Thread.sleep(300);
+        }
+        StringBuilder logs = new StringBuilder();
+        for (String f : List.of("balancer.log", "sidecar0.log", "sidecar1.log")) {
+            String text = Files.readString(dir.resolve(f));
+            logs.append("\n--- ").append(f).append('\n').append(text.substring(Math.max(0, text.length() - 2000)));
+        }
+        fail("agents not ready within 120 s (" + url + " without " + wanted + "):" + logs);
+    }
+
+    private HttpResponse<String> get(String url) throws IOException, InterruptedException {
+        return http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(5)).GET().build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+}
