@@ -11,7 +11,9 @@ public final class BatchSampler {
     private final byte[] text;
     private final int window;
     private final int tokens;
+    private final long seed;
     private final SplittableRandom random;
+    private long position;
 
     public BatchSampler(ByteCorpus corpus, int window, int tokens, long seed) {
         if (tokens <= 0) {
@@ -24,14 +26,46 @@ public final class BatchSampler {
         this.text = corpus.bytes();
         this.window = window;
         this.tokens = tokens;
+        this.seed = seed;
         this.random = new SplittableRandom(seed);
+    }
+
+    public long seed() {
+        return seed;
+    }
+
+    /** Positions drawn so far. */
+    public long position() {
+        return position;
+    }
+
+    /** The sampler of seed after position draws (replayed): where a checkpointed stream left off. */
+    public BatchSampler resume(long streamSeed, long streamPosition) {
+        BatchSampler s = new BatchSampler(text, window, tokens, streamSeed);
+        for (long i = 0; i < streamPosition; i++) {
+            s.drawPosition();
+        }
+        return s;
+    }
+
+    private BatchSampler(byte[] text, int window, int tokens, long seed) {
+        this.text = text;
+        this.window = window;
+        this.tokens = tokens;
+        this.seed = seed;
+        this.random = new SplittableRandom(seed);
+    }
+
+    private int drawPosition() {
+        position++;
+        return window - 1 + random.nextInt(text.length - window);
     }
 
     public Batch next() {
         int[] context = new int[tokens * window];
         int[] target = new int[tokens];
         for (int t = 0; t < tokens; t++) {
-            int p = window - 1 + random.nextInt(text.length - window);
+            int p = drawPosition();
             for (int w = 0; w < window; w++) {
                 context[t * window + w] = text[p - w] & 0xff;
             }

@@ -5,6 +5,8 @@ import dev.ballast.collectives.CommConfig;
 import dev.ballast.planner.model.Mode;
 import dev.ballast.trainer.backend.Backend;
 import dev.ballast.trainer.backend.Backends;
+import dev.ballast.trainer.checkpoint.Checkpointing;
+import dev.ballast.trainer.checkpoint.TrainingState;
 import dev.ballast.trainer.data.ByteCorpus;
 import dev.ballast.trainer.parallel.PodRanks;
 import dev.ballast.trainer.parallel.RankStepLog;
@@ -13,6 +15,7 @@ import dev.ballast.trainer.parallel.TimedComm;
 import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * A worker pod's trainer: joins the world the env describes (MASTER_ADDR, NNODES, NODE_RANK, NPROC_PER_NODE, ...;
@@ -58,23 +61,38 @@ public final class DistributedTrainMain {
         Mode mode = Mode.parse(flags.getOrDefault("mode", Mode.REPLICATE.wireName()));
         int logEvery = TrainMain.integer(flags, "log-every", 1);
         ByteCorpus corpus = ByteCorpus.load(config.data());
+        Checkpointing checkpoints = Checkpointing.fromFlags(flags, System.getenv());
+        try {
+            run(config, mode, logEvery, corpus, pods, checkpoints, checkpoints.resumeState());
+        } finally {
+            checkpoints.finished();
+        }
+    }
+
+    static void run(TrainerConfig config, Mode mode, int logEvery, ByteCorpus corpus, PodRanks pods,
+                    Checkpointing checkpoints, Optional<TrainingState> resumed) {
         pods.run((comm, node) -> {
             try (Backend backend = Backends.select(config.backend())) {
                 TimedComm timed = new TimedComm(comm);
                 RankTrainer trainer = new RankTrainer(config, corpus, backend, timed, node, mode);
+                resumed.ifPresent(trainer::restore);
                 boolean printer = comm.rank() == 0;
                 if (printer) {
                     System.out.printf("data %s (%d bytes), backend %s, model %s, %d ranks on %d pods, batch %d per "
                                     + "rank, seed %d, static layout, %s%n", corpus.source(), corpus.bytes().length,
                             backend.name(), config.model(), comm.worldSize(), node[node.length - 1] + 1,
                             config.batchTokens(), config.seed(), mode.wireName());
+                    resumed.ifPresent(r -> System.out.println("resumed from the checkpoint of step " + r.step()));
                 }
-                for (int s = 1; s <= config.steps(); s++) {
+                for (int s = trainer.completedSteps() + 1; s <= config.steps(); s++) {
                     RankStepLog log = trainer.step(null);
                     float[][] times = comm.allGather(new float[] {log.computeCpuNanos() / 1e6f,
                         log.exchangeNanos() / 1e6f, log.stepNanos() / 1e6f});
                     if (printer && (s % logEvery == 0 || s == config.steps())) {
                         System.out.println(format(log, times));
+                    }
+                    if (checkpoints.afterStep(trainer, comm)) {
+                        break;
                     }
                 }
                 comm.barrier();
