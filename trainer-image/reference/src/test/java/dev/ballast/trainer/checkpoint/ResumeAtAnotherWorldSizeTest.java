@@ -31,7 +31,7 @@ class ResumeAtAnotherWorldSizeTest {
     private static final ByteCorpus CORPUS = ByteCorpus.load(ByteCorpus.DEFAULT);
     private static final TrainerConfig CONFIG = new TrainerConfig(MODEL, AdamWConfig.defaults().withLr(1e-2f),
             ByteCorpus.DEFAULT, 10, 32, 5, "java");
-    /** Curves of one state under two expert layouts (gradients summed in another order); measured: below 1e-7. */
+    /** Curves of one state under two expert layouts (gradients summed in another order); measured: equal at W = 2. */
     private static final double LAYOUT_TOLERANCE = 1e-5;
 
     @TempDir
@@ -96,8 +96,10 @@ class ResumeAtAnotherWorldSizeTest {
             assertThat(twoSharded.get(s)).isCloseTo(twoReplicate.get(s),
                     offset(LAYOUT_TOLERANCE));
         }
-        // not a restart: step 7 starts where step 6 ended (other batches: within 0.3 nats), below a fresh world's
-        assertThat(twoReplicate.get(0)).isCloseTo(four.get(5), offset(0.3));
+        // not a restart: steps 7-8 go on where steps 5-6 ended (other batches, so within 0.3 nats; measured 0.05)
+        // and far below a fresh world's (measured 0.87 nats below at step 1, 0.97 at step 4)
+        assertThat((twoReplicate.get(0) + twoReplicate.get(1)) / 2).isCloseTo((four.get(4) + four.get(5)) / 2,
+                offset(0.3));
         assertThat(twoReplicate.get(0)).isLessThan(fresh.get(0) - 0.5);
         assertThat(twoReplicate.get(3)).isLessThan(fresh.get(3) - 0.3);
     }
