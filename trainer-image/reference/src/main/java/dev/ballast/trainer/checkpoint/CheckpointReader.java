@@ -56,7 +56,7 @@ public final class CheckpointReader {
             streams.add(readPart(dir, p, slices));
         }
         Map<String, TensorSlice> tensors = new LinkedHashMap<>();
-        slices.forEach((name, parts2) -> tensors.put(name, assemble(dir, name, parts2)));
+        slices.forEach((name, pieces) -> tensors.put(name, assemble(dir, name, pieces)));
         return new TrainingState(step, tensors, streams);
     }
 

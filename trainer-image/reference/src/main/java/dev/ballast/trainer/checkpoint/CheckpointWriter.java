@@ -62,10 +62,22 @@ public final class CheckpointWriter {
         }
     }
 
-    /** Makes dir the checkpoint to resume from: latest.tmp written, then renamed over latest (ATOMIC_MOVE). */
-    public static void publish(Path root, Path dir) {
+    /**
+     * Makes dir (of generation generation) the checkpoint to resume from: latest.tmp written, then renamed over latest
+     * (ATOMIC_MOVE). Refused when latest already names a newer generation: this process belongs to a fenced world.
+     */
+    public static void publish(Path root, Path dir, long generation) {
         Path tmp = root.resolve(CheckpointLayout.LATEST + ".tmp");
         try {
+            Path latest = root.resolve(CheckpointLayout.LATEST);
+            if (Files.exists(latest)) {
+                long newest = CheckpointLayout.generationOf(Files.readString(latest).strip());
+                if (newest > generation) {
+                    throw new IllegalStateException("checkpoint " + dir + " not published: " + latest
+                            + " already names generation " + newest + " (this process is of generation " + generation
+                            + ", an older world)");
+                }
+            }
             writeDurably(tmp, dir.getFileName() + "\n");
             Files.move(tmp, root.resolve(CheckpointLayout.LATEST), StandardCopyOption.ATOMIC_MOVE,
                     StandardCopyOption.REPLACE_EXISTING);

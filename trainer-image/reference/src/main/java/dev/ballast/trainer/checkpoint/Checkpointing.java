@@ -96,7 +96,7 @@ public final class Checkpointing {
         }
         if (rank == 0) {
             CheckpointWriter.writeDescriptor(dir, step, comm == null ? 1 : comm.worldSize());
-            CheckpointWriter.publish(root, dir);
+            CheckpointWriter.publish(root, dir, generation);
         }
         if (comm != null) {
             comm.barrier();

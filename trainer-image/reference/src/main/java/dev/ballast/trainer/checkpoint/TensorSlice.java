@@ -2,6 +2,8 @@ package dev.ballast.trainer.checkpoint;
 
 import dev.ballast.trainer.model.Param;
 import dev.ballast.trainer.optim.AdamState;
+import java.util.List;
+import java.util.Map;
 
 /**
  * Elements [from, from + data.length) of one tensor (rows x cols, row-major) with their AdamW moments and the
@@ -25,6 +27,11 @@ public record TensorSlice(String name, int rows, int cols, int from, float[] dat
     public static TensorSlice of(Param p, AdamState state) {
         return new TensorSlice(p.name(), p.rows(), p.cols(), 0, p.data().clone(), state.m().clone(),
                 state.v().clone(), state.steps());
+    }
+
+    /** Every tensor of states whole, with its state. */
+    public static List<TensorSlice> of(Map<Param, AdamState> states) {
+        return states.entrySet().stream().map(e -> of(e.getKey(), e.getValue())).toList();
     }
 
     /** Puts this whole tensor's values and state into p and state (their shapes must match). */

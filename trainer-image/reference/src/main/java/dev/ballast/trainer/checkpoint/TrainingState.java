@@ -1,5 +1,7 @@
 package dev.ballast.trainer.checkpoint;
 
+import dev.ballast.trainer.model.Param;
+import dev.ballast.trainer.optim.AdamState;
 import java.util.List;
 import java.util.Map;
 
@@ -12,6 +14,11 @@ public record TrainingState(int step, Map<String, TensorSlice> tensors, List<Dat
     public TrainingState {
         tensors = Map.copyOf(tensors);
         streams = List.copyOf(streams);
+    }
+
+    /** Each tensor of states (by name) with its AdamW state from this checkpoint. */
+    public void restore(Map<Param, AdamState> states) {
+        states.forEach((p, s) -> tensor(p.name()).restore(p, s));
     }
 
     public TensorSlice tensor(String name) {

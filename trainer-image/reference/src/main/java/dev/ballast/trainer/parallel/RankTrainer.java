@@ -84,10 +84,7 @@ public final class RankTrainer implements Checkpointable {
     /** Rank 0 the dense tensors (identical on every rank after the all-reduce), each rank the experts it keeps. */
     @Override
     public List<TensorSlice> checkpointSlices() {
-        List<TensorSlice> out = new ArrayList<>();
-        if (comm.rank() == 0) {
-            states.forEach((p, s) -> out.add(TensorSlice.of(p, s)));
-        }
+        List<TensorSlice> out = new ArrayList<>(comm.rank() == 0 ? TensorSlice.of(states) : List.of());
         out.addAll(store.checkpointSlices());
         return out;
     }
@@ -100,7 +97,7 @@ public final class RankTrainer implements Checkpointable {
     /** Stream r continues where rank r of the writing world left it; a rank the writer did not have starts fresh. */
     @Override
     public void restore(TrainingState state) {
-        states.forEach((p, s) -> state.tensor(p.name()).restore(p, s));
+        state.restore(states);
         store.restore(state);
         if (comm.rank() < state.streams().size()) {
             DataStream stream = state.streams().get(comm.rank());

@@ -139,12 +139,12 @@ public final class ReplicatedExperts implements ExpertStore {
 
     @Override
     public List<TensorSlice> checkpointSlices() {
-        return states.entrySet().stream().map(e -> TensorSlice.of(e.getKey(), e.getValue())).toList();
+        return TensorSlice.of(states);
     }
 
     @Override
     public void restore(TrainingState state) {
-        states.forEach((p, s) -> state.tensor(p.name()).restore(p, s));
+        state.restore(states);
     }
 
     private int owner(int expert) {

@@ -50,7 +50,7 @@ public final class Trainer implements Checkpointable {
 
     @Override
     public List<TensorSlice> checkpointSlices() {
-        return states.entrySet().stream().map(e -> TensorSlice.of(e.getKey(), e.getValue())).toList();
+        return TensorSlice.of(states);
     }
 
     @Override
@@ -61,7 +61,7 @@ public final class Trainer implements Checkpointable {
     /** Every tensor from state; batch stream 0 (a single process is rank 0). */
     @Override
     public void restore(TrainingState state) {
-        states.forEach((p, s) -> state.tensor(p.name()).restore(p, s));
+        state.restore(states);
         DataStream stream = state.streams().get(0);
         sampler = sampler.resume(stream.seed(), stream.position());
         step = state.step();

@@ -75,6 +75,18 @@ class SingleProcessCheckpointTest {
     }
 
     @Test
+    void aProcessOfAnOlderGenerationCannotMoveLatestBackToItsCheckpoint() throws IOException {
+        train(new Trainer(CONFIG, TEXT, JavaBackend.create()), 1, new Checkpointing(root, 1, 5));
+        Checkpointing fenced = new Checkpointing(root, 1, 4);
+        Trainer old = new Trainer(CONFIG, TEXT, JavaBackend.create());
+        old.step();
+        old.step();
+        assertThatThrownBy(() -> fenced.afterStep(old, null)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("generation 5").hasMessageContaining("generation 4");
+        assertThat(Files.readString(root.resolve("latest")).strip()).isEqualTo("gen-5-step-1");
+    }
+
+    @Test
     void aBadChecksumAMissingPartOrAMissingDirectoryIsRefusedNamingTheFile() throws IOException {
         Checkpointing every2 = new Checkpointing(root, 2, 0);
         train(new Trainer(CONFIG, TEXT, JavaBackend.create()), 2, every2);
