@@ -1,5 +1,6 @@
 package dev.ballast.trainer.data;
 
+import dev.ballast.trainer.checkpoint.DataStream;
 import java.util.SplittableRandom;
 
 /**
@@ -30,19 +31,15 @@ public final class BatchSampler {
         this.random = new SplittableRandom(seed);
     }
 
-    public long seed() {
-        return seed;
+    /** This stream's seed and the positions drawn so far. */
+    public DataStream stream() {
+        return new DataStream(seed, position);
     }
 
-    /** Positions drawn so far. */
-    public long position() {
-        return position;
-    }
-
-    /** The sampler of seed after position draws (replayed): where a checkpointed stream left off. */
-    public BatchSampler resume(long streamSeed, long streamPosition) {
-        BatchSampler s = new BatchSampler(text, window, tokens, streamSeed);
-        for (long i = 0; i < streamPosition; i++) {
+    /** A sampler like this one at a checkpointed stream: its seed, its draws replayed. */
+    public BatchSampler resume(DataStream stream) {
+        BatchSampler s = new BatchSampler(text, window, tokens, stream.seed());
+        for (long i = 0; i < stream.position(); i++) {
             s.drawPosition();
         }
         return s;

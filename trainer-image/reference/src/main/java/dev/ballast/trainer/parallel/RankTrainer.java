@@ -91,7 +91,7 @@ public final class RankTrainer implements Checkpointable {
 
     @Override
     public DataStream dataStream() {
-        return new DataStream(sampler.seed(), sampler.position());
+        return sampler.stream();
     }
 
     /** Stream r continues where rank r of the writing world left it; a rank the writer did not have starts fresh. */
@@ -100,8 +100,7 @@ public final class RankTrainer implements Checkpointable {
         state.restore(states);
         store.restore(state);
         if (comm.rank() < state.streams().size()) {
-            DataStream stream = state.streams().get(comm.rank());
-            sampler = sampler.resume(stream.seed(), stream.position());
+            sampler = sampler.resume(state.streams().get(comm.rank()));
         }
         step = state.step();
     }

@@ -55,15 +55,14 @@ public final class Trainer implements Checkpointable {
 
     @Override
     public DataStream dataStream() {
-        return new DataStream(sampler.seed(), sampler.position());
+        return sampler.stream();
     }
 
     /** Every tensor from state; batch stream 0 (a single process is rank 0). */
     @Override
     public void restore(TrainingState state) {
         state.restore(states);
-        DataStream stream = state.streams().get(0);
-        sampler = sampler.resume(stream.seed(), stream.position());
+        sampler = sampler.resume(state.streams().get(0));
         step = state.step();
     }
 
