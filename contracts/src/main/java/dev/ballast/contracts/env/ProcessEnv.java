@@ -58,6 +58,8 @@ public final class ProcessEnv {
     public static final String SIDECAR_URL = "BALLAST_SIDECAR_URL";
     public static final String WORLD_GENERATION = "BALLAST_WORLD_GENERATION";
     public static final String GPUS_PER_WORKER = "BALLAST_GPUS_PER_WORKER";
+    /** The pod's IP (downward API status.podIP): the address the trainer's collectives advertise to their peers. */
+    public static final String POD_IP = "BALLAST_POD_IP";
     public static final String CHECKPOINT_DIR = "BALLAST_CHECKPOINT_DIR";
     /** Seconds a voluntary stop leaves the trainer between SIGTERM and SIGKILL to checkpoint (docs/elastic.md). */
     public static final String CHECKPOINT_TIMEOUT_SECONDS = "BALLAST_CHECKPOINT_TIMEOUT_SECONDS";

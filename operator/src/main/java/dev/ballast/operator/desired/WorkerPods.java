@@ -135,6 +135,8 @@ public final class WorkerPods {
     put(env, ProcessEnv.POD_INDEX, Integer.toString(seat.index()));
     put(env, ProcessEnv.WORLD_GENERATION, Long.toString(world.generation()));
     put(env, ProcessEnv.GPUS_PER_WORKER, Integer.toString(gpus));
+    env.put(ProcessEnv.POD_IP, new EnvVarBuilder().withName(ProcessEnv.POD_IP)
+        .withNewValueFrom().withNewFieldRef().withFieldPath("status.podIP").endFieldRef().endValueFrom().build());
     if (withSidecar(spec)) put(env, ProcessEnv.SIDECAR_URL, ProcessEnv.sidecarUrl(settings.sidecarPort()));
     if (spec.checkpoint != null) put(env, ProcessEnv.CHECKPOINT_DIR, spec.checkpoint.path);
     // the budget a voluntary stop gives the trainer between SIGTERM and SIGKILL (docs/elastic.md)

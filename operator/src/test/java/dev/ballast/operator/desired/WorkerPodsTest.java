@@ -81,7 +81,10 @@ class WorkerPodsTest {
     Container trainer = pod.getSpec().getContainers().get(0);
     assertThat(trainer.getResources().getLimits()).containsEntry("nvidia.com/gpu", new Quantity("8"));
     assertThat(trainer.getResources().getRequests()).containsEntry("nvidia.com/gpu", new Quantity("8"));
-    Map<String, String> env = trainer.getEnv().stream().collect(Collectors.toMap(EnvVar::getName, EnvVar::getValue));
+    assertThat(trainer.getEnv()).filteredOn(e -> e.getName().equals("BALLAST_POD_IP")).singleElement()
+        .satisfies(e -> assertThat(e.getValueFrom().getFieldRef().getFieldPath()).isEqualTo("status.podIP"));
+    Map<String, String> env = trainer.getEnv().stream().filter(e -> e.getValue() != null)
+        .collect(Collectors.toMap(EnvVar::getName, EnvVar::getValue));
     assertThat(env)
         .containsEntry("MASTER_ADDR", "olmoe-g3-w3.olmoe.team-a.svc")
         .containsEntry("MASTER_PORT", "29500")

@@ -1,5 +1,6 @@
 package dev.ballast.trainer.data;
 
+import dev.ballast.trainer.checkpoint.DataStream;
 import java.util.SplittableRandom;
 
 /**
@@ -11,7 +12,9 @@ public final class BatchSampler {
     private final byte[] text;
     private final int window;
     private final int tokens;
+    private final long seed;
     private final SplittableRandom random;
+    private long position;
 
     public BatchSampler(ByteCorpus corpus, int window, int tokens, long seed) {
         if (tokens <= 0) {
@@ -24,14 +27,42 @@ public final class BatchSampler {
         this.text = corpus.bytes();
         this.window = window;
         this.tokens = tokens;
+        this.seed = seed;
         this.random = new SplittableRandom(seed);
+    }
+
+    /** This stream's seed and the positions drawn so far. */
+    public DataStream stream() {
+        return new DataStream(seed, position);
+    }
+
+    /** A sampler like this one at a checkpointed stream: its seed, its draws replayed. */
+    public BatchSampler resume(DataStream stream) {
+        BatchSampler s = new BatchSampler(text, window, tokens, stream.seed());
+        for (long i = 0; i < stream.position(); i++) {
+            s.drawPosition();
+        }
+        return s;
+    }
+
+    private BatchSampler(byte[] text, int window, int tokens, long seed) {
+        this.text = text;
+        this.window = window;
+        this.tokens = tokens;
+        this.seed = seed;
+        this.random = new SplittableRandom(seed);
+    }
+
+    private int drawPosition() {
+        position++;
+        return window - 1 + random.nextInt(text.length - window);
     }
 
     public Batch next() {
         int[] context = new int[tokens * window];
         int[] target = new int[tokens];
         for (int t = 0; t < tokens; t++) {
-            int p = window - 1 + random.nextInt(text.length - window);
+            int p = drawPosition();
             for (int w = 0; w < window; w++) {
                 context[t * window + w] = text[p - w] & 0xff;
             }

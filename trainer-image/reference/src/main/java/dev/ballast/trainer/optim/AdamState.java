@@ -27,6 +27,16 @@ public final class AdamState {
         return steps;
     }
 
+    /** A checkpoint's moments and step count (same size as this state). */
+    public void restore(float[] m, float[] v, long steps) {
+        if (m.length != this.m.length || v.length != this.v.length) {
+            throw new IllegalArgumentException("optimizer state of " + this.m.length + " restored from " + m.length);
+        }
+        System.arraycopy(m, 0, this.m, 0, m.length);
+        System.arraycopy(v, 0, this.v, 0, v.length);
+        this.steps = steps;
+    }
+
     long advance() {
         return ++steps;
     }

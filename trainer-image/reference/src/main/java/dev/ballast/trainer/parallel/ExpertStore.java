@@ -2,8 +2,11 @@ package dev.ballast.trainer.parallel;
 
 import dev.ballast.planner.model.LayerPlacement;
 import dev.ballast.planner.model.Mode;
+import dev.ballast.trainer.checkpoint.TensorSlice;
+import dev.ballast.trainer.checkpoint.TrainingState;
 import dev.ballast.trainer.moe.ExpertParams;
 import dev.ballast.trainer.optim.AdamW;
+import java.util.List;
 
 /**
  * Where a rank's expert weights, gradients and optimizer state live between steps, and how the copies a step's
@@ -25,4 +28,10 @@ public interface ExpertStore {
      * divided by the world size, the optimizer step on it, and the step's copies dropped.
      */
     void finish(AdamW optimizer);
+
+    /** Between steps: the expert weights and optimizer state this rank keeps, as slices of whole tensors. */
+    List<TensorSlice> checkpointSlices();
+
+    /** Between steps: takes what this rank keeps under its layout from a checkpoint written at any world size. */
+    void restore(TrainingState state);
 }

@@ -3,6 +3,10 @@ package dev.ballast.trainer.parallel;
 import dev.ballast.planner.model.Mode;
 import dev.ballast.planner.model.Plan;
 import dev.ballast.trainer.backend.Backend;
+import dev.ballast.trainer.checkpoint.Checkpointable;
+import dev.ballast.trainer.checkpoint.DataStream;
+import dev.ballast.trainer.checkpoint.TensorSlice;
+import dev.ballast.trainer.checkpoint.TrainingState;
 import dev.ballast.trainer.data.Batch;
 import dev.ballast.trainer.data.BatchSampler;
 import dev.ballast.trainer.data.ByteCorpus;
@@ -12,6 +16,7 @@ import dev.ballast.trainer.model.StepResult;
 import dev.ballast.trainer.optim.AdamState;
 import dev.ballast.trainer.optim.AdamW;
 import dev.ballast.trainer.train.TrainerConfig;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -24,13 +29,14 @@ import java.util.Map;
  * (gradients summed over all ranks' rows and copies, divided by W the same way, updated where they are kept). The objective is the mean loss over all
  * ranks' tokens, so W ranks of B tokens train like one process on the W B tokens.
  */
-public final class RankTrainer {
+public final class RankTrainer implements Checkpointable {
 
     private final Backend backend;
     private final TimedComm comm;
     private final MoeModel model;
     private final ExpertParallelExecutor executor;
-    private final BatchSampler sampler;
+    private final ExpertStore store;
+    private BatchSampler sampler;
     private final AdamW optimizer;
     private final List<Param> dense;
     private final Map<Param, AdamState> states = new LinkedHashMap<>();
@@ -45,7 +51,7 @@ public final class RankTrainer {
         this.backend = backend;
         this.comm = comm;
         this.model = new MoeModel(config.model(), config.seed());
-        ExpertStore store = mode == Mode.FSSDP ? new ShardedExperts(comm, model.experts())
+        this.store = mode == Mode.FSSDP ? new ShardedExperts(comm, model.experts())
                 : new ReplicatedExperts(comm, model.experts());
         this.executor = new ExpertParallelExecutor(backend, comm, store, config.model().layers(),
                 config.model().experts(), node);
@@ -69,6 +75,35 @@ public final class RankTrainer {
 
     public ExpertParallelExecutor executor() {
         return executor;
+    }
+
+    @Override
+    public int completedSteps() {
+        return step;
+    }
+
+    /** Rank 0 the dense tensors (identical on every rank after the all-reduce), each rank the experts it keeps. */
+    @Override
+    public List<TensorSlice> checkpointSlices() {
+        List<TensorSlice> out = new ArrayList<>(comm.rank() == 0 ? TensorSlice.of(states) : List.of());
+        out.addAll(store.checkpointSlices());
+        return out;
+    }
+
+    @Override
+    public DataStream dataStream() {
+        return sampler.stream();
+    }
+
+    /** Stream r continues where rank r of the writing world left it; a rank the writer did not have starts fresh. */
+    @Override
+    public void restore(TrainingState state) {
+        state.restore(states);
+        store.restore(state);
+        if (comm.rank() < state.streams().size()) {
+            sampler = sampler.resume(state.streams().get(comm.rank()));
+        }
+        step = state.step();
     }
 
     /** One step under plan (null: the static layout); every rank must pass the same plan. */

@@ -2,6 +2,8 @@ package dev.ballast.trainer.parallel;
 
 import dev.ballast.planner.model.LayerPlacement;
 import dev.ballast.planner.model.Mode;
+import dev.ballast.trainer.checkpoint.TensorSlice;
+import dev.ballast.trainer.checkpoint.TrainingState;
 import dev.ballast.trainer.model.Param;
 import dev.ballast.trainer.moe.ExpertParams;
 import dev.ballast.trainer.optim.AdamState;
@@ -133,6 +135,16 @@ public final class ReplicatedExperts implements ExpertStore {
         });
         replicas = null;
         placements = null;
+    }
+
+    @Override
+    public List<TensorSlice> checkpointSlices() {
+        return TensorSlice.of(states);
+    }
+
+    @Override
+    public void restore(TrainingState state) {
+        state.restore(states);
     }
 
     private int owner(int expert) {

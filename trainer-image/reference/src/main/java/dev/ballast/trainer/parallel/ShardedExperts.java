@@ -3,10 +3,13 @@ package dev.ballast.trainer.parallel;
 import dev.ballast.planner.model.LayerPlacement;
 import dev.ballast.planner.model.Mode;
 import dev.ballast.planner.model.ShardLayout;
+import dev.ballast.trainer.checkpoint.TensorSlice;
+import dev.ballast.trainer.checkpoint.TrainingState;
 import dev.ballast.trainer.model.Param;
 import dev.ballast.trainer.moe.ExpertParams;
 import dev.ballast.trainer.optim.AdamState;
 import dev.ballast.trainer.optim.AdamW;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
@@ -29,6 +32,7 @@ public final class ShardedExperts implements ExpertStore {
     private final int expertCount;
     private final int dim;
     private final int ffnDim;
+    private final List<List<ExpertParams>> experts; // names and shapes of the tensors a shard spans
     private final ShardLayout layout;
     private final float[][][] shards; // [layer][expert]: this rank's shard of the flattened weights
     private final AdamState[][] states;
@@ -44,6 +48,7 @@ public final class ShardedExperts implements ExpertStore {
         ExpertParams first = experts.get(0).get(0);
         this.dim = first.dim();
         this.ffnDim = first.ffnDim();
+        this.experts = experts;
         if (!first.params().stream().allMatch(Param::decays)) {
             throw new IllegalStateException("FSSDP shards span the expert's tensors, so all must decay alike");
         }
@@ -150,6 +155,57 @@ public final class ShardedExperts implements ExpertStore {
             }
         }
         copies = null;
+    }
+
+    /** This rank's shard of each expert, cut at the tensor boundaries (a shard may span the end of up). */
+    @Override
+    public List<TensorSlice> checkpointSlices() {
+        List<TensorSlice> out = new ArrayList<>();
+        int from = (int) layout.offset(me);
+        int size = shardSize(me);
+        for (int l = 0; l < layers; l++) {
+            for (int e = 0; e < expertCount; e++) {
+                AdamState s = states[l][e];
+                int start = 0;
+                for (Param t : experts.get(l).get(e).params()) {
+                    int lo = Math.max(from, start);
+                    int hi = Math.min(from + size, start + t.size());
+                    if (lo < hi) {
+                        int a = lo - from;
+                        int b = hi - from;
+                        out.add(new TensorSlice(t.name(), t.rows(), t.cols(), lo - start,
+                                Arrays.copyOfRange(shards[l][e], a, b), Arrays.copyOfRange(s.m(), a, b),
+                                Arrays.copyOfRange(s.v(), a, b), s.steps()));
+                    }
+                    start += t.size();
+                }
+            }
+        }
+        return out;
+    }
+
+    /** This rank's shard of each whole expert in the checkpoint, under this world's layout. */
+    @Override
+    public void restore(TrainingState state) {
+        int from = (int) layout.offset(me);
+        int size = shardSize(me);
+        for (int l = 0; l < layers; l++) {
+            for (int e = 0; e < expertCount; e++) {
+                List<TensorSlice> whole = experts.get(l).get(e).params().stream()
+                        .map(p -> state.tensor(p.name())).toList();
+                float[] data = ReplicatedExperts.concat(whole.stream().map(TensorSlice::data).toList());
+                float[] m = ReplicatedExperts.concat(whole.stream().map(TensorSlice::m).toList());
+                float[] v = ReplicatedExperts.concat(whole.stream().map(TensorSlice::v).toList());
+                if (data.length != layout.bytesPerExpert()) {
+                    throw new IllegalStateException("checkpoint expert " + e + " of layer " + l + " has "
+                            + data.length + " values, the model's " + layout.bytesPerExpert()
+                            + ": resume with the model flags of the run that wrote it");
+                }
+                shards[l][e] = Arrays.copyOfRange(data, from, from + size);
+                states[l][e].restore(Arrays.copyOfRange(m, from, from + size), Arrays.copyOfRange(v, from,
+                        from + size), whole.get(0).steps());
+            }
+        }
     }
 
     /** An expert's flattened weights from its gathered shards. */

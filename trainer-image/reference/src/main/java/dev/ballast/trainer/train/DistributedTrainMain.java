@@ -10,6 +10,8 @@ import dev.ballast.planner.model.Mode;
 import dev.ballast.planner.model.Plan;
 import dev.ballast.trainer.backend.Backend;
 import dev.ballast.trainer.backend.Backends;
+import dev.ballast.trainer.checkpoint.Checkpointing;
+import dev.ballast.trainer.checkpoint.TrainingState;
 import dev.ballast.trainer.data.ByteCorpus;
 import dev.ballast.trainer.loop.AdoptedStep;
 import dev.ballast.trainer.loop.RoutingTrace;
@@ -24,6 +26,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.IntFunction;
 
 /**
@@ -100,6 +103,18 @@ public final class DistributedTrainMain {
         int logEvery = TrainMain.integer(flags, "log-every", 1);
         Path traceFile = flags.containsKey("trace") ? Path.of(flags.get("trace")) : null;
         ByteCorpus corpus = ByteCorpus.load(config.data());
+        Checkpointing checkpoints = Checkpointing.fromFlags(flags, System.getenv());
+        try {
+            return run(config, mode, logEvery, corpus, pods, checkpoints, checkpoints.resumeState(), sidecarOfPod,
+                    traceFile);
+        } finally {
+            checkpoints.finished();
+        }
+    }
+
+    private static List<List<AdoptedStep>> run(TrainerConfig config, Mode mode, int logEvery, ByteCorpus corpus,
+            PodRanks pods, Checkpointing checkpoints, Optional<TrainingState> resumed,
+            IntFunction<SidecarApi> sidecarOfPod, Path traceFile) {
         return pods.run((comm, node) -> {
             List<AdoptedStep> ran = new ArrayList<>();
             boolean printer = comm.rank() == 0;
@@ -111,14 +126,16 @@ public final class DistributedTrainMain {
                          config.model().topK(), origin(config, mode)) : null) {
                 TimedComm timed = new TimedComm(comm);
                 RankTrainer trainer = new RankTrainer(config, corpus, backend, timed, node, mode);
+                resumed.ifPresent(trainer::restore);
                 if (printer) {
                     System.out.printf("data %s (%d bytes), backend %s, model %s, %d ranks on %d pods, batch %d per "
                                     + "rank, seed %d, %s, %s%n", corpus.source(), corpus.bytes().length,
                             backend.name(), config.model(), comm.worldSize(), node[node.length - 1] + 1,
                             config.batchTokens(), config.seed(),
                             loop == null ? "static layout" : "plans from the sidecars", mode.wireName());
+                    resumed.ifPresent(r -> System.out.println("resumed from the checkpoint of step " + r.step()));
                 }
-                for (int s = 1; s <= config.steps(); s++) {
+                for (int s = trainer.completedSteps() + 1; s <= config.steps(); s++) {
                     Plan plan = loop == null ? null : loop.beforeStep(s);
                     RankStepLog log = trainer.step(plan);
                     if (loop != null) {
@@ -136,6 +153,9 @@ public final class DistributedTrainMain {
                         log.exchangeNanos() / 1e6f, log.stepNanos() / 1e6f});
                     if (printer && (s % logEvery == 0 || s == config.steps())) {
                         System.out.println(format(log, times, adopted));
+                    }
+                    if (checkpoints.afterStep(trainer, comm)) {
+                        break;
                     }
                 }
                 comm.barrier();

@@ -3,6 +3,7 @@ package dev.ballast.trainer.train;
 import dev.ballast.collectives.CollectiveException;
 import dev.ballast.trainer.backend.Backend;
 import dev.ballast.trainer.backend.Backends;
+import dev.ballast.trainer.checkpoint.Checkpointing;
 import dev.ballast.trainer.data.ByteCorpus;
 import dev.ballast.trainer.model.ModelConfig;
 import dev.ballast.trainer.optim.AdamWConfig;
@@ -40,6 +41,9 @@ public final class TrainMain {
                                 reports its routing there each step and adopts the plans (default: none, the static
                                 layout; a worker pod uses BALLAST_SIDECAR_URL)
               --trace FILE      write every step's routing, one source per rank, as ballast-trace/v1 to FILE
+              --checkpoint-dir D  checkpoints go here, and the run resumes from D/latest if it exists
+                                (default $BALLAST_CHECKPOINT_DIR; none: no checkpoints); also saved on SIGTERM
+              --checkpoint-every N  save every N steps (default 0: only on SIGTERM)
             """;
 
     private TrainMain() {
@@ -75,16 +79,26 @@ public final class TrainMain {
         TrainerConfig config = config(f);
         int logEvery = integer(f, "log-every", 1);
         ByteCorpus corpus = ByteCorpus.load(config.data());
+        Checkpointing checkpoints = Checkpointing.fromFlags(f, System.getenv());
         try (Backend backend = Backends.select(config.backend())) {
             System.out.printf("data %s (%d bytes), backend %s, model %s, batch %d, seed %d%n", corpus.source(),
                     corpus.bytes().length, backend.name(), config.model(), config.batchTokens(), config.seed());
             Trainer trainer = new Trainer(config, corpus, backend);
-            for (int s = 1; s <= config.steps(); s++) {
+            checkpoints.resumeState().ifPresent(state -> {
+                trainer.restore(state);
+                System.out.println("resumed from the checkpoint of step " + state.step());
+            });
+            for (int s = trainer.completedSteps() + 1; s <= config.steps(); s++) {
                 StepLog log = trainer.step();
                 if (s % logEvery == 0 || s == config.steps()) {
                     System.out.println(log.format());
                 }
+                if (checkpoints.afterStep(trainer, null)) {
+                    break;
+                }
             }
+        } finally {
+            checkpoints.finished();
         }
     }
 
