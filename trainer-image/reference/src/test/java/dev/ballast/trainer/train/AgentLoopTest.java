@@ -54,6 +54,8 @@ class AgentLoopTest {
         Files.writeString(dir.resolve("world.json"), WORLD);
         int grpc = freePort();
         int balancerHttp = freePort();
+        // The agents share this host's network, so each one's health listener gets a port of its own.
+        int[] healthPorts = {freePort(), freePort(), freePort()};
         int[] sidecarPorts = {freePort(), freePort()};
         Map<String, String> common = Map.of("BALLAST_JOB", "loopjob", "BALLAST_NAMESPACE", "default",
                 "BALLAST_TOKEN", "loop-token", "BALLAST_BIND_ADDRESS", "127.0.0.1");
@@ -61,17 +63,19 @@ class AgentLoopTest {
         try {
             Map<String, String> balancer = new HashMap<>(common);
             balancer.putAll(Map.of("BALLAST_GRPC_PORT", "" + grpc, "BALLAST_HTTP_PORT", "" + balancerHttp,
+                    "BALLAST_HEALTH_PORT", "" + healthPorts[0],
                     "BALLAST_WORLD_FILE", dir.resolve("world.json").toString(),
                     "BALLAST_STATUS_FILE", dir.resolve("status.json").toString()));
             agents.add(start("balancer", balancer, dir.resolve("balancer.log")));
             for (int pod = 0; pod < 2; pod++) {
                 Map<String, String> sidecar = new HashMap<>(common);
                 sidecar.putAll(Map.of("BALLAST_POD_INDEX", "" + pod, "BALLAST_SIDECAR_PORT", "" + sidecarPorts[pod],
+                        "BALLAST_HEALTH_PORT", "" + healthPorts[pod + 1],
                         "BALLAST_BALANCER_ADDRESS", "127.0.0.1:" + grpc));
                 agents.add(start("sidecar", sidecar, dir.resolve("sidecar" + pod + ".log")));
             }
             long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
-            awaitBody("http://127.0.0.1:" + balancerHttp + "/q/health/ready", "", deadline, dir);
+            awaitBody("http://127.0.0.1:" + healthPorts[0] + "/q/health/ready", "", deadline, dir);
             for (int port : sidecarPorts) {
                 awaitBody("http://127.0.0.1:" + port + "/v1/status", "\"worldGeneration\":1", deadline, dir);
             }
@@ -102,7 +106,9 @@ class AgentLoopTest {
                 assertThat(c.sentReports()).isPositive();
                 c.close();
             }
-            assertThat(get("http://127.0.0.1:" + balancerHttp + "/v1/status").body()).contains("\"sidecars\":2");
+            HttpRequest status = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + balancerHttp + "/v1/status"))
+                    .header("Authorization", "Bearer loop-token").timeout(Duration.ofSeconds(5)).GET().build();
+            assertThat(http.send(status, HttpResponse.BodyHandlers.ofString()).body()).contains("\"sidecars\":2");
         } finally {
             agents.forEach(Process::destroy);
             for (Process p : agents) {
