@@ -14,24 +14,24 @@ class StepAssemblerTest {
         long step = 0;
         for (; step < 3; step++) {
             for (int rank = 0; rank < 4; rank++) {
-                a.add(step, rank, 0, 1, ONES);
+                a.add(step, rank, 0, 1, ONES, Double.NaN, Double.NaN);
             }
         }
         assertThat(a.silentRanks()).isZero();
         // rank 3 stops: its steps are released incomplete once MAX_OPEN_STEPS behind the newest
         for (; step < 3 + StepAssembler.MAX_OPEN_STEPS + StepAssembler.SILENT_AFTER - 1; step++) {
             for (int rank = 0; rank < 3; rank++) {
-                a.add(step, rank, 0, 1, ONES);
+                a.add(step, rank, 0, 1, ONES, Double.NaN, Double.NaN);
             }
         }
         assertThat(a.silentRanks()).as("two incomplete steps released: not yet").isZero();
         for (int rank = 0; rank < 3; rank++) {
-            a.add(step, rank, 0, 1, ONES);
+            a.add(step, rank, 0, 1, ONES, Double.NaN, Double.NaN);
         }
         step++;
         assertThat(a.silentRanks()).isEqualTo(1);
         for (long s = step - StepAssembler.MAX_OPEN_STEPS + 1; s <= step; s++) {
-            a.add(s, 3, 0, 1, ONES);
+            a.add(s, 3, 0, 1, ONES, Double.NaN, Double.NaN);
         }
         assertThat(a.silentRanks()).as("reporting again").isZero();
     }
