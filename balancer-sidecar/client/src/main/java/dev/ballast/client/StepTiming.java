@@ -2,7 +2,7 @@ package dev.ballast.client;
 
 /**
  * What one rank measured of one step, sent with its load report (docs/protocol.md, "POST /v1/loads"):
- * {@code stepNanos} the step's wall time, {@code computeNanos} its expert compute time; either may be
+ * {@code stepNanos} the step's wall time, {@code computeNanos} its compute time outside communication; either may be
  * {@link #NOT_MEASURED}. The balancer reports the slowest rank's times under the static layout and under its plan
  * (status.balancer.measured).
  */

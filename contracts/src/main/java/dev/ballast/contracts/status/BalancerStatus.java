@@ -40,7 +40,7 @@ public record BalancerStatus(String planVersion, long planSequence, long adopted
      * recent steps placed by the static layout / by the plan every rank ran at that step (absent while none runs a
      * plan). {@code stepSecondsBefore}/{@code stepSecondsAfter}: the slowest rank's step time, the mean over recent
      * steps that ran the static layout (before the generation's first plan was adopted) / the plan in use;
-     * {@code computeSecondsBefore}/{@code computeSecondsAfter} the same for the slowest rank's expert compute time.
+     * {@code computeSecondsBefore}/{@code computeSecondsAfter} the same for the slowest rank's compute time (outside communication).
      */
     public record Measured(double imbalanceBefore, double imbalanceAfter, double stepSecondsBefore,
                            double stepSecondsAfter, double computeSecondsBefore, double computeSecondsAfter) {

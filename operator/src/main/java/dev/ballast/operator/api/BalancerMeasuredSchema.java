@@ -24,9 +24,9 @@ public class BalancerMeasuredSchema {
   @JsonPropertyDescription("stepSecondsBefore / stepSecondsAfter: the measured step-time speedup of the plan in use.")
   public Double stepTimeSpeedup;
 
-  @JsonPropertyDescription("Slowest rank's expert compute time in seconds, mean over the same steps as stepSecondsBefore.")
+  @JsonPropertyDescription("Slowest rank's compute time (outside communication) in seconds, mean over the same steps as stepSecondsBefore.")
   public Double computeSecondsBefore;
 
-  @JsonPropertyDescription("Slowest rank's expert compute time in seconds, mean over the same steps as stepSecondsAfter.")
+  @JsonPropertyDescription("Slowest rank's compute time (outside communication) in seconds, mean over the same steps as stepSecondsAfter.")
   public Double computeSecondsAfter;
 }
