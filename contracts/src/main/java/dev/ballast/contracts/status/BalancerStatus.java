@@ -39,8 +39,9 @@ public record BalancerStatus(String planVersion, long planSequence, long adopted
      * {@code imbalanceBefore}/{@code imbalanceAfter}: busiest GPU's tokens over the mean, the reported counts of
      * recent steps placed by the static layout / by the plan every rank ran at that step (absent while none runs a
      * plan). {@code stepSecondsBefore}/{@code stepSecondsAfter}: the slowest rank's step time, the mean over recent
-     * steps that ran the static layout (before the generation's first plan was adopted) / the plan in use;
-     * {@code computeSecondsBefore}/{@code computeSecondsAfter} the same for the slowest rank's compute time (outside communication).
+     * steps that ran the static layout (before the generation's first plan was adopted) / the balancer's plans;
+     * {@code computeSecondsBefore}/{@code computeSecondsAfter} the same for the slowest rank's compute time (outside
+     * communication).
      */
     public record Measured(double imbalanceBefore, double imbalanceAfter, double stepSecondsBefore,
                            double stepSecondsAfter, double computeSecondsBefore, double computeSecondsAfter) {

@@ -18,10 +18,10 @@ public class BalancerMeasuredSchema {
   @JsonPropertyDescription("Slowest rank's step time in seconds, mean over recent steps that ran the static layout (before the world's first plan was adopted); absent when none reported timing.")
   public Double stepSecondsBefore;
 
-  @JsonPropertyDescription("Slowest rank's step time in seconds, mean over recent steps that ran the plan in use (planVersion).")
+  @JsonPropertyDescription("Slowest rank's step time in seconds, mean over recent steps that ran the balancer's plans (from the step every rank adopted the world's first).")
   public Double stepSecondsAfter;
 
-  @JsonPropertyDescription("stepSecondsBefore / stepSecondsAfter: the measured step-time speedup of the plan in use.")
+  @JsonPropertyDescription("stepSecondsBefore / stepSecondsAfter: the measured step-time speedup of the balancer's plans over the static layout.")
   public Double stepTimeSpeedup;
 
   @JsonPropertyDescription("Slowest rank's compute time (outside communication) in seconds, mean over the same steps as stepSecondsBefore.")

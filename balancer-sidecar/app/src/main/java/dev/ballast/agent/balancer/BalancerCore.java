@@ -299,7 +299,7 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
         if (oldest.worldGeneration() == world.generation() && oldest.sequence() > 0 && !oldest.equals(running)) {
             running = oldest;
             runningPlan = publisher.plan(oldest);
-            measuredSteps.planInUse(adoptions.lastAdoptedAt(oldest));
+            measuredSteps.plansInUse(adoptions.lastAdoptedAt(oldest));
         }
     }
 

@@ -6,11 +6,12 @@ import dev.ballast.contracts.status.BalancerStatus;
  * What the current world's recent complete steps measured, for status.balancer.measured: the imbalance the metrics
  * score once a second (busiest GPU's tokens over the mean, of the reported counts placed by the static layout and by
  * the plan the step ran), and the slowest rank's reported step and compute time under the static layout and under
- * the plan in use, each a mean over the last {@link StepWindow#CAPACITY} steps of its kind.
+ * the balancer's plans, each a mean over the last {@link StepWindow#CAPACITY} steps (or scores) of its kind.
  * <p>
  * Times are attributed by step number, because a step's reports can arrive before the adoption report that says
  * which plan it ran: the static layout's steps are those before the step at which every rank adopted the
- * generation's first plan, the plan in use's those from the step at which every rank adopted it. Not thread-safe.
+ * generation's first plan, the plans' those from it on. Later plans share the plans' window: re-planning every few
+ * steps must not leave it empty. Not thread-safe.
  */
 final class MeasuredSteps {
     private final StepWindow imbalanceBefore = new StepWindow();
@@ -19,8 +20,8 @@ final class MeasuredSteps {
     private final StepWindow computeBefore = new StepWindow();
     private final StepWindow stepAfter = new StepWindow();
     private final StepWindow computeAfter = new StepWindow();
-    /** The step from which every rank runs the plan in use; -1 while the static layout runs. */
-    private long planSince = -1;
+    /** The step from which every rank runs the generation's plans; -1 while the static layout runs. */
+    private long plansSince = -1;
 
     /** A new world generation: nothing of it was measured yet, and it starts on its static layout. */
     void newWorld() {
@@ -28,7 +29,7 @@ final class MeasuredSteps {
                 computeAfter}) {
             w.clear();
         }
-        planSince = -1;
+        plansSince = -1;
     }
 
     /**
@@ -44,31 +45,28 @@ final class MeasuredSteps {
 
     /** The slowest rank's step and compute time in complete step {@code step}; NaN: not every rank reported it. */
     void timed(long step, double stepSeconds, double computeSeconds) {
-        if (planSince >= 0 && step < planSince) {
-            return; // a late step of the plan before
+        if (plansSince >= 0 && step < plansSince) {
+            return; // a late step of the static layout, whose window is closed
         }
         if (!Double.isNaN(stepSeconds)) {
-            (planSince < 0 ? stepBefore : stepAfter).add(step, stepSeconds);
+            (plansSince < 0 ? stepBefore : stepAfter).add(step, stepSeconds);
         }
         if (!Double.isNaN(computeSeconds)) {
-            (planSince < 0 ? computeBefore : computeAfter).add(step, computeSeconds);
+            (plansSince < 0 ? computeBefore : computeAfter).add(step, computeSeconds);
         }
     }
 
     /**
-     * Every rank now runs a plan of this generation, newer than the one before, the last of them since step
-     * {@code since}: its steps' times start a new window, and the imbalance scored under the plan before is dropped.
+     * Every rank now runs the generation's first plan (or a later one), the last of them since step {@code since}:
+     * the static layout's window closes, and the steps from {@code since} on that it took already move to the plans'.
+     * Later calls change nothing.
      */
-    void planInUse(long since) {
-        if (planSince < 0) {
+    void plansInUse(long since) {
+        if (plansSince < 0) {
             stepBefore.moveFrom(since, stepAfter);
             computeBefore.moveFrom(since, computeAfter);
-        } else {
-            stepAfter.dropBefore(since);
-            computeAfter.dropBefore(since);
+            plansSince = since;
         }
-        imbalanceAfter.clear();
-        planSince = since;
     }
 
     /** The means as status.balancer.measured (NaN where nothing was measured); null before anything was. */

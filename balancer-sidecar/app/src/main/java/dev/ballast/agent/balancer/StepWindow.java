@@ -45,14 +45,6 @@ final class StepWindow {
         size = keep;
     }
 
-    /** Drops the values of steps before {@code from}. */
-    void dropBefore(long from) {
-        while (size > 0 && steps[start] < from) {
-            start = (start + 1) % CAPACITY;
-            size--;
-        }
-    }
-
     void clear() {
         size = 0;
     }

@@ -26,7 +26,7 @@ class MeasuredStepsTest {
         for (long step = 0; step < 10; step++) {
             m.timed(step, step < 8 ? 2.0 : 1.0, step < 8 ? 1.0 : 0.5); // steps 8, 9 ran the plan adopted at 8
         }
-        m.planInUse(8);
+        m.plansInUse(8);
         m.timed(7, 9.9, 9.9); // late: before the plan
         m.timed(10, 1.0, 0.5);
         BalancerStatus.Measured s = m.summary();
@@ -38,21 +38,22 @@ class MeasuredStepsTest {
     }
 
     @Test
-    void aNewerPlanStartsItsOwnWindowWhileTheStaticLayoutsStays() {
+    void laterPlansShareThePlansWindowWhileTheStaticLayoutsStaysClosed() {
         for (long step = 0; step < 4; step++) {
             m.timed(step, 3.0, 2.0);
         }
-        m.planInUse(4);
+        m.plansInUse(4);
         m.scored(4, 1.8, 1.2);
         for (long step = 4; step < 12; step++) {
-            m.timed(step, step < 10 ? 2.0 : 1.5, 1.0);
+            m.timed(step, step < 10 ? 2.0 : 1.0, 1.0);
         }
-        m.planInUse(10);
+        m.plansInUse(10); // a newer plan: re-planning every few steps must not empty the window
+        m.scored(10, 1.6, 1.0);
         BalancerStatus.Measured s = m.summary();
         assertThat(s.stepSecondsBefore()).isEqualTo(3.0);
-        assertThat(s.stepSecondsAfter()).as("only the newer plan's steps 10, 11").isEqualTo(1.5);
-        assertThat(s.imbalanceAfter()).as("scored under the plan before").isNaN();
-        assertThat(s.imbalanceBefore()).isEqualTo(1.8);
+        assertThat(s.stepSecondsAfter()).as("steps 4..11 under either plan").isEqualTo((6 * 2.0 + 2 * 1.0) / 8);
+        assertThat(s.imbalanceAfter()).as("each score under the plan its step ran").isCloseTo(1.1, within(1e-12));
+        assertThat(s.imbalanceBefore()).isCloseTo(1.7, within(1e-12));
     }
 
     @Test
