@@ -35,4 +35,28 @@ class StepAssemblerTest {
         }
         assertThat(a.silentRanks()).as("reporting again").isZero();
     }
+
+    @Test
+    void aCompleteStepKeepsTheSlowestRanksTimesWhenEveryRankReportedThem() {
+        StepAssembler a = new StepAssembler(new Parallelism(2, 1, 1), 1, 2);
+        assertThat(a.add(0, 0, 0, 1, ONES, 0.5, 0.2)).isEmpty();
+        StepAssembler.Released timed = a.add(0, 1, 0, 1, ONES, 0.7, 0.1).get(0);
+        assertThat(timed.complete()).isTrue();
+        assertThat(timed.slowestStepSeconds()).isEqualTo(0.7);
+        assertThat(timed.slowestComputeSeconds()).isEqualTo(0.2);
+
+        a.add(1, 0, 0, 1, ONES, 0.5, Double.NaN);
+        StepAssembler.Released partly = a.add(1, 1, 0, 1, ONES, 0.6, 0.3).get(0);
+        assertThat(partly.slowestStepSeconds()).isEqualTo(0.6);
+        assertThat(partly.slowestComputeSeconds()).as("rank 0 sent no compute time").isNaN();
+
+        a.add(2, 0, 0, 1, ONES, 0.5, 0.2); // rank 1 never reports step 2: released incomplete
+        StepAssembler.Released incomplete = null;
+        for (long step = 3; incomplete == null; step++) {
+            incomplete = a.add(step, 0, 0, 1, ONES, 0.5, 0.2).stream().filter(r -> r.step() == 2).findFirst()
+                    .orElse(null);
+        }
+        assertThat(incomplete.complete()).isFalse();
+        assertThat(incomplete.slowestStepSeconds()).isNaN();
+    }
 }
