@@ -1,12 +1,15 @@
 """The trainer API of the pod's sidecar over HTTP/JSON on localhost (docs/protocol.md, "Trainer API").
 
 ``report`` never blocks the training loop: it puts the report in a bounded queue that one daemon thread sends;
-when the queue is full the oldest report is dropped and counted.
+when the queue is full the oldest report is dropped and counted. A report may carry what the rank measured of the
+step (``step_seconds``, ``compute_seconds``); the balancer reports the slowest rank's times under the static layout
+and under its plan in ``status.balancer.measured``.
 """
 from __future__ import annotations
 
 import collections
 import json
+import math
 import os
 import threading
 import urllib.error
@@ -17,6 +20,38 @@ from . import env, versions
 from .versions import PlanVersion
 
 QUEUE_CAPACITY = 256
+
+
+def check_seconds(field: str, seconds) -> None:
+    """Refuses a timing that is not a finite number of seconds >= 0, naming the field."""
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not math.isfinite(seconds) or seconds < 0:
+        raise ValueError(f"{field} must be a finite number of seconds >= 0, got {seconds!r}")
+
+
+def _seconds_text(seconds: float) -> str:
+    """Seconds rounded to the nanosecond in plain decimal, trailing zeros trimmed but one digit kept (the Java
+    client's form, pinned by contracts/vectors/load-reports.json)."""
+    nanos = math.floor(seconds * 1e9 + 0.5)
+    text = f"{nanos // 1_000_000_000}.{nanos % 1_000_000_000:09d}".rstrip("0")
+    return text + "0" if text.endswith(".") else text
+
+
+def encode_report(world_generation: int, step: int, gpu_rank: int, counts, first_layer: int = 0,
+                  adopted: Optional[PlanVersion] = None, step_seconds: Optional[float] = None,
+                  compute_seconds: Optional[float] = None) -> str:
+    """The ``POST /v1/loads`` body in its canonical form (docs/protocol.md): the fields in order, no spaces."""
+    body = (f'{{"worldGeneration":{int(world_generation)},"step":{int(step)},"gpuRank":{int(gpu_rank)},'
+            f'"firstLayer":{int(first_layer)}')
+    if adopted is not None:
+        body += f',"adopted":"{adopted}"'
+    if step_seconds is not None:
+        check_seconds("stepSeconds", step_seconds)
+        body += f',"stepSeconds":{_seconds_text(step_seconds)}'
+    if compute_seconds is not None:
+        check_seconds("computeSeconds", compute_seconds)
+        body += f',"computeSeconds":{_seconds_text(compute_seconds)}'
+    rows = ",".join("[" + ",".join(str(int(x)) for x in row) + "]" for row in counts)
+    return body + ',"counts":[' + rows + "]}"
 
 
 class SidecarError(RuntimeError):
@@ -45,13 +80,20 @@ class SidecarClient:
     # ------------------------------------------------------------------ reports (asynchronous)
 
     def report(self, world_generation: int, step: int, gpu_rank: int, counts: Sequence[Sequence[int]],
-               first_layer: int = 0, adopted: Optional[PlanVersion] = None) -> None:
+               first_layer: int = 0, adopted: Optional[PlanVersion] = None, step_seconds: Optional[float] = None,
+               compute_seconds: Optional[float] = None) -> None:
         """Queues one GPU's per-layer counts for one step and returns at once.
 
-        The client takes ``counts`` as it is (no copy, so the call stays cheap): pass a fresh list, e.g.
+        ``step_seconds``: the step's wall time on this rank; ``compute_seconds``: its compute time outside
+        communication; either may be left out, and a value that is not a finite number >= 0 raises ValueError at
+        once. The client takes ``counts`` as it is (no copy, so the call stays cheap): pass a fresh list, e.g.
         ``tensor.tolist()``, and do not modify it afterwards. It is encoded and checked on the sender thread.
         """
-        body = (world_generation, step, gpu_rank, first_layer, counts, adopted)
+        if step_seconds is not None:
+            check_seconds("stepSeconds", step_seconds)
+        if compute_seconds is not None:
+            check_seconds("computeSeconds", compute_seconds)
+        body = (world_generation, step, gpu_rank, first_layer, counts, adopted, step_seconds, compute_seconds)
         with self._cv:
             if len(self._queue) >= QUEUE_CAPACITY:
                 self._queue.popleft()
@@ -73,8 +115,8 @@ class SidecarClient:
                 body = self._queue.popleft()
                 self._sending = True
             try:
-                generation, step, rank, first, counts, adopted = body
-                self.send_report_now(generation, step, rank, [[int(x) for x in row] for row in counts], first, adopted)
+                generation, step, rank, first, counts, adopted, step_seconds, compute_seconds = body
+                self.send_report_now(generation, step, rank, counts, first, adopted, step_seconds, compute_seconds)
                 self.sent += 1
             except SidecarError as e:
                 self.refused += 1
@@ -88,13 +130,11 @@ class SidecarClient:
                     self._cv.notify_all()
 
     def send_report_now(self, world_generation: int, step: int, gpu_rank: int, counts, first_layer: int = 0,
-                        adopted: Optional[PlanVersion] = None) -> dict:
+                        adopted: Optional[PlanVersion] = None, step_seconds: Optional[float] = None,
+                        compute_seconds: Optional[float] = None) -> dict:
         """Synchronous variant that raises :class:`SidecarError` on refusal (diagnostics and tests)."""
-        body = {"worldGeneration": world_generation, "step": step, "gpuRank": gpu_rank, "firstLayer": first_layer,
-                "counts": counts}
-        if adopted is not None:
-            body["adopted"] = str(adopted)
-        return self._request("POST", "/v1/loads", body)
+        return self._request("POST", "/v1/loads", encode_report(world_generation, step, gpu_rank, counts, first_layer,
+                                                                adopted, step_seconds, compute_seconds))
 
     # ------------------------------------------------------------------ plans and world
 
@@ -125,8 +165,8 @@ class SidecarClient:
             self._closed = True
             self._cv.notify_all()
 
-    def _request(self, method: str, path: str, body=None) -> dict:
-        data = None if body is None else json.dumps(body, separators=(",", ":")).encode()
+    def _request(self, method: str, path: str, body: Optional[str] = None) -> dict:
+        data = None if body is None else body.encode()
         req = urllib.request.Request(self.base_url + path, data=data, method=method,
                                      headers={"Content-Type": "application/json"})
         try:

@@ -1,10 +1,11 @@
 """The golden vectors of contracts/vectors (docs/contracts.md) that the Java contracts and client pass too: world
-documents, plan versions and heads, adoption decisions, environment names. A missing vector file fails."""
+documents, plan versions and heads, adoption decisions, environment names, load-report bodies. A missing vector file
+fails."""
 import json
 
 import pytest
 
-from ballast_client import adoption, env, versions, world
+from ballast_client import SidecarClient, adoption, env, sidecar, versions, world
 from ballast_client.versions import PlanVersion
 
 from conftest import vectors
@@ -88,3 +89,30 @@ def test_environment_names_and_the_default_sidecar_url():
         assert v["names"].get(constant) == name, constant
     assert env.SIDECAR_PORT == v["ports"]["SIDECAR_PORT"]
     assert env.DEFAULT_SIDECAR_URL == v["sidecarUrl"]
+
+
+def test_load_reports_encode_to_the_canonical_body():
+    v = vectors("load-reports.json")
+    assert len(v["valid"]) >= 5
+    for case in v["valid"]:
+        r = case["report"]
+        body = sidecar.encode_report(r["worldGeneration"], r["step"], r["gpuRank"], r["counts"], r["firstLayer"],
+                                     version(r.get("adopted")), r.get("stepSeconds"), r.get("computeSeconds"))
+        assert body == case["canonical"], case["name"]
+        assert json.loads(body)["counts"] == r["counts"]
+
+
+def test_bad_timings_are_refused_by_the_report_call_naming_the_field():
+    v = vectors("load-reports.json")
+    assert len(v["badTimings"]) >= 5
+    client = SidecarClient("http://127.0.0.1:9")  # never reached: the call refuses before queueing
+    try:
+        for case in v["badTimings"]:
+            with pytest.raises(ValueError) as e:
+                client.report(1, 1, 0, [[1]], step_seconds=float(case["stepSeconds"]),
+                              compute_seconds=float(case["computeSeconds"]))
+            for mention in case["errorMentions"]:
+                assert mention in str(e.value), (case["name"], str(e.value))
+        assert client.flush(1.0) and client.sent + client.dropped + client.refused == 0, "nothing was queued"
+    finally:
+        client.close()

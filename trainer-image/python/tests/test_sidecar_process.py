@@ -10,7 +10,7 @@ import pytest
 from ballast_client import PlanAdopter, SidecarClient, SidecarError
 from ballast_client.versions import PlanVersion
 
-from conftest import balancer_get
+from conftest import balancer_get, vectors
 from test_adoption import Barrier
 
 
@@ -64,6 +64,15 @@ def test_bad_reports_are_refused_clearly_and_nothing_is_stored(agents, body, sta
     assert after["connected"], "the sidecar keeps its balancer connection"
 
 
+def test_the_vectors_refused_bodies_are_refused_by_a_real_sidecar(agents):
+    url = agents["sidecars"][0]
+    for case in vectors("load-reports.json")["refusedBodies"]:
+        code, text = post_raw(url, case["body"].encode())
+        assert code == case["status"], (case["name"], text)
+        for mention in case["errorMentions"]:
+            assert mention in json.loads(text)["error"], (case["name"], text)
+
+
 def test_oversized_reports_are_refused(agents):
     url = agents["sidecars"][0]
     rows = ",".join("[" + ",".join(["0"] * 1024) + "]" for _ in range(65))  # 66,560 counts > 65,536
@@ -96,7 +105,10 @@ def test_ranks_adopt_the_same_plans_from_real_sidecars(agents):
             for step in range(40):
                 adopters[r].at_step_boundary(step)
                 versions_seen[r].append(adopters[r].current_version)
-                clients[r].report(1, step, r, counts(step, r), adopted=adopters[r].current_version)
+                # the rank with the hot expert under the static layout is the slowest until a plan is adopted
+                slow = 0.2 if adopters[r].current_version == PlanVersion(1, 0) and r == 0 else 0.1
+                clients[r].report(1, step, r, counts(step, r), adopted=adopters[r].current_version,
+                                  step_seconds=slow, compute_seconds=slow / 2)
                 time.sleep(0.05)
         except Exception as e:  # noqa: BLE001 - surfaced by the assertion below
             errors.append(e)
@@ -119,6 +131,17 @@ def test_ranks_adopt_the_same_plans_from_real_sidecars(agents):
         assert c.refused == 0, c.last_error
     st = balancer_get(agents, "/v1/status")
     assert st["plansPublished"] >= 2 and st["sidecars"] == 2
+    # The balancer's status (here its file) reports what the ranks' reports measured, beside its prediction.
+    measured = {}
+    deadline = time.time() + 15
+    while "stepSecondsAfter" not in measured and time.time() < deadline:
+        time.sleep(0.3)
+        status = json.loads((agents["work"] / "status.json").read_text())
+        measured = status.get("measured", {})
+    assert measured.get("stepSecondsAfter") == pytest.approx(0.1), measured
+    assert measured["imbalanceBefore"] > 1 and "imbalanceAfter" in measured, measured
+    if "stepSecondsBefore" in measured:  # absent when the first plan came in time for step 0
+        assert measured["stepSecondsBefore"] > measured["stepSecondsAfter"]
     assert balancer_get(agents, "/v1/plan")["format"] == "ballast-plan/v1"
     # without the job's token the balancer's API refuses, saying what to send
     with pytest.raises(urllib.error.HTTPError) as refused:

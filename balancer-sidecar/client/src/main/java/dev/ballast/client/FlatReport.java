@@ -15,10 +15,13 @@ final class FlatReport {
     int layers;
     int experts;
     PlanVersion adopted;
+    long stepNanos = StepTiming.NOT_MEASURED;
+    long computeNanos = StepTiming.NOT_MEASURED;
     long[] counts = new long[0];
 
     /** Copies a caller's report in; {@code experts} is the rows' common length (already checked). */
-    void fill(long worldGeneration, long step, int gpuRank, int firstLayer, long[][] rows, int experts, PlanVersion adopted) {
+    void fill(long worldGeneration, long step, int gpuRank, int firstLayer, long[][] rows, int experts, PlanVersion adopted,
+              StepTiming timing) {
         this.worldGeneration = worldGeneration;
         this.step = step;
         this.gpuRank = gpuRank;
@@ -26,6 +29,8 @@ final class FlatReport {
         this.layers = rows.length;
         this.experts = experts;
         this.adopted = adopted;
+        this.stepNanos = timing == null ? StepTiming.NOT_MEASURED : timing.stepNanos();
+        this.computeNanos = timing == null ? StepTiming.NOT_MEASURED : timing.computeNanos();
         ensure(rows.length * experts);
         for (int l = 0; l < rows.length; l++) {
             System.arraycopy(rows[l], 0, counts, l * experts, experts);
@@ -40,6 +45,8 @@ final class FlatReport {
         layers = o.layers;
         experts = o.experts;
         adopted = o.adopted;
+        stepNanos = o.stepNanos;
+        computeNanos = o.computeNanos;
         ensure(o.layers * o.experts);
         System.arraycopy(o.counts, 0, counts, 0, o.layers * o.experts);
     }

@@ -19,7 +19,7 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * The trainer API over HTTP/JSON on localhost (BALLAST_SIDECAR_URL).
  *
- * <p><b>The report call</b> ({@link #report(long, long, int, int, long[][], PlanVersion)}) checks the counts and
+ * <p><b>The report call</b> ({@link #report(long, long, int, int, long[][], PlanVersion, StepTiming)}) checks the counts and
  * copies them into a preallocated buffer of a {@link ReportRing} of {@value #QUEUE_CAPACITY} reports (the buffer
  * the sender freed last, so the copy lands in memory that is still cached), then returns.
  * In steady state it allocates nothing and makes no system call: it does not wake the sender. Several rank threads
@@ -74,7 +74,7 @@ public final class HttpSidecarClient implements SidecarApi, AutoCloseable {
     @Override
     public void report(StepLoads report) {
         report(report.worldGeneration(), report.step(), report.gpuRank(), report.firstLayer(), report.counts(),
-                report.adopted());
+                report.adopted(), report.timing());
     }
 
     /**
@@ -83,9 +83,10 @@ public final class HttpSidecarClient implements SidecarApi, AutoCloseable {
      * more than {@link StepLoads#MAX_COUNTS} counts) throws IllegalArgumentException naming it, and nothing is queued.
      */
     @Override
-    public void report(long worldGeneration, long step, int gpuRank, int firstLayer, long[][] counts, PlanVersion adopted) {
+    public void report(long worldGeneration, long step, int gpuRank, int firstLayer, long[][] counts, PlanVersion adopted,
+                       StepTiming timing) {
         int experts = StepLoads.check(worldGeneration, step, gpuRank, firstLayer, counts);
-        ring.offer(worldGeneration, step, gpuRank, firstLayer, counts, experts, adopted);
+        ring.offer(worldGeneration, step, gpuRank, firstLayer, counts, experts, adopted, timing);
     }
 
     private void sendLoop() {

@@ -82,7 +82,8 @@ final class ReportRing {
     }
 
     /** Enqueues a checked report ({@link StepLoads#check}); never waits for another thread. */
-    void offer(long worldGeneration, long step, int gpuRank, int firstLayer, long[][] rows, int experts, PlanVersion adopted) {
+    void offer(long worldGeneration, long step, int gpuRank, int firstLayer, long[][] rows, int experts, PlanVersion adopted,
+               StepTiming timing) {
         int b = popFree();
         if (b < 0) {
             b = dequeue();
@@ -91,7 +92,7 @@ final class ReportRing {
                 return;
             }
         }
-        buffers[b].fill(worldGeneration, step, gpuRank, firstLayer, rows, experts, adopted);
+        buffers[b].fill(worldGeneration, step, gpuRank, firstLayer, rows, experts, adopted, timing);
         if (!enqueue(b)) {
             pushFree(b);
             dropped.incrementAndGet();

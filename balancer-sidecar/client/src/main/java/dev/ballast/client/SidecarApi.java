@@ -17,7 +17,13 @@ public interface SidecarApi {
      * once this returns.
      */
     default void report(long worldGeneration, long step, int gpuRank, int firstLayer, long[][] counts, PlanVersion adopted) {
-        report(new StepLoads(worldGeneration, step, gpuRank, firstLayer, counts, adopted).copy());
+        report(worldGeneration, step, gpuRank, firstLayer, counts, adopted, null);
+    }
+
+    /** The same with what the rank measured of the step ({@code timing}; null: nothing). */
+    default void report(long worldGeneration, long step, int gpuRank, int firstLayer, long[][] counts, PlanVersion adopted,
+                        StepTiming timing) {
+        report(new StepLoads(worldGeneration, step, gpuRank, firstLayer, counts, adopted, timing).copy());
     }
 
     PlanHeads heads(long generation, long step);

@@ -4,15 +4,21 @@ import dev.ballast.contracts.plan.PlanVersion;
 
 /**
  * One GPU's token counts for one optimizer step: {@code counts[i][e]} for layer {@code firstLayer + i} and expert e.
- * {@code adopted} is the plan the rank used for this step (null: the static layout).
+ * {@code adopted} is the plan the rank used for this step (null: the static layout); {@code timing} what the rank
+ * measured of the step (null: nothing).
  */
 public record StepLoads(long worldGeneration, long step, int gpuRank, int firstLayer, long[][] counts,
-                         PlanVersion adopted) {
+                         PlanVersion adopted, StepTiming timing) {
     /** The sidecar's limit (docs/protocol.md, "Limits"); refused at the caller so no buffer grows past it. */
     public static final int MAX_COUNTS = 65_536;
 
     public StepLoads {
         check(worldGeneration, step, gpuRank, firstLayer, counts);
+    }
+
+    /** A report without timings. */
+    public StepLoads(long worldGeneration, long step, int gpuRank, int firstLayer, long[][] counts, PlanVersion adopted) {
+        this(worldGeneration, step, gpuRank, firstLayer, counts, adopted, null);
     }
 
     /**
@@ -59,6 +65,6 @@ public record StepLoads(long worldGeneration, long step, int gpuRank, int firstL
         for (int i = 0; i < c.length; i++) {
             c[i] = counts[i].clone();
         }
-        return new StepLoads(worldGeneration, step, gpuRank, firstLayer, c, adopted);
+        return new StepLoads(worldGeneration, step, gpuRank, firstLayer, c, adopted, timing);
     }
 }

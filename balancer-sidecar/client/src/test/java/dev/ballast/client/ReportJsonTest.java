@@ -34,18 +34,29 @@ class ReportJsonTest {
             }
             dev.ballast.contracts.plan.PlanVersion adopted = rnd.nextBoolean() ? null
                     : new dev.ballast.contracts.plan.PlanVersion(rnd.nextInt(1000), rnd.nextLong() >>> 1);
-            StepLoads r = new StepLoads(rnd.nextLong() >>> 1, rnd.nextInt(1 << 30), rnd.nextInt(4096), rnd.nextInt(100), c, adopted);
+            long[] nanos = {0, 1, 10, 999_999_999, 1_000_000_000, 250_000_000, 3_000_000_001L, rnd.nextLong() >>> 8};
+            StepTiming timing = rnd.nextInt(3) == 0 ? null : new StepTiming(
+                    rnd.nextInt(4) == 0 ? StepTiming.NOT_MEASURED : nanos[rnd.nextInt(nanos.length)],
+                    rnd.nextInt(4) == 0 ? StepTiming.NOT_MEASURED : nanos[rnd.nextInt(nanos.length)]);
+            StepLoads r = new StepLoads(rnd.nextLong() >>> 1, rnd.nextInt(1 << 30), rnd.nextInt(4096), rnd.nextInt(100), c,
+                    adopted, timing);
             assertThat(ReportJson.encode(r)).isEqualTo(reference(r));
         }
     }
 
-    /** The body as the client wrote it before the byte encoder (StringBuilder and Long.toString). */
+    /** The body as the client wrote it before the byte encoder (StringBuilder and Long.toString; seconds by BigDecimal). */
     private static String reference(StepLoads r) {
         StringBuilder sb = new StringBuilder("{\"worldGeneration\":").append(r.worldGeneration())
                 .append(",\"step\":").append(r.step()).append(",\"gpuRank\":").append(r.gpuRank())
                 .append(",\"firstLayer\":").append(r.firstLayer());
         if (r.adopted() != null) {
             sb.append(",\"adopted\":\"").append(r.adopted()).append('"');
+        }
+        if (r.timing() != null && r.timing().stepNanos() != StepTiming.NOT_MEASURED) {
+            sb.append(",\"stepSeconds\":").append(seconds(r.timing().stepNanos()));
+        }
+        if (r.timing() != null && r.timing().computeNanos() != StepTiming.NOT_MEASURED) {
+            sb.append(",\"computeSeconds\":").append(seconds(r.timing().computeNanos()));
         }
         sb.append(",\"counts\":[");
         for (int l = 0; l < r.counts().length; l++) {
@@ -56,6 +67,11 @@ class ReportJsonTest {
             sb.append(']');
         }
         return sb.append("]}").toString();
+    }
+
+    private static String seconds(long nanos) {
+        String s = java.math.BigDecimal.valueOf(nanos, 9).stripTrailingZeros().toPlainString();
+        return s.contains(".") ? s : s + ".0";
     }
 
     @Test

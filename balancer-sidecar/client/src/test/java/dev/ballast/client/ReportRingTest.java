@@ -23,11 +23,15 @@ class ReportRingTest {
     }
 
     static void offer(ReportRing ring, int rank, long step, int layers, int experts) {
-        ring.offer(1, step, rank, 2, counts(rank, step, layers, experts), experts, new PlanVersion(1, step));
+        ring.offer(1, step, rank, 2, counts(rank, step, layers, experts), experts, new PlanVersion(1, step),
+                new StepTiming(step, rank));
     }
 
     static void assertIntact(FlatReport r) {
         assertThat(r.adopted).isEqualTo(new PlanVersion(1, r.step));
+        if (r.stepNanos != r.step || r.computeNanos != r.gpuRank) {
+            assertThat(new long[] {r.stepNanos, r.computeNanos}).as("timing").containsExactly(r.step, r.gpuRank);
+        }
         for (int l = 0; l < r.layers; l++) {
             for (int e = 0; e < r.experts; e++) {
                 long want = r.gpuRank * 1_000_000_000_000L + r.step * 1_000_000 + l * 1_000 + e;
@@ -186,7 +190,7 @@ class ReportRingTest {
                             c[l][e] = rank * 1_000_000_000_000L + i * 1_000_000L + l * 1_000 + e;
                         }
                     }
-                    ring.offer(1, i, rank, 2, c, experts, new PlanVersion(1, i));
+                    ring.offer(1, i, rank, 2, c, experts, new PlanVersion(1, i), new StepTiming(i, rank));
                 }
             });
             ts[p].start();

@@ -10,11 +10,13 @@ import java.util.List;
  * operator's progress deadline reads (docs/elastic.md). planError (empty when none) says why the balancer cannot plan
  * the current world; the operator turns it into a condition. firstPlan (null until the generation's first plan is
  * published) records where that plan came from and how many steps the world ran before every rank adopted it.
+ * imbalanceBefore, imbalanceAfter and predictedSpeedup are the balancer's prediction for its newest plan; measured
+ * (null until a step of the current world was measured) is what the ranks' reports showed.
  * JSON form: {@link BalancerStatusJson}.
  */
 public record BalancerStatus(String planVersion, long planSequence, long adoptedAtStep, double imbalanceBefore,
                              double imbalanceAfter, double predictedSpeedup, StepHeartbeat heartbeat, String planError,
-                             FirstPlan firstPlan) {
+                             FirstPlan firstPlan, Measured measured) {
 
     /** The newest step every rank reported, of which world generation, and when the balancer first saw it (RFC 3339). */
     public record StepHeartbeat(long generation, long step, String at) {
@@ -32,6 +34,23 @@ public record BalancerStatus(String planVersion, long planSequence, long adopted
         }
     }
 
+    /**
+     * What the current world's recent complete steps measured; NaN where nothing was measured (left out of the JSON).
+     * {@code imbalanceBefore}/{@code imbalanceAfter}: busiest GPU's tokens over the mean, the reported counts of
+     * recent steps placed by the static layout / by the plan every rank ran at that step (absent while none runs a
+     * plan). {@code stepSecondsBefore}/{@code stepSecondsAfter}: the slowest rank's step time, the mean over recent
+     * steps that ran the static layout (before the generation's first plan was adopted) / the balancer's plans;
+     * {@code computeSecondsBefore}/{@code computeSecondsAfter} the same for the slowest rank's compute time (outside
+     * communication).
+     */
+    public record Measured(double imbalanceBefore, double imbalanceAfter, double stepSecondsBefore,
+                           double stepSecondsAfter, double computeSecondsBefore, double computeSecondsAfter) {
+        /** The static layout's measured step time over the plan's (above 1: the plan is faster); NaN when unknown. */
+        public double stepTimeSpeedup() {
+            return stepSecondsAfter > 0 ? stepSecondsBefore / stepSecondsAfter : Double.NaN;
+        }
+    }
+
     public static final String FROM_HISTORY = "history";
     public static final String FROM_STEPS = "steps";
 
@@ -39,7 +58,15 @@ public record BalancerStatus(String planVersion, long planSequence, long adopted
     public BalancerStatus(String planVersion, long planSequence, long adoptedAtStep, double imbalanceBefore,
                           double imbalanceAfter, double predictedSpeedup, StepHeartbeat heartbeat) {
         this(planVersion, planSequence, adoptedAtStep, imbalanceBefore, imbalanceAfter, predictedSpeedup, heartbeat, "",
-                null);
+                null, null);
+    }
+
+    /** A status without measurements. */
+    public BalancerStatus(String planVersion, long planSequence, long adoptedAtStep, double imbalanceBefore,
+                          double imbalanceAfter, double predictedSpeedup, StepHeartbeat heartbeat, String planError,
+                          FirstPlan firstPlan) {
+        this(planVersion, planSequence, adoptedAtStep, imbalanceBefore, imbalanceAfter, predictedSpeedup, heartbeat,
+                planError, firstPlan, null);
     }
 
     public BalancerStatus {
@@ -48,17 +75,22 @@ public record BalancerStatus(String planVersion, long planSequence, long adopted
 
     public BalancerStatus withHeartbeat(StepHeartbeat beat) {
         return new BalancerStatus(planVersion, planSequence, adoptedAtStep, imbalanceBefore, imbalanceAfter,
-                predictedSpeedup, beat, planError, firstPlan);
+                predictedSpeedup, beat, planError, firstPlan, measured);
     }
 
     public BalancerStatus withPlanError(String error) {
         return new BalancerStatus(planVersion, planSequence, adoptedAtStep, imbalanceBefore, imbalanceAfter,
-                predictedSpeedup, heartbeat, error, firstPlan);
+                predictedSpeedup, heartbeat, error, firstPlan, measured);
     }
 
     public BalancerStatus withFirstPlan(FirstPlan first) {
         return new BalancerStatus(planVersion, planSequence, adoptedAtStep, imbalanceBefore, imbalanceAfter,
-                predictedSpeedup, heartbeat, planError, first);
+                predictedSpeedup, heartbeat, planError, first, measured);
+    }
+
+    public BalancerStatus withMeasured(Measured m) {
+        return new BalancerStatus(planVersion, planSequence, adoptedAtStep, imbalanceBefore, imbalanceAfter,
+                predictedSpeedup, heartbeat, planError, firstPlan, m);
     }
 
     public static final String PLAN_VERSION = "planVersion";
@@ -74,11 +106,22 @@ public record BalancerStatus(String planVersion, long planSequence, long adopted
     public static final String FIRST_PLAN_GENERATION = "firstPlanGeneration";
     public static final String FIRST_PLAN_SOURCE = "firstPlanSource";
     public static final String FIRST_PLAN_STEPS = "firstPlanSteps";
+    public static final String MEASURED = "measured";
     /**
      * The field names in their encoding order: the heartbeat's three only once there is one, planError only when
-     * set, the first plan's generation and source once it is published, its steps once every rank adopted it.
+     * set, the first plan's generation and source once it is published, its steps once every rank adopted it, the
+     * measured block once a step was measured.
      */
     public static final List<String> FIELDS = List.of(PLAN_VERSION, PLAN_SEQUENCE, ADOPTED_AT_STEP, IMBALANCE_BEFORE,
             IMBALANCE_AFTER, PREDICTED_SPEEDUP, LAST_STEP_GENERATION, LAST_STEP, LAST_STEP_TIME, PLAN_ERROR,
-            FIRST_PLAN_GENERATION, FIRST_PLAN_SOURCE, FIRST_PLAN_STEPS);
+            FIRST_PLAN_GENERATION, FIRST_PLAN_SOURCE, FIRST_PLAN_STEPS, MEASURED);
+
+    public static final String STEP_SECONDS_BEFORE = "stepSecondsBefore";
+    public static final String STEP_SECONDS_AFTER = "stepSecondsAfter";
+    public static final String STEP_TIME_SPEEDUP = "stepTimeSpeedup";
+    public static final String COMPUTE_SECONDS_BEFORE = "computeSecondsBefore";
+    public static final String COMPUTE_SECONDS_AFTER = "computeSecondsAfter";
+    /** The measured block's field names in their encoding order; each only when measured. */
+    public static final List<String> MEASURED_FIELDS = List.of(IMBALANCE_BEFORE, IMBALANCE_AFTER, STEP_SECONDS_BEFORE,
+            STEP_SECONDS_AFTER, STEP_TIME_SPEEDUP, COMPUTE_SECONDS_BEFORE, COMPUTE_SECONDS_AFTER);
 }

@@ -9,6 +9,8 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 import static dev.ballast.contracts.status.BalancerStatus.ADOPTED_AT_STEP;
+import static dev.ballast.contracts.status.BalancerStatus.COMPUTE_SECONDS_AFTER;
+import static dev.ballast.contracts.status.BalancerStatus.COMPUTE_SECONDS_BEFORE;
 import static dev.ballast.contracts.status.BalancerStatus.FIRST_PLAN_GENERATION;
 import static dev.ballast.contracts.status.BalancerStatus.FIRST_PLAN_SOURCE;
 import static dev.ballast.contracts.status.BalancerStatus.FIRST_PLAN_STEPS;
@@ -17,14 +19,20 @@ import static dev.ballast.contracts.status.BalancerStatus.IMBALANCE_BEFORE;
 import static dev.ballast.contracts.status.BalancerStatus.LAST_STEP;
 import static dev.ballast.contracts.status.BalancerStatus.LAST_STEP_GENERATION;
 import static dev.ballast.contracts.status.BalancerStatus.LAST_STEP_TIME;
+import static dev.ballast.contracts.status.BalancerStatus.MEASURED;
 import static dev.ballast.contracts.status.BalancerStatus.PLAN_ERROR;
 import static dev.ballast.contracts.status.BalancerStatus.PLAN_SEQUENCE;
 import static dev.ballast.contracts.status.BalancerStatus.PLAN_VERSION;
 import static dev.ballast.contracts.status.BalancerStatus.PREDICTED_SPEEDUP;
+import static dev.ballast.contracts.status.BalancerStatus.STEP_SECONDS_AFTER;
+import static dev.ballast.contracts.status.BalancerStatus.STEP_SECONDS_BEFORE;
+import static dev.ballast.contracts.status.BalancerStatus.STEP_TIME_SPEEDUP;
 
 /**
  * The JSON form of {@link BalancerStatus}: the fields of {@link BalancerStatus#FIELDS} in that order, ratios rounded
- * to four decimals (plenty for a ratio, and it keeps the applied object stable between writes).
+ * to four decimals (plenty for a ratio, and it keeps the applied object stable between writes), seconds to
+ * microseconds; the measured block is a nested object of the fields of {@link BalancerStatus#MEASURED_FIELDS} that
+ * were measured.
  */
 public final class BalancerStatusJson {
     private BalancerStatusJson() {
@@ -54,21 +62,52 @@ public final class BalancerStatusJson {
                 m.put(FIRST_PLAN_STEPS, s.firstPlan().steps());
             }
         }
+        if (s.measured() != null) {
+            m.put(MEASURED, measuredFields(s.measured()));
+        }
         return m;
     }
 
+    private static Map<String, Object> measuredFields(BalancerStatus.Measured x) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        putMeasured(m, IMBALANCE_BEFORE, round4(x.imbalanceBefore()));
+        putMeasured(m, IMBALANCE_AFTER, round4(x.imbalanceAfter()));
+        putMeasured(m, STEP_SECONDS_BEFORE, roundMicros(x.stepSecondsBefore()));
+        putMeasured(m, STEP_SECONDS_AFTER, roundMicros(x.stepSecondsAfter()));
+        putMeasured(m, STEP_TIME_SPEEDUP, round4(x.stepTimeSpeedup()));
+        putMeasured(m, COMPUTE_SECONDS_BEFORE, roundMicros(x.computeSecondsBefore()));
+        putMeasured(m, COMPUTE_SECONDS_AFTER, roundMicros(x.computeSecondsAfter()));
+        return m;
+    }
+
+    private static void putMeasured(Map<String, Object> m, String key, double v) {
+        if (!Double.isNaN(v) && !Double.isInfinite(v)) {
+            m.put(key, v);
+        }
+    }
+
     public static String encode(BalancerStatus s) {
-        JsonWriter w = new JsonWriter().beginObject();
-        fields(s).forEach((k, v) -> {
+        JsonWriter w = new JsonWriter();
+        write(w, fields(s));
+        return w.toString();
+    }
+
+    private static void write(JsonWriter w, Map<String, Object> fields) {
+        w.beginObject();
+        fields.forEach((k, v) -> {
             if (v instanceof String t) {
                 w.field(k, t);
             } else if (v instanceof Long l) {
                 w.field(k, l);
+            } else if (v instanceof Map<?, ?> nested) {
+                @SuppressWarnings("unchecked")
+                Map<String, Object> block = (Map<String, Object>) nested;
+                write(w.name(k), block);
             } else {
                 w.field(k, (Double) v);
             }
         });
-        return w.endObject().toString();
+        w.endObject();
     }
 
     /** @throws JsonException naming the field at fault */
@@ -86,7 +125,18 @@ public final class BalancerStatusJson {
         return new BalancerStatus(JsonFields.requireString(m, PLAN_VERSION), JsonFields.requireLong(m, PLAN_SEQUENCE),
                 JsonFields.requireLong(m, ADOPTED_AT_STEP), ratio(m, IMBALANCE_BEFORE), ratio(m, IMBALANCE_AFTER),
                 ratio(m, PREDICTED_SPEEDUP), beat, m.containsKey(PLAN_ERROR) ? JsonFields.requireString(m, PLAN_ERROR) : "",
-                first);
+                first, m.containsKey(MEASURED) ? measured(JsonFields.object(m.get(MEASURED), MEASURED)) : null);
+    }
+
+    /** The measured block; its stepTimeSpeedup is derived from the step times, so it is not read back. */
+    private static BalancerStatus.Measured measured(Map<String, Object> m) {
+        return new BalancerStatus.Measured(optionalRatio(m, IMBALANCE_BEFORE), optionalRatio(m, IMBALANCE_AFTER),
+                optionalRatio(m, STEP_SECONDS_BEFORE), optionalRatio(m, STEP_SECONDS_AFTER),
+                optionalRatio(m, COMPUTE_SECONDS_BEFORE), optionalRatio(m, COMPUTE_SECONDS_AFTER));
+    }
+
+    private static double optionalRatio(Map<String, Object> m, String key) {
+        return m.containsKey(key) ? ratio(m, key) : Double.NaN;
     }
 
     /** The persisted plan-sequence high-water mark of a status.balancer as read back (absent: 0). */
@@ -103,6 +153,10 @@ public final class BalancerStatusJson {
     }
 
     private static double round4(double x) {
-        return Math.round(x * 10_000) / 10_000.0;
+        return Double.isFinite(x) ? Math.round(x * 10_000) / 10_000.0 : x;
+    }
+
+    private static double roundMicros(double seconds) {
+        return Double.isFinite(seconds) ? Math.round(seconds * 1_000_000) / 1_000_000.0 : seconds;
     }
 }

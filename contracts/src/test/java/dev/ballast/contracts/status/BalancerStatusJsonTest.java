@@ -12,16 +12,22 @@ class BalancerStatusJsonTest {
     @Test
     void encodesEveryFieldInOrderWithRatiosToFourDecimals() {
         var beat = new BalancerStatus.StepHeartbeat(3, 4210, "2026-12-03T19:00:00Z");
+        var measured = new BalancerStatus.Measured(1.3, 1.1, 0.5, 0.4, 0.3, 0.2);
         BalancerStatus s = new BalancerStatus("3.17", 128, 4200, 1.234567, 1.05, 1.17449, beat, "x",
-                new BalancerStatus.FirstPlan(3, BalancerStatus.FROM_STEPS, 2));
+                new BalancerStatus.FirstPlan(3, BalancerStatus.FROM_STEPS, 2), measured);
         assertThat(BalancerStatusJson.fields(s).keySet()).containsExactlyElementsOf(BalancerStatus.FIELDS);
+        assertThat(((Map<?, ?>) BalancerStatusJson.fields(s).get(BalancerStatus.MEASURED)).keySet().stream().map(Object::toString))
+                .containsExactlyElementsOf(BalancerStatus.MEASURED_FIELDS);
         String json = BalancerStatusJson.encode(s);
         assertThat(json).isEqualTo("{\"planVersion\":\"3.17\",\"planSequence\":128,\"adoptedAtStep\":4200,"
                 + "\"imbalanceBefore\":1.2346,\"imbalanceAfter\":1.05,\"predictedSpeedup\":1.1745,"
                 + "\"lastStepGeneration\":3,\"lastStep\":4210,\"lastStepTime\":\"2026-12-03T19:00:00Z\","
-                + "\"planError\":\"x\",\"firstPlanGeneration\":3,\"firstPlanSource\":\"steps\",\"firstPlanSteps\":2}");
+                + "\"planError\":\"x\",\"firstPlanGeneration\":3,\"firstPlanSource\":\"steps\",\"firstPlanSteps\":2,"
+                + "\"measured\":{\"imbalanceBefore\":1.3,\"imbalanceAfter\":1.1,\"stepSecondsBefore\":0.5,"
+                + "\"stepSecondsAfter\":0.4,\"stepTimeSpeedup\":1.25,\"computeSecondsBefore\":0.3,"
+                + "\"computeSecondsAfter\":0.2}}");
         assertThat(BalancerStatusJson.decode(json)).isEqualTo(new BalancerStatus("3.17", 128, 4200, 1.2346, 1.05,
-                1.1745, beat, "x", new BalancerStatus.FirstPlan(3, BalancerStatus.FROM_STEPS, 2)));
+                1.1745, beat, "x", new BalancerStatus.FirstPlan(3, BalancerStatus.FROM_STEPS, 2), measured));
     }
 
     @Test
@@ -53,5 +59,33 @@ class BalancerStatusJsonTest {
         assertThat(BalancerStatusJson.fields(adopted)).doesNotContainKey(BalancerStatus.PLAN_ERROR)
                 .containsEntry(BalancerStatus.FIRST_PLAN_STEPS, 0L);
         assertThat(BalancerStatusJson.decode(BalancerStatusJson.encode(adopted))).isEqualTo(adopted);
+    }
+
+    @Test
+    void writesTheMeasuredBlockNestedWithOnlyWhatWasMeasured() {
+        BalancerStatus s = new BalancerStatus("2.3", 64, 40, 1.5, 1.1, 1.3, null)
+                .withMeasured(new BalancerStatus.Measured(1.623456, 1.0712, 0.2500004, 0.2, 0.1, 0.0625));
+        assertThat(BalancerStatusJson.fields(s).keySet()).last().isEqualTo(BalancerStatus.MEASURED);
+        String json = BalancerStatusJson.encode(s);
+        assertThat(json).endsWith(",\"measured\":{\"imbalanceBefore\":1.6235,\"imbalanceAfter\":1.0712,"
+                + "\"stepSecondsBefore\":0.25,\"stepSecondsAfter\":0.2,\"stepTimeSpeedup\":1.25,"
+                + "\"computeSecondsBefore\":0.1,\"computeSecondsAfter\":0.0625}}");
+        assertThat(BalancerStatusJson.decode(json)).isEqualTo(s.withMeasured(
+                new BalancerStatus.Measured(1.6235, 1.0712, 0.25, 0.2, 0.1, 0.0625)));
+
+        // before a plan is in use and without timings: only the static layout's imbalance
+        BalancerStatus staticOnly = s.withMeasured(new BalancerStatus.Measured(1.4, Double.NaN, Double.NaN, Double.NaN,
+                Double.NaN, Double.NaN));
+        assertThat(BalancerStatusJson.encode(staticOnly)).endsWith(",\"measured\":{\"imbalanceBefore\":1.4}}");
+        assertThat(BalancerStatusJson.decode(BalancerStatusJson.encode(staticOnly))).isEqualTo(staticOnly);
+        assertThat(BalancerStatusJson.fields(s.withMeasured(null))).doesNotContainKey(BalancerStatus.MEASURED);
+    }
+
+    @Test
+    void namesABadMeasuredField() {
+        assertThatThrownBy(() -> BalancerStatusJson.decode("{\"planVersion\":\"1.0\",\"planSequence\":1,"
+                + "\"adoptedAtStep\":-1,\"imbalanceBefore\":1,\"imbalanceAfter\":1,\"predictedSpeedup\":1,"
+                + "\"measured\":{\"stepSecondsAfter\":\"fast\"}}"))
+                .isInstanceOf(JsonException.class).hasMessageContaining("stepSecondsAfter");
     }
 }

@@ -18,10 +18,10 @@ public class BalancerStatusSchema {
   @JsonPropertyDescription("Optimizer step at which every rank adopted planVersion.")
   public Long adoptedAtStep;
 
-  @JsonPropertyDescription("Max/mean GPU load under the static layout over the last interval.")
+  @JsonPropertyDescription("Predicted busiest-GPU/mean tokens under the static layout, on the loads the newest plan was made for (measured.imbalanceBefore is the measurement).")
   public Double imbalanceBefore;
 
-  @JsonPropertyDescription("Max/mean GPU load under the adopted plan over the last interval.")
+  @JsonPropertyDescription("Predicted busiest-GPU/mean tokens under the newest plan, on the loads it was made for (measured.imbalanceAfter is the measurement).")
   public Double imbalanceAfter;
 
   @JsonPropertyDescription("World generation of lastStep.")
@@ -33,7 +33,7 @@ public class BalancerStatusSchema {
   @JsonPropertyDescription("When lastStep was first seen (RFC 3339).")
   public String lastStepTime;
 
-  @JsonPropertyDescription("Predicted step-time speedup of the adopted plan over the static layout.")
+  @JsonPropertyDescription("Predicted step-time speedup of the newest plan over the static layout (measured.stepTimeSpeedup is the measurement).")
   public Double predictedSpeedup;
 
   @JsonPropertyDescription("Why the balancer cannot plan the current world (a configuration error); absent when it can.")
@@ -47,4 +47,7 @@ public class BalancerStatusSchema {
 
   @JsonPropertyDescription("Steps that world ran before every rank adopted its first plan (0: from its first step).")
   public Long firstPlanSteps;
+
+  @JsonPropertyDescription("What the ranks' reports of the current world's recent complete steps measured, beside the prediction above; absent until a step was measured, each field absent until it was.")
+  public BalancerMeasuredSchema measured;
 }

@@ -16,12 +16,16 @@ class BalancerStatusSchemaTest {
   void declaresExactlyTheContractsFields() {
     assertThat(Arrays.stream(BalancerStatusSchema.class.getFields()).map(Field::getName))
         .containsExactlyInAnyOrderElementsOf(BalancerStatus.FIELDS);
+    assertThat(Arrays.stream(BalancerMeasuredSchema.class.getFields()).map(Field::getName))
+        .containsExactlyInAnyOrderElementsOf(BalancerStatus.MEASURED_FIELDS);
   }
 
   @Test
   void whatTheBalancerWritesReadsBackUnchanged() {
     String written = BalancerStatusJson.encode(new BalancerStatus("4.9", 192, 880, 1.42, 1.03, 1.2,
-        new BalancerStatus.StepHeartbeat(4, 900, "2026-12-03T19:00:00Z")));
+        new BalancerStatus.StepHeartbeat(4, 900, "2026-12-03T19:00:00Z"), "",
+        new BalancerStatus.FirstPlan(4, BalancerStatus.FROM_HISTORY, 0),
+        new BalancerStatus.Measured(1.31, 1.04, 0.52, 0.41, 0.3, 0.22)));
     BalancerStatusSchema read = Serialization.unmarshal(written, BalancerStatusSchema.class);
     assertThat(Json.parse(Serialization.asJson(read))).isEqualTo(Json.parse(written));
   }

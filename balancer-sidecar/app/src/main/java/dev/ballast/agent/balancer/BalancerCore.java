@@ -35,7 +35,8 @@ import java.util.logging.Logger;
  * {@link SidecarSessions}; reports go through {@link ReportIntake} into the {@link LoadForecast}; the
  * {@link ReplanPolicy} decides when to plan and whether to publish; {@link PlanSequencer} numbers plans,
  * {@link PlanPublisher} announces and retains them, {@link AdoptionTracker} says which plans are still in use,
- * {@link StatusWriter} keeps status.balancer (with {@link FirstPlanTracker}'s record of each world's first plan), and
+ * {@link StatusWriter} keeps status.balancer (with {@link FirstPlanTracker}'s record of each world's first plan and
+ * {@link MeasuredSteps}' measurements of its recent steps), and
  * {@link HistoryPersistence} restores the load history at start and persists it, so that a restarted balancer plans
  * the next world's first plan from it.
  * <p>
@@ -48,7 +49,7 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
     /** How often retention is re-announced, so a sidecar that lost a plan notices. */
     public static final long RETENTION_EVERY_NANOS = 5_000_000_000L;
 
-    /** How often a complete step's loads are scored for the measured-imbalance metrics. */
+    /** How often a complete step's loads are scored for the measured imbalance (metrics and status). */
     static final long MEASURE_EVERY_NANOS = 1_000_000_000L;
 
     /** Runs planning jobs; {@code done} or {@code failed} must be invoked on the core's thread. */
@@ -86,6 +87,7 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
     private final PlanPublisher publisher = new PlanPublisher(BalancerCore::unixNanosNow);
     private final AdoptionTracker adoptions = new AdoptionTracker();
     private final FirstPlanTracker firstPlan = new FirstPlanTracker();
+    private final MeasuredSteps measuredSteps = new MeasuredSteps();
     private final HistoryPersistence history;
     /** The steps of the load history restored at start (0: none), shown on the dashboard. */
     private final long historyRestoredSteps;
@@ -98,6 +100,8 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
     private PlanningSetup setup; // null while the spec and world cannot be planned
     private String configError = "";
     private Plan planInUse;      // this generation's newest plan: the next plan starts from it
+    private PlanVersion running; // the plan every rank runs (null: the static layout)
+    private Plan runningPlan;    // its plan, null for the static layout or when this balancer does not hold it
     private long lastObservedStep = -1;
     private long lastObservedGeneration; // of the history's newest step
     private long lastRetentionBroadcast = Long.MIN_VALUE / 2;
@@ -149,6 +153,9 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
         adoptions.reset(w);
         firstPlan.newWorld(w.generation());
         planInUse = null;
+        running = null;
+        runningPlan = null;
+        measuredSteps.newWorld();
         predicted = null;
         measured = null;
         predictedGain = 1.0;
@@ -219,7 +226,7 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
             return;
         }
         switch (m.getKindCase()) {
-            case REPORT -> warnIfRefused(s, intake.take(s.podIndex, s.nodeRank, world, m.getReport(), this::observe));
+            case REPORT -> warnIfRefused(s, intake.take(s.podIndex, s.nodeRank, world, m.getReport(), this::released));
             case ADOPTION -> onAdoption(s, m.getAdoption());
             case RESYNC -> resync(s, m.getResync().hasAfter() ? Protocol.fromWire(m.getResync().getAfter()) : null);
             case HELLO -> sessions.refuse(id, new Refusal(ErrorNotice.Code.PROTOCOL_VIOLATION, "hello sent twice on one stream"));
@@ -289,6 +296,11 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
         status.adopted(oldest, adoptions.lastAdoptedAt(oldest));
         firstPlan.adopted(oldest, adoptions.lastAdoptedAt(oldest));
         status.firstPlan(firstPlan.current());
+        if (oldest.worldGeneration() == world.generation() && oldest.sequence() > 0 && !oldest.equals(running)) {
+            running = oldest;
+            runningPlan = publisher.plan(oldest);
+            measuredSteps.plansInUse(adoptions.lastAdoptedAt(oldest));
+        }
     }
 
     private void resync(SidecarSessions.Sidecar s, PlanVersion after) {
@@ -308,16 +320,13 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
 
     // ---------------------------------------------------------------- planning
 
-    /** One whole step of the current world, assembled from every rank's report (or released incomplete). */
-    private void observe(long step, ModelLoads loads) {
-        forecast.observe(step, loads);
-        long now = clock.getAsLong();
-        if (measured == null || now - lastMeasuredAt >= MEASURE_EVERY_NANOS) {
-            // two routing passes: at most once a second, whatever the step rate. Reports are taken only while a
-            // planning setup exists (ReportIntake.use).
-            measured = scores(PlacementScore.breakdown(setup.context(), setup.planner().routing(), null, loads),
-                    PlacementScore.breakdown(setup.context(), setup.planner().routing(), planInUse, loads));
-            lastMeasuredAt = now;
+    /** One step of the current world, assembled from every rank's report or released incomplete. */
+    private void released(StepAssembler.Released r) {
+        long step = r.step();
+        forecast.observe(step, r.loads());
+        if (r.complete()) {
+            measure(step, r.loads());
+            measuredSteps.timed(step, r.slowestStepSeconds(), r.slowestComputeSeconds());
         }
         lastObservedStep = Math.max(lastObservedStep, step);
         lastObservedGeneration = world.generation();
@@ -326,6 +335,32 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
         policy.stepObserved(() -> PlacementScore.of(setup.context(), setup.planner().routing(), planInUse,
                 forecast.predict()).imbalance());
         maybeStartPlanning();
+    }
+
+    /**
+     * Scores a complete step's counts under the static layout and under the plan every rank runs, at most once a
+     * second whatever the step rate (two routing passes), for the metrics and status.balancer.measured. Reports are
+     * taken only while a planning setup exists (ReportIntake.use).
+     */
+    private void measure(long step, ModelLoads loads) {
+        long now = clock.getAsLong();
+        if (measured != null && now - lastMeasuredAt < MEASURE_EVERY_NANOS) {
+            return;
+        }
+        PlacementScore.Breakdown before = PlacementScore.breakdown(setup.context(), setup.planner().routing(), null, loads);
+        PlacementScore.Breakdown after = running == null ? before : runningPlan == null ? null
+                : PlacementScore.breakdown(setup.context(), setup.planner().routing(), runningPlan, loads);
+        measured = after == null ? unknownAfter(before) : scores(before, after);
+        measuredSteps.scored(step, before.whole().imbalance(), running == null || after == null ? Double.NaN
+                : after.whole().imbalance());
+        lastMeasuredAt = now;
+    }
+
+    /** Before only: every rank runs a plan this balancer does not hold (published before it restarted). */
+    private static BalancerMetricsState.Scores unknownAfter(PlacementScore.Breakdown before) {
+        double[] none = new double[before.layers().length];
+        java.util.Arrays.fill(none, Double.NaN);
+        return new BalancerMetricsState.Scores(before.whole().imbalance(), Double.NaN, before.layers(), none);
     }
 
     private void maybeStartPlanning() {
@@ -420,7 +455,7 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
         }
         maybeStartPlanning();
         if (world != null && lastObservedStep >= 0) {
-            status.heartbeat(world.generation(), lastObservedStep, now);
+            status.progress(world.generation(), lastObservedStep, measuredSteps.summary(), now);
         }
         status.flush(now);
         history.maybeWrite(forecast.history(), lastObservedGeneration, now);

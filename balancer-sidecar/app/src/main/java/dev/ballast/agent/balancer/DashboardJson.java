@@ -1,12 +1,14 @@
 package dev.ballast.agent.balancer;
 
 import dev.ballast.contracts.status.BalancerStatus;
+import dev.ballast.contracts.status.BalancerStatusJson;
 import dev.ballast.contracts.json.JsonWriter;
 import dev.ballast.planner.load.LoadHistory;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
+import java.util.Map;
 
 /** The balancer's dashboard documents (docs/protocol.md, "Balancer HTTP"): recent loads and the balancer's status. */
 final class DashboardJson {
@@ -41,7 +43,7 @@ final class DashboardJson {
 
     static String status(Identity id, Activity a, LoadHistory history, BalancerStatus s) {
         Runtime rt = Runtime.getRuntime();
-        return new JsonWriter().beginObject().field("job", id.job()).field("namespace", id.namespace())
+        JsonWriter w = new JsonWriter().beginObject().field("job", id.job()).field("namespace", id.namespace())
                 .field("balancerId", id.balancerId()).field("worldGeneration", a.worldGeneration())
                 .field("ready", a.ready()).field("configError", a.configError())
                 .field("sidecars", a.sidecars()).field("reportsAccepted", a.reportsAccepted())
@@ -52,8 +54,13 @@ final class DashboardJson {
                 .field("lastPlanMillis", a.lastPlanNanos() / 1e6)
                 .field("planVersion", s.planVersion()).field("planSequence", s.planSequence())
                 .field("adoptedAtStep", s.adoptedAtStep()).field("imbalanceBefore", s.imbalanceBefore())
-                .field("imbalanceAfter", s.imbalanceAfter()).field("predictedSpeedup", s.predictedSpeedup())
-                .field("heapUsedBytes", rt.totalMemory() - rt.freeMemory()).field("heapLiveBytes", heapAfterLastGc())
+                .field("imbalanceAfter", s.imbalanceAfter()).field("predictedSpeedup", s.predictedSpeedup());
+        if (BalancerStatusJson.fields(s).get(BalancerStatus.MEASURED) instanceof Map<?, ?> measured) {
+            w.name(BalancerStatus.MEASURED).beginObject();
+            measured.forEach((k, v) -> w.field((String) k, (Double) v));
+            w.endObject();
+        }
+        return w.field("heapUsedBytes", rt.totalMemory() - rt.freeMemory()).field("heapLiveBytes", heapAfterLastGc())
                 .field("heapMaxBytes", rt.maxMemory())
                 .endObject().toString();
     }

@@ -25,7 +25,11 @@ final class PlanPublisher {
     static final int RETAINED_PLANS = 32;
 
     private final LongSupplier unixNanos;
-    private final TreeMap<PlanVersion, PlanMessage> retained = new TreeMap<>();
+    /** A retained plan and the message that announced it. */
+    private record Retained(Plan plan, PlanMessage message) {
+    }
+
+    private final TreeMap<PlanVersion, Retained> retained = new TreeMap<>();
     private PlanVersion newest;
     private long published;
     private volatile String newestJson;
@@ -44,7 +48,7 @@ final class PlanPublisher {
             pm.setPrevious(Protocol.toWire(newest));
         }
         PlanMessage msg = pm.build();
-        retained.put(plan.version(), msg);
+        retained.put(plan.version(), new Retained(plan, msg));
         while (retained.size() > RETAINED_PLANS) {
             retained.pollFirstEntry();
         }
@@ -85,7 +89,13 @@ final class PlanPublisher {
     /** The retained plans after {@code after} (all of them when null), oldest first, for a resync. */
     List<BalancerMessage> retainedAfter(PlanVersion after) {
         return (after == null ? retained : retained.tailMap(after, false)).values().stream()
-                .map(pm -> BalancerMessage.newBuilder().setPlan(pm).build()).toList();
+                .map(r -> BalancerMessage.newBuilder().setPlan(r.message()).build()).toList();
+    }
+
+    /** The retained plan {@code version}, or null when this balancer does not hold it. */
+    Plan plan(PlanVersion version) {
+        Retained r = retained.get(version);
+        return r == null ? null : r.plan();
     }
 
     PlanVersion newest() {

@@ -6,11 +6,9 @@ import dev.ballast.agent.wire.BadReportException;
 import dev.ballast.agent.wire.ReportParser;
 import dev.ballast.contracts.world.WorldDocument;
 import dev.ballast.contracts.world.WorldWorker;
-import dev.ballast.planner.load.ModelLoads;
 import dev.ballast.planner.model.Parallelism;
 
-import java.util.Map;
-import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 
 /**
  * Takes load reports from authenticated sidecars: checks each against the current world (generation, the sender's
@@ -42,10 +40,11 @@ final class ReportIntake {
 
     /**
      * Checks a report from the sidecar of pod {@code podIndex} (node rank {@code nodeRank}) against {@code world};
-     * returns why it is refused, or null when it was taken. Steps it completes go to {@code completed} in order;
-     * their buffers are reused once {@code completed} returns.
+     * returns why it is refused, or null when it was taken. Steps it releases go to {@code released} in order;
+     * their buffers are reused once {@code released} returns.
      */
-    Refusal take(int podIndex, int nodeRank, WorldDocument world, LoadReport r, BiConsumer<Long, ModelLoads> completed) {
+    Refusal take(int podIndex, int nodeRank, WorldDocument world, LoadReport r,
+                 Consumer<StepAssembler.Released> released) {
         Refusal why = check(podIndex, nodeRank, world, r);
         if (why != null) {
             refused++;
@@ -53,9 +52,11 @@ final class ReportIntake {
         }
         accepted++;
         StageLayers s = stageLayers(r.getGpuRank());
-        for (Map.Entry<Long, ModelLoads> done : assembler.add(r.getStep(), r.getGpuRank(), s.first, s.count, r::getCounts)) {
-            completed.accept(done.getKey(), done.getValue());
-            assembler.recycle(done.getValue());
+        for (StepAssembler.Released done : assembler.add(r.getStep(), r.getGpuRank(), s.first, s.count, r::getCounts,
+                r.hasStepSeconds() ? r.getStepSeconds() : Double.NaN,
+                r.hasComputeSeconds() ? r.getComputeSeconds() : Double.NaN)) {
+            released.accept(done);
+            assembler.recycle(done.loads());
         }
         return null;
     }

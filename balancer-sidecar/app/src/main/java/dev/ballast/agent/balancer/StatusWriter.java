@@ -59,7 +59,7 @@ final class StatusWriter {
     void reserveSequencesUpTo(long upTo, long nowNanos) {
         BalancerStatus s = new BalancerStatus(status.planVersion(), upTo, status.adoptedAtStep(),
                 status.imbalanceBefore(), status.imbalanceAfter(), status.predictedSpeedup(), status.heartbeat(),
-                status.planError(), status.firstPlan());
+                status.planError(), status.firstPlan(), status.measured());
         store.write(s);
         status = s;
         dirty = false;
@@ -70,7 +70,7 @@ final class StatusWriter {
     void planned(double imbalanceBefore, double imbalanceAfter, double predictedSpeedup) {
         change(new BalancerStatus(status.planVersion(), status.planSequence(), status.adoptedAtStep(),
                 imbalanceBefore, imbalanceAfter, predictedSpeedup, status.heartbeat(), status.planError(),
-                status.firstPlan()));
+                status.firstPlan(), status.measured()));
     }
 
     /** Every rank now runs {@code version} or newer; the last of them moved to it at {@code atStep}. */
@@ -78,22 +78,40 @@ final class StatusWriter {
         if (!status.planVersion().equals(version.toString())) {
             change(new BalancerStatus(version.toString(), status.planSequence(), atStep, status.imbalanceBefore(),
                     status.imbalanceAfter(), status.predictedSpeedup(), status.heartbeat(), status.planError(),
-                    status.firstPlan()));
+                    status.firstPlan(), status.measured()));
         }
     }
 
     /**
      * The progress heartbeat the operator's progress deadline reads (docs/elastic.md): the newest complete step of
-     * {@code generation}, refreshed at once for a new generation and otherwise at most every
-     * {@link #HEARTBEAT_EVERY_NANOS} while steps advance, so a running job does not write its status every step.
+     * {@code generation}, with what the recent steps measured. Both are refreshed at once for a new generation and
+     * otherwise at most every {@link #HEARTBEAT_EVERY_NANOS} while steps advance, so a running job does not write its
+     * status every step; the measurements also when one of them appears or goes (a first step time under a new
+     * plan), at most a few times per plan.
      */
-    void heartbeat(long generation, long step, long nowNanos) {
+    void progress(long generation, long step, BalancerStatus.Measured measured, long nowNanos) {
         BalancerStatus.StepHeartbeat beat = status.heartbeat();
         boolean newGeneration = beat == null || beat.generation() != generation;
         if (newGeneration || (beat.step() < step && nowNanos - lastHeartbeat >= HEARTBEAT_EVERY_NANOS)) {
-            change(status.withHeartbeat(new BalancerStatus.StepHeartbeat(generation, step, Instant.now().toString())));
+            change(status.withHeartbeat(new BalancerStatus.StepHeartbeat(generation, step, Instant.now().toString()))
+                    .withMeasured(measured));
             lastHeartbeat = nowNanos;
+        } else if (!sameFields(status.measured(), measured)) {
+            change(status.withMeasured(measured));
         }
+    }
+
+    /** Whether both measure the same things (the values aside). */
+    private static boolean sameFields(BalancerStatus.Measured a, BalancerStatus.Measured b) {
+        if (a == null || b == null) {
+            return a == b;
+        }
+        return Double.isNaN(a.imbalanceBefore()) == Double.isNaN(b.imbalanceBefore())
+                && Double.isNaN(a.imbalanceAfter()) == Double.isNaN(b.imbalanceAfter())
+                && Double.isNaN(a.stepSecondsBefore()) == Double.isNaN(b.stepSecondsBefore())
+                && Double.isNaN(a.stepSecondsAfter()) == Double.isNaN(b.stepSecondsAfter())
+                && Double.isNaN(a.computeSecondsBefore()) == Double.isNaN(b.computeSecondsBefore())
+                && Double.isNaN(a.computeSecondsAfter()) == Double.isNaN(b.computeSecondsAfter());
     }
 
     /** Writes a pending change when the last write is long enough ago; a failed write is retried on a later flush. */

@@ -14,13 +14,32 @@ import java.util.TreeMap;
  * GPU has reported it; steps that fall {@link #MAX_OPEN_STEPS} behind the newest reported step are released
  * incomplete (a missing GPU then counts as zero load). A second report of the same (rank, step) is ignored. A rank
  * missing from {@link #SILENT_AFTER} released steps in a row counts as silent (a straggler that stopped reporting)
- * until it reports again.
+ * until it reports again. A step also keeps the slowest rank's reported step and compute time.
  */
 final class StepAssembler {
     static final int MAX_OPEN_STEPS = 4;
     static final int SILENT_AFTER = 3;
 
-    private record Open(ModelLoads loads, BitSet ranks) {
+    /** A step still collecting reports: its loads, who reported, and the slowest reported times so far. */
+    private static final class Open {
+        final ModelLoads loads;
+        final BitSet ranks = new BitSet();
+        int stepTimed;
+        int computeTimed;
+        double slowestStep;
+        double slowestCompute;
+
+        Open(ModelLoads loads) {
+            this.loads = loads;
+        }
+    }
+
+    /**
+     * A released step: {@code complete} when every GPU reported it; the slowest rank's step and compute time when
+     * it is complete and every rank reported that time, NaN otherwise.
+     */
+    record Released(long step, ModelLoads loads, boolean complete, double slowestStepSeconds,
+                    double slowestComputeSeconds) {
     }
 
     /** Read access to one report's counts, so they are copied once, straight from the wire message. */
@@ -47,20 +66,32 @@ final class StepAssembler {
         this.missedInARow = new int[par.gpus()];
     }
 
-    /** Adds GPU {@code rank}'s counts for layers [firstLayer, firstLayer + n) and returns the steps now complete, in order. */
-    List<Map.Entry<Long, ModelLoads>> add(long step, int rank, int firstLayer, int n, Counts counts) {
-        List<Map.Entry<Long, ModelLoads>> done = new ArrayList<>();
+    /**
+     * Adds GPU {@code rank}'s counts for layers [firstLayer, firstLayer + n), with its step and compute time (NaN:
+     * not reported), and returns the steps now released, in order.
+     */
+    List<Released> add(long step, int rank, int firstLayer, int n, Counts counts, double stepSeconds,
+                       double computeSeconds) {
+        List<Released> done = new ArrayList<>();
         if (step <= released) {
             late++;
             return done;
         }
         Open o = open.computeIfAbsent(step, s -> new Open(spare.isEmpty()
-                ? new ModelLoads(layers, par.dp(), par.ep(), experts) : spare.pop(), new BitSet()));
+                ? new ModelLoads(layers, par.dp(), par.ep(), experts) : spare.pop()));
         if (o.ranks.get(rank)) {
             duplicates++;
             return done;
         }
         o.ranks.set(rank);
+        if (!Double.isNaN(stepSeconds)) {
+            o.stepTimed++;
+            o.slowestStep = Math.max(o.slowestStep, stepSeconds);
+        }
+        if (!Double.isNaN(computeSeconds)) {
+            o.computeTimed++;
+            o.slowestCompute = Math.max(o.slowestCompute, computeSeconds);
+        }
         int copy = (rank / par.ep()) % par.dp();
         int local = rank % par.ep();
         for (int i = 0; i < n; i++) {
@@ -75,17 +106,19 @@ final class StepAssembler {
         long newest = open.lastKey();
         while (!open.isEmpty()) {
             Map.Entry<Long, Open> first = open.firstEntry();
-            boolean complete = first.getValue().ranks.cardinality() == par.gpus();
+            Open f = first.getValue();
+            boolean complete = f.ranks.cardinality() == par.gpus();
             if (!complete && first.getKey() > newest - MAX_OPEN_STEPS) {
                 break;
             }
             open.pollFirstEntry();
             released = first.getKey();
-            BitSet ranks = first.getValue().ranks;
             for (int r = 0; r < missedInARow.length; r++) {
-                missedInARow[r] = ranks.get(r) ? 0 : missedInARow[r] + 1;
+                missedInARow[r] = f.ranks.get(r) ? 0 : missedInARow[r] + 1;
             }
-            done.add(Map.entry(first.getKey(), first.getValue().loads));
+            done.add(new Released(first.getKey(), f.loads, complete,
+                    complete && f.stepTimed == par.gpus() ? f.slowestStep : Double.NaN,
+                    complete && f.computeTimed == par.gpus() ? f.slowestCompute : Double.NaN));
         }
         return done;
     }

@@ -12,12 +12,17 @@ import java.util.Map;
 /**
  * Parses and checks the trainer API's load report (docs/protocol.md, "POST /v1/loads") into the wire message.
  * Everything is checked before anything is kept: malformed JSON, missing or non-integer fields, negative or
- * oversized counts, ragged rows, too many counts, and (once the balancer has told the model shape) the shape.
+ * oversized counts, ragged rows, too many counts, timings that are not finite numbers >= 0, and (once the balancer
+ * has told the model shape) the shape.
  */
 public final class ReportParser {
     /** A parsed report plus the plan the rank says it used (null when not given). */
     public record Parsed(LoadReport report, PlanVersion adopted) {
     }
+
+    /** The optional timings' names in the trainer API. */
+    public static final String STEP_SECONDS = "stepSeconds";
+    public static final String COMPUTE_SECONDS = "computeSeconds";
 
     private ReportParser() {
     }
@@ -51,6 +56,8 @@ public final class ReportParser {
             }
             adopted = parseVersion(s);
         }
+        Double stepSeconds = seconds(m, STEP_SECONDS);
+        Double computeSeconds = seconds(m, COMPUTE_SECONDS);
         Object c = m.get("counts");
         if (!(c instanceof List<?> rows)) {
             throw new BadReportException(400, c == null ? "missing field \"counts\"" : "field \"counts\" must be an array of per-layer arrays");
@@ -78,6 +85,12 @@ public final class ReportParser {
         }
         LoadReport.Builder b = LoadReport.newBuilder().setWorldGeneration(generation).setStep(step)
                 .setGpuRank((int) rank).setFirstLayer((int) firstLayer).setLayers(rows.size()).setExperts(width);
+        if (stepSeconds != null) {
+            b.setStepSeconds(stepSeconds);
+        }
+        if (computeSeconds != null) {
+            b.setComputeSeconds(computeSeconds);
+        }
         for (int l = 0; l < rows.size(); l++) {
             if (!(rows.get(l) instanceof List<?> row)) {
                 throw new BadReportException(400, "counts[" + l + "] must be an array of per-expert counts");
@@ -119,6 +132,14 @@ public final class ReportParser {
             throw new BadReportException(400, "report of rank " + r.getGpuRank() + " has " + r.getCountsCount()
                     + " counts, expected layers × experts = " + (layers * experts));
         }
+        if (r.hasStepSeconds() && !validSeconds(r.getStepSeconds())) {
+            throw new BadReportException(400, "report of rank " + r.getGpuRank() + ": " + STEP_SECONDS + " = "
+                    + r.getStepSeconds() + " is not a finite number of seconds >= 0");
+        }
+        if (r.hasComputeSeconds() && !validSeconds(r.getComputeSeconds())) {
+            throw new BadReportException(400, "report of rank " + r.getGpuRank() + ": " + COMPUTE_SECONDS + " = "
+                    + r.getComputeSeconds() + " is not a finite number of seconds >= 0");
+        }
         for (int i = 0; i < r.getCountsCount(); i++) {
             long v = r.getCounts(i);
             if (v < 0 || v > Protocol.MAX_COUNT) {
@@ -135,6 +156,22 @@ public final class ReportParser {
         } catch (IllegalArgumentException e) {
             throw new BadReportException(400, e.getMessage());
         }
+    }
+
+    /** An optional timing: null when absent (or JSON null), else a finite number of seconds >= 0. */
+    private static Double seconds(Map<?, ?> m, String key) throws BadReportException {
+        Object v = m.get(key);
+        if (v == null || v == Json.NULL) {
+            return null;
+        }
+        if (!(v instanceof Number n) || !validSeconds(n.doubleValue())) {
+            throw new BadReportException(400, "field \"" + key + "\" must be a finite number of seconds >= 0, got " + v);
+        }
+        return n.doubleValue();
+    }
+
+    private static boolean validSeconds(double s) {
+        return Double.isFinite(s) && s >= 0;
     }
 
     private static long nonNegative(Map<?, ?> m, String key, boolean required) throws BadReportException {

@@ -26,6 +26,7 @@ import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 class BalancerCoreTest {
     /** Two MoE layers of 4 experts over EP 4 (2 pods of 2 GPUs), one redundant slot, a re-plan every 2 steps. */
@@ -327,6 +328,95 @@ class BalancerCoreTest {
         now += StatusWriter.HEARTBEAT_EVERY_NANOS;
         core.tick();
         assertThat(status.last().heartbeat().step()).isEqualTo(4);
+    }
+
+    /**
+     * Steps [from, to) from both pods with expert 0 hot; rank r reports a step time of {@code stepSeconds} - 0.01 r
+     * and a compute time of {@code computeSeconds} for rank 0 (which hosts the hot expert under the static layout)
+     * and half that for the others, so the slowest rank's times are {@code stepSeconds} and {@code computeSeconds}.
+     * Rank 3's report of step {@code lateAdoptionStep} is followed by its adoption of {@code plan} (null: none).
+     */
+    void timedSteps(long[] ids, long from, long to, double stepSeconds, double computeSeconds, PlanVersion plan,
+                    long lateAdoptionStep) {
+        long[] counts = {59_536, 2_000, 2_000, 2_000, 59_536, 2_000, 2_000, 2_000};
+        for (long step = from; step < to; step++) {
+            for (int rank = 0; rank < 4; rank++) {
+                LoadReport.Builder b = report(3, step, rank, 4, counts).getReport().toBuilder()
+                        .setStepSeconds(stepSeconds - 0.01 * rank)
+                        .setComputeSeconds(rank == 0 ? computeSeconds : computeSeconds / 2);
+                core.onMessage(rank < 2 ? ids[0] : ids[1], SidecarMessage.newBuilder().setReport(b).build());
+                if (plan != null && step == lateAdoptionStep && rank == 3) {
+                    core.onMessage(ids[1], adoption(3, 3, step, plan));
+                }
+            }
+        }
+    }
+
+    @Test
+    void statusReportsTheMeasuredImbalanceAndStepTimesBeforeAndAfterThePlanBesideThePrediction() {
+        long[] ids = connectBoth(new Recorder(), new Recorder());
+        timedSteps(ids, 0, 6, 0.4, 0.3, null, -1);
+        now += StatusWriter.MIN_INTERVAL_NANOS;
+        core.tick();
+        BalancerStatus.Measured staticOnly = status.last().measured();
+        assertThat(staticOnly.stepSecondsBefore()).isCloseTo(0.4, within(1e-12));
+        assertThat(staticOnly.computeSecondsBefore()).isCloseTo(0.3, within(1e-12));
+        assertThat(staticOnly.imbalanceBefore()).as("expert 0 hot: one GPU holds most tokens").isGreaterThan(1.5);
+        assertThat(staticOnly.imbalanceAfter()).as("no plan in use yet").isNaN();
+        assertThat(staticOnly.stepSecondsAfter()).isNaN();
+        assertThat(staticOnly.stepTimeSpeedup()).isNaN();
+
+        // Every rank adopts the newest plan at step 6; rank 3's adoption arrives after its step-6 report, which
+        // completes the step: the step still counts for the plan.
+        PlanVersion plan = core.lastPublished();
+        for (int rank = 0; rank < 3; rank++) {
+            core.onMessage(rank < 2 ? ids[0] : ids[1], adoption(3, rank, 6, plan));
+        }
+        now += BalancerCore.MEASURE_EVERY_NANOS;
+        timedSteps(ids, 6, 7, 0.25, 0.15, plan, 6);
+        assertThat(core.status().planVersion()).isEqualTo(plan.toString());
+        now += BalancerCore.MEASURE_EVERY_NANOS;
+        timedSteps(ids, 7, 10, 0.25, 0.15, null, -1);
+        now += StatusWriter.MIN_INTERVAL_NANOS;
+        core.tick();
+
+        BalancerStatus.Measured m = status.last().measured();
+        assertThat(m.stepSecondsBefore()).as("the static layout's steps only").isCloseTo(0.4, within(1e-12));
+        assertThat(m.stepSecondsAfter()).as("steps 6..9, step 6 included").isCloseTo(0.25, within(1e-12));
+        assertThat(m.stepTimeSpeedup()).isCloseTo(1.6, within(1e-9));
+        assertThat(m.computeSecondsBefore()).isCloseTo(0.3, within(1e-12));
+        assertThat(m.computeSecondsAfter()).isCloseTo(0.15, within(1e-12));
+        assertThat(m.imbalanceAfter()).as("the plan spreads the hot expert").isLessThan(m.imbalanceBefore());
+        BalancerMetricsState.Scores metrics = core.metricsNow().measured();
+        assertThat(metrics.after()).as("status and metrics share one computation").isEqualTo(m.imbalanceAfter());
+        assertThat(status.last().imbalanceAfter()).as("the prediction stays beside it")
+                .isEqualTo(core.status().imbalanceAfter());
+
+        core.onWorld(world(SPEC, 4));
+        assertThat(core.status().measured()).as("a new world has measured nothing yet").isNull();
+    }
+
+    @Test
+    void measurementsRideWithTheHeartbeatSoStatusIsNotWrittenEveryStep() {
+        long[] ids = connectBoth(new Recorder(), new Recorder());
+        timedSteps(ids, 0, 1, 0.4, 0.3, null, -1);
+        now += StatusWriter.MIN_INTERVAL_NANOS;
+        core.tick();
+        int writes = status.writes.size();
+        BalancerStatus.Measured first = status.last().measured();
+        for (long step = 1; step < 29; step++) { // a step and a tick a second for 28 s, the step time drifting
+            now += BalancerCore.MEASURE_EVERY_NANOS;
+            timedSteps(ids, step, step + 1, 0.4 + step / 100.0, 0.3, null, -1);
+            core.tick();
+        }
+        // (plans published every 2 steps write their predictions; the measurements ride along unchanged)
+        assertThat(status.writes.subList(writes, status.writes.size())).as("only new values, nothing newly measured")
+                .extracting(BalancerStatus::measured).containsOnly(first);
+        now += StatusWriter.HEARTBEAT_EVERY_NANOS;
+        timedSteps(ids, 29, 30, 0.4, 0.3, null, -1);
+        core.tick();
+        assertThat(status.last().measured().stepSecondsBefore()).as("the mean of the last 30 steps' slowest ranks")
+                .isGreaterThan(first.stepSecondsBefore());
     }
 
     BalancerCore restartedCore(MemoryStatusStore statusStore, MemoryHistoryStore historyStore) {

@@ -30,8 +30,8 @@ class ReportIntakeTest {
     }
 
     Refusal take(int podIndex, int nodeRank, LoadReport r) {
-        return intake.take(podIndex, nodeRank, WORLD, r, (step, loads) -> steps.add(new Step(step,
-                loads.counts(0, 0).clone(), loads.counts(1, 0).clone())));
+        return intake.take(podIndex, nodeRank, WORLD, r, done -> steps.add(new Step(done.step(),
+                done.loads().counts(0, 0).clone(), done.loads().counts(1, 0).clone())));
     }
 
     @Test

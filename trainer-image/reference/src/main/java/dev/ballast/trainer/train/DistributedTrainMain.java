@@ -2,6 +2,7 @@ package dev.ballast.trainer.train;
 
 import dev.ballast.client.HttpSidecarClient;
 import dev.ballast.client.SidecarApi;
+import dev.ballast.client.StepTiming;
 import dev.ballast.collectives.CollectiveException;
 import dev.ballast.collectives.CommConfig;
 import dev.ballast.contracts.plan.PlanVersion;
@@ -139,7 +140,7 @@ public final class DistributedTrainMain {
                     Plan plan = loop == null ? null : loop.beforeStep(s);
                     RankStepLog log = trainer.step(plan);
                     if (loop != null) {
-                        loop.afterStep(s, log.rankCounts());
+                        loop.afterStep(s, log.rankCounts(), new StepTiming(log.stepNanos(), log.computeCpuNanos()));
                     }
                     if (traceFile != null) {
                         long[][][] all = RoutingTrace.gather(comm, log.rankCounts());

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.fail;
 
 import dev.ballast.client.HttpSidecarClient;
 import dev.ballast.contracts.plan.PlanVersion;
+import dev.ballast.contracts.status.BalancerStatus;
+import dev.ballast.contracts.status.BalancerStatusJson;
 import dev.ballast.trainer.loop.AdoptedStep;
 import dev.ballast.trainer.parallel.PodRanks;
 import java.io.IOException;
@@ -109,6 +111,14 @@ class AgentLoopTest {
             HttpRequest status = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + balancerHttp + "/v1/status"))
                     .header("Authorization", "Bearer loop-token").timeout(Duration.ofSeconds(5)).GET().build();
             assertThat(http.send(status, HttpResponse.BodyHandlers.ofString()).body()).contains("\"sidecars\":2");
+
+            // status.balancer (here its file) measures the trainer's steps beside the prediction: the plan in use
+            // spreads the skewed routing, and the ranks' step and compute times are there.
+            BalancerStatus.Measured measured = awaitMeasuredAfterPlan(dir.resolve("status.json"));
+            assertThat(measured.imbalanceAfter()).as("measured imbalance falls under the plan")
+                    .isLessThan(measured.imbalanceBefore());
+            assertThat(measured.stepSecondsAfter()).isPositive();
+            assertThat(measured.computeSecondsAfter()).isPositive();
         } finally {
             agents.forEach(Process::destroy);
             for (Process p : agents) {
@@ -117,6 +127,20 @@ class AgentLoopTest {
                 }
             }
         }
+    }
+
+    /** The balancer's measured block once it has the plan's step times (it flushes status every 2 s at most). */
+    private static BalancerStatus.Measured awaitMeasuredAfterPlan(Path statusFile) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        BalancerStatus.Measured m = null;
+        while (System.nanoTime() < deadline) {
+            m = Files.exists(statusFile) ? BalancerStatusJson.decode(Files.readString(statusFile)).measured() : null;
+            if (m != null && !Double.isNaN(m.stepSecondsAfter()) && !Double.isNaN(m.imbalanceAfter())) {
+                return m;
+            }
+            Thread.sleep(300);
+        }
+        return fail("status.balancer.measured has no step time under a plan within 20 s: " + m);
     }
 
     private static Process start(String role, Map<String, String> env, Path log) throws IOException {

@@ -112,7 +112,7 @@ class SidecarLoopTest {
         }
         assertThat(staticLoss.get(STEPS - 1)).isLessThan(staticLoss.get(0));
 
-        // Every rank reports every step to its own pod's sidecar: its tokens' counts, with the plan it used.
+        // Every rank reports every step to its own pod's sidecar: its tokens' counts, with the plan it used and its times.
         for (int pod = 0; pod < PODS; pod++) {
             List<StepLoads> got = sidecars[pod].reports.stream()
                     .sorted(Comparator.comparingLong(StepLoads::step).thenComparingInt(StepLoads::gpuRank)).toList();
@@ -122,6 +122,9 @@ class SidecarLoopTest {
                 assertThat(r.worldGeneration()).isEqualTo(PodRanks.LOCAL_GENERATION);
                 assertThat(r.firstLayer()).isZero();
                 assertThat(r.adopted()).isEqualTo(r.step() < 6 ? null : V11);
+                assertThat(r.timing()).as("the step's wall time and the rank's compute time").isNotNull();
+                assertThat(r.timing().stepNanos()).isPositive();
+                assertThat(r.timing().computeNanos()).isPositive();
                 assertThat(r.counts()).hasNumberOfRows(LAYERS);
                 for (long[] layer : r.counts()) {
                     assertThat(layer).hasSize(EXPERTS);
