@@ -124,14 +124,15 @@ class ReferenceTrainerTest {
     assertThat(finished).extracting(f -> f[3]).as("every rank's plan at the end").containsOnly(lastPlan);
     assertThat(adoptions).as("the last plan was adopted by the adoption rule").containsKey(lastPlan);
 
-    // The balancer saw the same: status.balancer names the plan every rank runs and the step they adopted it at.
-    await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
-      @SuppressWarnings("unchecked")
-      Map<String, Object> part = (Map<String, Object>) jobs.status(JOB).get("balancer");
-      assertThat(part.get("planVersion")).isEqualTo(lastPlan);
-      assertThat(((Number) part.get("adoptedAtStep")).longValue())
-          .isEqualTo(adoptions.get(lastPlan).values().iterator().next());
-    });
+    // The balancer saw the same adoptions: status.balancer's plan (the oldest any rank reported running; the client
+    // drops the reports still queued when a trainer exits, so it may lag the trainers' last plan) is one the logs show,
+    // adopted at the step they show.
+    @SuppressWarnings("unchecked")
+    Map<String, Object> part = (Map<String, Object>) jobs.status(JOB).get("balancer");
+    String reported = (String) part.get("planVersion");
+    assertThat(adoptions).as("status.balancer.planVersion in the trainers' logs").containsKey(reported);
+    assertThat(((Number) part.get("adoptedAtStep")).longValue()).as("status.balancer.adoptedAtStep of %s", reported)
+        .isEqualTo(adoptions.get(reported).values().iterator().next());
     env.kubectl("delete", "tj", JOB, "-n", jobs.namespace(), "--wait=false").ok();
   }
 
