@@ -87,7 +87,7 @@ public final class Demo {
           kubectl get tj %s -o yaml       # status.world: ranks, nodes, domains, racks
           kubectl get pods -o wide -l ballast.dev/job=%s
           kubectl get nodes -L nvidia.com/gpu.clique,topology.kubernetes.io/rack
-        Logs (the trainers' output: default_<pod>_trainer.log): %s
+        Logs: %s (the trainers' output: pods/default_<pod>_trainer.log)
 
         Press Ctrl-C to stop everything.""".formatted(env.kubeconfig(), env.bin("kubectl").getParent(), JOB, JOB, JOB,
         env.logs()));
