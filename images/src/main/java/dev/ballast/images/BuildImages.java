@@ -143,7 +143,8 @@ public final class BuildImages {
     Path lib = target.resolve("lib");
     Path jar;
     try (Stream<Path> jars = Files.list(target)) {
-      jar = jars.filter(p -> p.getFileName().toString().matches("ballast-reference-trainer-[0-9.]+(-SNAPSHOT)?\\.jar")).findFirst()
+      jar = jars.filter(p -> p.getFileName().toString().matches("ballast-reference-trainer-[0-9.]+(-SNAPSHOT)?\\.jar"))
+          .findFirst()
           .orElseThrow(() -> new IllegalArgumentException(target + " holds no ballast-reference-trainer jar: package "
               + "trainer-image/reference first"));
     }
