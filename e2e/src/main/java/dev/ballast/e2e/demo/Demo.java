@@ -75,8 +75,9 @@ public final class Demo {
         Ballast agent) is connected to the job's balancer, authenticated with the job's secret.
         Each pod runs the reference trainer: one JVM, one rank thread per GPU, the ranks of both pods
         joined by gRPC collectives (the node-rank-0 pod hosts the rendezvous at MASTER_ADDR). Every rank
-        reports its expert counts every step; the balancer re-plans every 50 steps, and every rank adopts
-        the new plan at the same step (an all-reduce over all ranks of both pods). PLAN is the plan all
+        reports its expert counts every step; the balancer re-plans every 50 steps (sooner while the gate
+        is still learning and its plan's predicted imbalance exceeds 1.1), and every rank adopts each new
+        plan at the same step (an all-reduce over all ranks of both pods). PLAN is the plan all
         ranks use, IMBALANCE its busiest GPU over the mean (predicted; the balancer's /q/metrics on port
         8473 has the measured imbalance of the trainers' steps, ballast_balancer_imbalance{source="measured"}).
 
