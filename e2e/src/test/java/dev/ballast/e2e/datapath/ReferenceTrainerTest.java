@@ -70,6 +70,12 @@ class ReferenceTrainerTest {
 
   @Test
   void everyRankOfBothPodsAdoptsEachPlanAtTheSameStepAndTheMeasuredImbalanceFalls() throws Exception {
+    // The kubelet appends to a pod's log, and a run on a kept cluster or target folder reuses this job's pod names.
+    Map<Path, Long> before = new TreeMap<>();
+    for (int w = 0; w < 2; w++) {
+      Path log = trainerLog(JOB + "-g1-w" + w);
+      before.put(log, Files.exists(log) ? Files.size(log) : 0L);
+    }
     jobs.apply(manifest(JOB));
     await().atMost(Duration.ofMinutes(3)).untilAsserted(() -> assertThat(jobs.phase(JOB)).isIn("Running", "Succeeded"));
     Pod balancer = env.admin().pods().inNamespace(jobs.namespace()).withLabel("ballast.dev/job", JOB)
@@ -98,8 +104,8 @@ class ReferenceTrainerTest {
     List<Pod> workers = new ArrayList<>(jobs.workers(JOB));
     workers.sort(Comparator.comparingInt(p -> Integer.parseInt(p.getMetadata().getAnnotations().get("ballast.dev/node-rank"))));
     assertThat(workers).hasSize(2);
-    String pod0 = trainerLog(workers.get(0));
-    String pod1 = trainerLog(workers.get(1));
+    String pod0 = newOutput(trainerLog(workers.get(0).getMetadata().getName()), before);
+    String pod1 = newOutput(trainerLog(workers.get(1).getMetadata().getName()), before);
     assertThat(pod0).as("node rank 0's trainer (global rank 0 prints the run)")
         .contains("4 ranks on 2 pods").contains("plans from the sidecars, replicate");
     // rank 0's step lines list every rank's times, gathered from both pods
@@ -152,10 +158,16 @@ class ReferenceTrainerTest {
         + "\"} in the balancer's metrics");
   }
 
-  /** The trainer container's output, as the process kubelet logged it. */
-  String trainerLog(Pod pod) throws java.io.IOException {
-    Path log = env.kubelet().logDir().resolve(jobs.namespace() + "_" + pod.getMetadata().getName() + "_trainer.log");
-    return Files.readString(log);
+  /** Where the process kubelet logs a pod's trainer container. */
+  Path trainerLog(String pod) {
+    return env.kubelet().logDir().resolve(jobs.namespace() + "_" + pod + "_trainer.log");
+  }
+
+  /** What this test's run appended to a log (sizes: the logs' sizes before it). */
+  static String newOutput(Path log, Map<Path, Long> sizes) throws java.io.IOException {
+    byte[] all = Files.readAllBytes(log);
+    int from = (int) Math.min(all.length, sizes.getOrDefault(log, 0L));
+    return new String(all, from, all.length - from, java.nio.charset.StandardCharsets.UTF_8);
   }
 
   static void collectAdoptions(String log, int pod, Map<String, Map<Integer, Long>> into) {
