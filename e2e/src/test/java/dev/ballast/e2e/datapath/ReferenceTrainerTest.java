@@ -71,10 +71,10 @@ class ReferenceTrainerTest {
   @Test
   void everyRankOfBothPodsAdoptsEachPlanAtTheSameStepAndTheMeasuredImbalanceFalls() throws Exception {
     // The kubelet appends to a pod's log, and a run on a kept cluster or target folder reuses this job's pod names.
-    Map<Path, Long> before = new TreeMap<>();
+    Map<Path, Long> logSizes = new TreeMap<>();
     for (int w = 0; w < 2; w++) {
       Path log = trainerLog(JOB + "-g1-w" + w);
-      before.put(log, Files.exists(log) ? Files.size(log) : 0L);
+      logSizes.put(log, Files.exists(log) ? Files.size(log) : 0L);
     }
     jobs.apply(manifest(JOB));
     await().atMost(Duration.ofMinutes(3)).untilAsserted(() -> assertThat(jobs.phase(JOB)).isIn("Running", "Succeeded"));
@@ -104,8 +104,8 @@ class ReferenceTrainerTest {
     List<Pod> workers = new ArrayList<>(jobs.workers(JOB));
     workers.sort(Comparator.comparingInt(p -> Integer.parseInt(p.getMetadata().getAnnotations().get("ballast.dev/node-rank"))));
     assertThat(workers).hasSize(2);
-    String pod0 = newOutput(trainerLog(workers.get(0).getMetadata().getName()), before);
-    String pod1 = newOutput(trainerLog(workers.get(1).getMetadata().getName()), before);
+    String pod0 = newOutput(trainerLog(workers.get(0).getMetadata().getName()), logSizes);
+    String pod1 = newOutput(trainerLog(workers.get(1).getMetadata().getName()), logSizes);
     assertThat(pod0).as("node rank 0's trainer (global rank 0 prints the run)")
         .contains("4 ranks on 2 pods").contains("plans from the sidecars, replicate");
     // rank 0's step lines list every rank's times, gathered from both pods
