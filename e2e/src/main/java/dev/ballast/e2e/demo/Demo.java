@@ -120,7 +120,13 @@ public final class Demo {
     if (first == null) return "";
     Path log = env.kubelet().logDir().resolve(NAMESPACE + "_" + first.getMetadata().getName() + "_trainer.log");
     try {
-      List<String> lines = java.nio.file.Files.readAllLines(log).stream()
+      List<String> all = java.nio.file.Files.readAllLines(log);
+      // the kubelet appends: an earlier demo's run of this pod name comes before this one's header
+      int run = 0;
+      for (int i = 0; i < all.size(); i++) {
+        if (all.get(i).startsWith("data ")) run = i;
+      }
+      List<String> lines = all.subList(run, all.size()).stream()
           .filter(l -> l.startsWith("data ") || l.startsWith("step ") || l.contains(" adopted plan ")).toList();
       List<String> head = lines.stream().filter(l -> l.startsWith("data ")).limit(1).toList();
       List<String> tail = lines.subList(Math.max(0, lines.size() - 4), lines.size());
