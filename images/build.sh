@@ -3,6 +3,8 @@
 #   operator  the operator (operator/, Quarkus fast-jar)
 #   agent     the data-path agent, one image for both roles (balancer-sidecar/app)
 #   trainer   the trainer side: Python 3.11 and the Ballast Python client (trainer-image/python)
+#   reference-trainer  the reference MoE trainer (trainer-image/reference, Java) on the Java base, with the
+#             licence texts it trains on by default (Debian's base-files)
 # Names and tag: images/images.properties. Bases: Debian packages pinned by images/debian.lock
 # (name, version, sha256) plus a jlink runtime made from the pinned JDK's jmods.
 #
@@ -24,8 +26,9 @@ LOCK="$HERE/debian.lock"
 CACHE="${BALLAST_CACHE:-$HOME/.cache/ballast}/images"
 OUT="$HERE/target/oci"
 JDK_DIR=usr/lib/jvm/java-17-openjdk-amd64
-# The JDK modules the operator and the agent need (images/test.sh starts both: a missing module fails there).
-JAVA_MODULES=java.base,java.logging,java.management,java.naming,java.net.http,java.security.jgss,java.sql,java.xml,jdk.crypto.ec,jdk.management,jdk.unsupported,jdk.zipfs
+# The JDK modules the operator, the agent and the reference trainer need (images/test.sh starts all three: a
+# missing module fails there); jdk.incubator.vector is the trainer's Java GEMM (docs/trainer.md).
+JAVA_MODULES=java.base,java.logging,java.management,java.naming,java.net.http,java.security.jgss,java.sql,java.xml,jdk.crypto.ec,jdk.incubator.vector,jdk.management,jdk.unsupported,jdk.zipfs
 die() { echo "images/build.sh: $*" >&2; exit 1; }
 
 PUSH="" INSECURE=0 FRESH=0 RELOCK=0 PACKAGE=1
@@ -127,8 +130,8 @@ stage_jre() {
 
 # --- The applications ---------------------------------------------------------------------------
 if [[ $PACKAGE -eq 1 ]]; then
-  echo "images: building the operator, the agent and the image builder"
-  "$ROOT/mvnw" -q -B -pl operator,balancer-sidecar/app,images -am package -DskipTests \
+  echo "images: building the operator, the agent, the reference trainer and the image builder"
+  "$ROOT/mvnw" -q -B -pl operator,balancer-sidecar/app,trainer-image/reference,images -am package -DskipTests \
     || die "building the applications failed"
 fi
 [[ -d "$HERE/target/classes" ]] || die "the image builder is not built: run without --no-package"
@@ -150,6 +153,7 @@ if [[ ! -f "$STAGE/.complete" ]]; then
   mkdir -p "$STAGE"
   stage_base java "$STAGE/java"
   stage_base python "$STAGE/python"
+  stage_base data "$STAGE/data"
   stage_jre "$STAGE/jre" "$STAGE/java/usr/share/ballast/debian-packages"
   touch "$STAGE/.complete"
 fi
@@ -158,7 +162,8 @@ revision="$(git -C "$ROOT" rev-parse HEAD 2>/dev/null || echo unknown)"
 [[ -z "$(git -C "$ROOT" status --porcelain 2>/dev/null)" ]] || revision="$revision-dirty"
 args=(--names "$HERE/images.properties" --java-root "$STAGE/java" --jre "$STAGE/jre" --python-root "$STAGE/python"
       --operator-app "$ROOT/operator/target/quarkus-app" --agent-app "$ROOT/balancer-sidecar/app/target/quarkus-app"
-      --python-client "$ROOT/trainer-image/python/ballast_client" --revision "$revision" --cache "$JIB_CACHE"
+      --python-client "$ROOT/trainer-image/python/ballast_client" --data-root "$STAGE/data"
+      --reference-trainer-app "$ROOT/trainer-image/reference/target" --revision "$revision" --cache "$JIB_CACHE"
       --work "$HERE/target/work")
 if [[ -n "$PUSH" ]]; then
   args+=(--push "$PUSH")

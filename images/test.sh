@@ -9,7 +9,9 @@
 #    image's user (unshare: own mount and PID namespaces; nsenter: chroot, uid and gid), with the env
 #    the operator gives it: the balancer (file mode) and a sidecar answer their health endpoints and
 #    the sidecar gets its world from the balancer; the trainer image's Python reports a step to that
-#    sidecar with the Ballast client; the operator, installed by the chart on the running cluster,
+#    sidecar with the Ballast client; the reference-trainer image answers --help, then trains a one-pod world
+#    of 2 ranks for a few steps with that sidecar (the Java backend: no CUDA driver here), reporting and
+#    adopting plans; the operator, installed by the chart on the running cluster,
 #    uses the chart's ServiceAccount token as a pod would, answers /q/health/ready and takes its Lease.
 # Needs: root (mounts, chroot), `bin/ballast images` run first, a cluster (e2e/cluster/up.sh).
 set -euo pipefail
@@ -70,8 +72,8 @@ while read -r name ref digest; do
   [[ "${pushed#*@}" == "$digest" ]] || fail "$name: pushed as ${pushed#*@}, but bin/ballast images reported $digest"
   crane validate --insecure --remote "${REF[$name]}" >/dev/null || fail "$name: crane validate"
 done <"$OCI/digests"
-[[ ${#REF[@]} -eq 3 ]] || fail "expected 3 images in $OCI/digests, found ${#REF[@]}"
-ok "3 OCI tarballs pushed to a crane registry with the digests bin/ballast images reported; crane validate"
+[[ ${#REF[@]} -eq 4 ]] || fail "expected 4 images in $OCI/digests, found ${#REF[@]}"
+ok "4 OCI tarballs pushed to a crane registry with the digests bin/ballast images reported; crane validate"
 
 # Jib's own push (bin/ballast images --push) gives the images the tarballs hold. Both are built here,
 # from the same commit (the revision label), not compared with an older bin/ballast images.
@@ -85,7 +87,7 @@ done <"$WORK/tarballs/digests"
 ok "bin/ballast images --push (Jib) to the registry: the tarballs' digests"
 
 # --- configs -------------------------------------------------------------------------------------
-for name in operator agent trainer; do
+for name in operator agent trainer reference-trainer; do
   crane config --insecure "${REF[$name]}" >"$WORK/$name.config.json"
   c="$WORK/$name.config.json"
   [[ "$(jq -r .config.User "$c")" == 65532:65532 ]] || fail "$name: user $(jq -r .config.User "$c"), want 65532:65532"
@@ -181,6 +183,23 @@ trainer_pid="${PIDS[-1]}"
 wait "$trainer_pid" || { cat "$WORK/trainer.log" >&2; fail "the trainer image's client could not report to the sidecar"; }
 grep -q "uid 65532 reported step 0" "$WORK/trainer.log" || { cat "$WORK/trainer.log" >&2; fail "trainer image: unexpected output"; }
 ok "trainer image: python3 with ballast_client, as uid 65532, got the world and reported a step to the sidecar"
+
+# The reference trainer: its usage, then a world of one pod with 2 ranks (NPROC_PER_NODE) as the operator's env
+# describes it, with the sidecar above (whose world has 2 GPUs, 2 MoE layers of 8 experts, top-2).
+start reference-trainer "$WORK/reference-trainer-help.log" -- --help
+wait "${PIDS[-1]}" || { cat "$WORK/reference-trainer-help.log" >&2; fail "reference-trainer image: --help failed"; }
+grep -q -- "--routing-skew" "$WORK/reference-trainer-help.log" || fail "reference-trainer image: --help printed no usage"
+MASTER="$(free_port)"
+start reference-trainer "$WORK/reference-trainer.log" MASTER_ADDR=127.0.0.1 MASTER_PORT="$MASTER" NNODES=1 NODE_RANK=0 \
+  NPROC_PER_NODE=2 BALLAST_WORLD_GENERATION=1 BALLAST_POD_IP=127.0.0.1 BALLAST_SIDECAR_URL="http://127.0.0.1:$SIDECAR" \
+  HOSTNAME="$JOB-worker-0" -- --steps 8 --batch 32 --dim 16 --ffn-dim 32 --layers 2 --experts 8 --top-k 2 --routing-skew 2
+wait "${PIDS[-1]}" || { cat "$WORK/reference-trainer.log" >&2; fail "reference-trainer image: the run failed"; }
+for want in "CUDA not available" "data /usr/share/common-licenses" "backend java-vector" "2 ranks on 1 pods" \
+    "plans from the sidecars" "rank 0 (pod 0) finished step 8" "rank 1 (pod 0) finished step 8"; do
+  grep -qF "$want" "$WORK/reference-trainer.log" \
+    || { cat "$WORK/reference-trainer.log" >&2; fail "reference-trainer image: no '$want' in its output"; }
+done
+ok "reference-trainer image: --help; 8 steps of 2 ranks as uid 65532 on the licence texts, Java backend with the Vector API (no CUDA driver: fallback), reporting to the sidecar"
 
 # --- the operator, as the chart's ServiceAccount ----------------------------------------------------
 helm install "$REL" "$ROOT/charts/ballast" -n "$NS" --create-namespace >/dev/null || fail "helm install"

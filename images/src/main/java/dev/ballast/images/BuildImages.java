@@ -28,7 +28,7 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
- * Builds the operator, agent and trainer images with Jib Core (images/build.sh stages the inputs).
+ * Builds the operator, agent, trainer and reference-trainer images with Jib Core (images/build.sh stages the inputs).
  * Each goes to an OCI tarball ({@code --out DIR}) or to a registry ({@code --push REGISTRY}).
  */
 public final class BuildImages {
@@ -38,6 +38,11 @@ public final class BuildImages {
   static final String APP_DIR = "/deployments";
   /** Where Debian's python3 looks for packages (site-packages of the system interpreter). */
   static final String PYTHON_PACKAGES = "/usr/lib/python3/dist-packages";
+  /** The reference trainer's main class: it joins the pod's world from the operator's env (docs/trainer.md). */
+  static final String TRAINER_MAIN = "dev.ballast.trainer.train.DistributedTrainMain";
+  /** The licence texts: the reference trainer's default training data (its --data). */
+  static final String CORPUS = "usr/share/common-licenses";
+  static final String PACKAGE_LIST = "usr/share/ballast/debian-packages";
 
   private final Options options;
   private final ImageNames names;
@@ -60,8 +65,10 @@ public final class BuildImages {
   private void run() throws Exception {
     Path work = options.path("work");
     Files.createDirectories(work);
-    String debianPackages = Files.readString(options.path("java-root").resolve("usr/share/ballast/debian-packages"))
-        + Files.readString(options.path("python-root").resolve("usr/share/ballast/debian-packages"));
+    String javaPackages = Files.readString(options.path("java-root").resolve(PACKAGE_LIST));
+    String dataPackages = Files.readString(options.path("data-root").resolve(PACKAGE_LIST));
+    String debianPackages = javaPackages + Files.readString(options.path("python-root").resolve(PACKAGE_LIST))
+        + dataPackages;
     String debianDigest = sha256(debianPackages);
 
     Path javaBase = work.resolve("java-base.tar");
@@ -81,6 +88,12 @@ public final class BuildImages {
     digests.add(build("trainer", trainer(pythonBase, options.path("python-client")),
         labels("Ballast trainer side", "Python 3.11 and the Ballast Python client (ballast_client); the "
             + "TrainingJob's trainer container adds its training program", debianDigest)));
+    Path trainerPackages = work.resolve("reference-trainer-debian-packages");
+    Files.writeString(trainerPackages, javaPackages + dataPackages);
+    digests.add(build("reference-trainer", referenceTrainer(javaBase, options.path("reference-trainer-app"),
+            options.path("data-root"), trainerPackages),
+        labels("Ballast reference trainer", "Ballast's reference MoE trainer (Java; JCuda on GPU nodes with CUDA 12's "
+            + "cuBLAS, else the Java backend); runs a worker pod's ranks from the operator's env", debianDigest)));
     if (options.has("out")) {
       Files.writeString(options.path("out").resolve("digests"), String.join("\n", digests) + "\n");
     }
@@ -118,6 +131,46 @@ public final class BuildImages {
         .setEntrypoint("/usr/bin/python3")
         // A read-only root filesystem: no .pyc files next to the sources.
         .setEnvironment(Map.of("LANG", "C.UTF-8", "HOME", "/home/nonroot", "PYTHONDONTWRITEBYTECODE", "1"));
+  }
+
+  /**
+   * The reference trainer (trainer-image/reference, docs/trainer.md) on the Java base: its dependencies in one layer,
+   * its jar in another, the licence texts it trains on by default in a third; the entrypoint runs DistributedTrainMain
+   * with the Vector API module, and the container's args are its flags.
+   */
+  private static JibContainerBuilder referenceTrainer(Path base, Path target, Path dataRoot, Path packageList)
+      throws IOException {
+    Path lib = target.resolve("lib");
+    Path jar;
+    try (Stream<Path> jars = Files.list(target)) {
+      jar = jars.filter(p -> p.getFileName().toString().matches("ballast-reference-trainer-[0-9.]+(-SNAPSHOT)?\\.jar"))
+          .findFirst()
+          .orElseThrow(() -> new IllegalArgumentException(target + " holds no ballast-reference-trainer jar: package "
+              + "trainer-image/reference first"));
+    }
+    if (!Files.isDirectory(lib)) {
+      throw new IllegalArgumentException(lib + " is missing: package trainer-image/reference first");
+    }
+    AbsoluteUnixPath dir = AbsoluteUnixPath.get(APP_DIR);
+    FileEntriesLayer.Builder libs = FileEntriesLayer.builder().setName("dependencies");
+    addTree(libs, lib, dir.resolve("lib"));
+    List<String> classpath = new ArrayList<>(List.of(APP_DIR + "/reference-trainer.jar"));
+    try (Stream<Path> jars = Files.list(lib)) {
+      jars.map(p -> APP_DIR + "/lib/" + p.getFileName()).sorted().forEach(classpath::add);
+    }
+    FileEntriesLayer application = FileEntriesLayer.builder().setName("application")
+        .addEntry(jar, dir.resolve("reference-trainer.jar")).build();
+    FileEntriesLayer.Builder data = FileEntriesLayer.builder().setName("data");
+    addTree(data, dataRoot.resolve(CORPUS), AbsoluteUnixPath.get("/" + CORPUS));
+    data.addEntry(packageList, AbsoluteUnixPath.get("/" + PACKAGE_LIST)); // the Java base's list and base-files
+    return Jib.from(TarImage.at(base))
+        .addFileEntriesLayer(libs.build())
+        .addFileEntriesLayer(application)
+        .addFileEntriesLayer(data.build())
+        .setWorkingDirectory(AbsoluteUnixPath.get("/home/nonroot"))
+        .setEntrypoint(JAVA_HOME + "/bin/java", "-XX:MaxRAMPercentage=75", "--add-modules", "jdk.incubator.vector",
+            "-cp", String.join(":", classpath), TRAINER_MAIN)
+        .setEnvironment(Map.of("JAVA_HOME", JAVA_HOME, "LANG", "C.UTF-8", "HOME", "/home/nonroot"));
   }
 
   private Map<String, String> labels(String title, String description, String debianDigest) {

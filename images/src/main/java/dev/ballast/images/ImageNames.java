@@ -10,10 +10,11 @@ import java.util.Properties;
 
 /**
  * The one set of image names (images/images.properties): {@code <registry>/<name>:<tag>} for each of
- * the operator, agent and trainer images.
+ * the operator, agent, trainer and reference-trainer images.
  */
-public record ImageNames(String registry, String tag, String operator, String agent, String trainer) {
-  public static final List<String> IMAGES = List.of("operator", "agent", "trainer");
+public record ImageNames(String registry, String tag, String operator, String agent, String trainer,
+                         String referenceTrainer) {
+  public static final List<String> IMAGES = List.of("operator", "agent", "trainer", "reference-trainer");
 
   public static ImageNames load(Path file) throws IOException {
     Properties p = new Properties();
@@ -21,7 +22,7 @@ public record ImageNames(String registry, String tag, String operator, String ag
       p.load(r);
     }
     return new ImageNames(required(p, "registry", file), required(p, "tag", file), required(p, "operator", file),
-        required(p, "agent", file), required(p, "trainer", file));
+        required(p, "agent", file), required(p, "trainer", file), required(p, "reference-trainer", file));
   }
 
   private static String required(Properties p, String key, Path file) {
@@ -34,15 +35,16 @@ public record ImageNames(String registry, String tag, String operator, String ag
 
   /** The same names under another registry (bin/ballast images --push REGISTRY). */
   public ImageNames inRegistry(String otherRegistry) {
-    return new ImageNames(otherRegistry.replaceAll("/+$", ""), tag, operator, agent, trainer);
+    return new ImageNames(otherRegistry.replaceAll("/+$", ""), tag, operator, agent, trainer, referenceTrainer);
   }
 
-  /** Repository of one image ("operator", "agent" or "trainer"), without the tag. */
+  /** Repository of one image (one of {@link #IMAGES}), without the tag. */
   public String repository(String image) {
     String name = switch (image) {
       case "operator" -> operator;
       case "agent" -> agent;
       case "trainer" -> trainer;
+      case "reference-trainer" -> referenceTrainer;
       default -> throw new IllegalArgumentException("unknown image '" + image + "' (known: " + IMAGES + ")");
     };
     return registry + "/" + name;

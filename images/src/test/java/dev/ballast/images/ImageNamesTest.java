@@ -19,6 +19,8 @@ class ImageNamesTest {
     assertThat(names.reference("agent")).isEqualTo(names.registry() + "/" + names.agent() + ":" + names.tag());
     assertThat(names.inRegistry("127.0.0.1:5000/").reference("trainer"))
         .isEqualTo("127.0.0.1:5000/" + names.trainer() + ":" + names.tag());
+    assertThat(names.reference("reference-trainer"))
+        .isEqualTo(names.registry() + "/" + names.referenceTrainer() + ":" + names.tag());
     assertThatThrownBy(() -> names.reference("balancer")).hasMessageContaining("unknown image 'balancer'");
   }
 

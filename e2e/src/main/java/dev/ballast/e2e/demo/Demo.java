@@ -1,7 +1,6 @@
 package dev.ballast.e2e.demo;
 
 import dev.ballast.e2e.support.BallastEnvironment;
-import dev.ballast.e2e.support.GpuNodes;
 import dev.ballast.e2e.support.Jobs;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Node;
@@ -16,9 +15,10 @@ import java.util.stream.Collectors;
 
 /**
  * {@code bin/ballast demo}: a local cluster with simulated GPU nodes, the Helm chart, the operator,
- * and a sample MoE job admitted as a gang; prints where its workers run, then plays a resize scene (a node
- * of the job deleted: it shrinks; a node added: it grows back; each new world with the balancer's plan for
- * it) and says how to look further, then keeps everything running until Ctrl-C, when it shuts all of it down.
+ * and a sample MoE job admitted as a gang, whose workers run Ballast's reference trainer (2 pods x 2 GPUs, expert
+ * parallel across both pods, replicate plans); prints where its workers run and what the trainers log, then plays a
+ * recovery scene (a node of the job deleted: the world restarts elsewhere, with the balancer's plan for it) and says
+ * how to look further, then keeps everything running until Ctrl-C, when it shuts all of it down.
  *
  * <p>With {@code --smoke} it stops as soon as every rank has adopted the balancer's first plan and
  * exits 0, or exits 1 with the reason; either way it cleans up. CI runs it on the clean clone before
@@ -27,7 +27,8 @@ import java.util.stream.Collectors;
 public final class Demo {
   static final String CLUSTER = System.getenv().getOrDefault("BALLAST_CLUSTER", "ballast");
   static final String NAMESPACE = "default";
-  static final String JOB = "olmoe-demo";
+  static final String JOB = "moe-demo";
+  static final String MANIFEST = "e2e/demo/moe-demo.yaml";
 
   public static void main(String[] args) throws Exception {
     boolean smoke = List.of(args).contains("--smoke");
@@ -53,27 +54,32 @@ public final class Demo {
     }));
     env.start();
 
-    System.out.println("\nApplying the sample job " + root.relativize(root.resolve("e2e/demo/olmoe-demo.yaml")));
-    env.kubectl("apply", "-n", NAMESPACE, "-f", root.resolve("e2e/demo/olmoe-demo.yaml").toString()).ok();
+    System.out.println("\nApplying the sample job " + MANIFEST);
+    env.kubectl("apply", "-n", NAMESPACE, "-f", root.resolve(MANIFEST).toString()).ok();
     waitForRunning(env);
     System.out.println();
     System.out.println(topologyTable(env));
     waitForAdoptedPlan(env);
     System.out.println();
     System.out.println(env.kubectl("get", "tj", "-n", NAMESPACE).ok().stdout());
+    System.out.println(trainerOutput(env));
     if (smoke) {
       System.out.println("Smoke test passed: the job is Running and every rank adopted the balancer's plan.");
       return;
     }
-    resizeScene(env);
+    recoveryScene(env);
     System.out.println("""
-        The operator chose these nodes for the whole gang before any pod was scheduled: it filled
+        The operator chose the nodes for the whole gang before any pod was scheduled: it filled
         NVLink domains and one rack first, created the pods gated and pinned, then released them
         together to kube-scheduler. Node rank follows the topology. Each pod's sidecar (the real
         Ballast agent) is connected to the job's balancer, authenticated with the job's secret.
-        The trainers report their expert loads every step; the balancer re-plans every 50 steps and
-        every rank adopts the new plan at the same step. PLAN is the plan all ranks use, IMBALANCE its
-        busiest GPU over the mean (predicted, compute only; status.balancer has the static layout's beside it).
+        Each pod runs the reference trainer: one JVM, one rank thread per GPU, the ranks of both pods
+        joined by gRPC collectives (the node-rank-0 pod hosts the rendezvous at MASTER_ADDR). Every rank
+        reports its expert counts every step; the balancer re-plans every 50 steps (sooner while the gate
+        is still learning and its plan's predicted imbalance exceeds 1.1), and every rank adopts each new
+        plan at the same step (an all-reduce over all ranks of both pods). PLAN is the plan all
+        ranks use, IMBALANCE its busiest GPU over the mean (predicted; the balancer's /q/metrics on port
+        8473 has the measured imbalance of the trainers' steps, ballast_balancer_imbalance{source="measured"}).
 
         Look further (in another terminal):
           export KUBECONFIG=%s
@@ -82,7 +88,7 @@ public final class Demo {
           kubectl get tj %s -o yaml       # status.world: ranks, nodes, domains, racks
           kubectl get pods -o wide -l ballast.dev/job=%s
           kubectl get nodes -L nvidia.com/gpu.clique,topology.kubernetes.io/rack
-        Logs: %s
+        Logs: %s (the trainers' output: pods/default_<pod>_trainer.log)
 
         Press Ctrl-C to stop everything.""".formatted(env.kubeconfig(), env.bin("kubectl").getParent(), JOB, JOB, JOB,
         env.logs()));
@@ -90,30 +96,45 @@ public final class Demo {
   }
 
   /**
-   * The job lives through change: with the spare nodes cordoned, so that capacity is tight, one of its
-   * nodes is deleted and the job shrinks to the largest world of whole expert groups that fits; then a new
-   * node joins and it grows back. Each new world is shown with the balancer's plan for it.
+   * The job lives through the loss of a machine: one of its nodes is deleted (its pods' processes die with it), the
+   * operator stops the rest of the world and admits a new one elsewhere, and the balancer's first plan for it, made
+   * from the load history of the world before, is adopted by every rank. The reference trainer starts the new world
+   * from step 1: under the process kubelet there are no volumes for spec.checkpoint (docs/trainer.md, "Checkpoints").
    */
-  static void resizeScene(BallastEnvironment env) throws InterruptedException {
+  static void recoveryScene(BallastEnvironment env) throws InterruptedException {
     List<String> world = Jobs.worldNodes(jobStatus(env));
-    List<String> spare = env.admin().nodes().withLabel("type", "kwok").list().getItems().stream()
-        .map(n -> n.getMetadata().getName()).filter(n -> !world.contains(n)).sorted().toList();
-    System.out.println("""
-
-        Resize scene. The job may run 2 to 8 workers in whole expert-parallel groups of 2 workers (16 GPUs).
-        To make capacity tight, the %d nodes it does not use are cordoned.""".formatted(spare.size()));
-    for (String node : spare) env.kubectl("cordon", node).ok();
-
     String lost = world.get(world.size() - 1);
-    System.out.println("\nDeleting node " + lost + " (a lost machine: its pods' processes die with it) ...");
+    System.out.println("\nRecovery scene. Deleting node " + lost + " (a lost machine: its pods' processes die with it) ...");
     env.kubelet().nodeDown(lost);
     env.kubectl("delete", "node", lost, "--wait=false").ok();
-    showNewWorld(env, "7 usable nodes: the job shrinks to 6 workers, 3 whole groups");
+    showNewWorld(env, "the whole world restarted on nodes that are left");
+    System.out.println(trainerOutput(env));
+  }
 
-    GpuNodes added = GpuNodes.shared(env, 4);
-    String node = added.add(1).get(0);
-    System.out.println("\nAdded node " + node + " (a new rack): 8 usable nodes again ...");
-    showNewWorld(env, "the job grows back to 8 workers");
+  /** The last lines of the node-rank-0 trainer's output (global rank 0 prints the run) of the running world. */
+  static String trainerOutput(BallastEnvironment env) {
+    Pod first = env.admin().pods().inNamespace(NAMESPACE).withLabel("ballast.dev/job", JOB)
+        .withLabel("ballast.dev/role", "worker").list().getItems().stream()
+        .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
+        .filter(p -> "0".equals(p.getMetadata().getAnnotations().get("ballast.dev/node-rank"))).findFirst().orElse(null);
+    if (first == null) return "";
+    Path log = env.kubelet().logDir().resolve(NAMESPACE + "_" + first.getMetadata().getName() + "_trainer.log");
+    try {
+      List<String> all = java.nio.file.Files.readAllLines(log);
+      // the kubelet appends: an earlier demo's run of this pod name comes before this one's header
+      int run = 0;
+      for (int i = 0; i < all.size(); i++) {
+        if (all.get(i).startsWith("data ")) run = i;
+      }
+      List<String> lines = all.subList(run, all.size()).stream()
+          .filter(l -> l.startsWith("data ") || l.startsWith("step ") || l.contains(" adopted plan ")).toList();
+      List<String> head = lines.stream().filter(l -> l.startsWith("data ")).limit(1).toList();
+      List<String> tail = lines.subList(Math.max(0, lines.size() - 4), lines.size());
+      return "The reference trainer's output (" + log.getFileName() + ", last lines):\n  "
+          + String.join("\n  ", java.util.stream.Stream.concat(head.stream(), tail.stream()).distinct().toList());
+    } catch (java.io.IOException e) {
+      return "(no trainer output yet in " + log + ")";
+    }
   }
 
   /** Waits for the job's next world to run with every rank on the balancer's plan for it; shows both. */

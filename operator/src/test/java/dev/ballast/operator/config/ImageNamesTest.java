@@ -15,8 +15,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * One set of image names: what bin/ballast images builds (images/images.properties), the chart's
- * defaults (values.yaml, and Chart.yaml's appVersion as the default tag) and the operator's defaults
- * for the pods it creates name the same images.
+ * defaults (values.yaml, and Chart.yaml's appVersion as the default tag), the operator's defaults
+ * for the pods it creates and the demo's sample job name the same images.
  */
 class ImageNamesTest {
   static final Path ROOT = Path.of("..");
@@ -50,5 +50,10 @@ class ImageNamesTest {
     assertThat(defaults.sidecarImage()).as("operator default sidecar image").isEqualTo(agent + ":" + tag);
     assertThat(defaults.balancerImage()).as("operator default balancer image").isEqualTo(agent + ":" + tag);
     assertThat(OperatorSettings.defaults().sidecarImage()).isEqualTo(agent + ":" + tag);
+
+    // the demo's sample job runs the reference trainer: the e2e harness recognizes its image by this name
+    JsonNode demo = yaml.readTree(ROOT.resolve("e2e/demo/moe-demo.yaml").toFile());
+    assertThat(demo.at("/spec/template/spec/containers/0/image").asText()).as("e2e/demo/moe-demo.yaml trainer image")
+        .isEqualTo(registry + "/" + names.getProperty("reference-trainer") + ":" + tag);
   }
 }

@@ -136,8 +136,13 @@ public final class DistributedTrainMain {
                             loop == null ? "static layout" : "plans from the sidecars", mode.wireName());
                     resumed.ifPresent(r -> System.out.println("resumed from the checkpoint of step " + r.step()));
                 }
+                PlanVersion inUse = PlanVersions.staticOf(pods.generation());
                 for (int s = trainer.completedSteps() + 1; s <= config.steps(); s++) {
                     Plan plan = loop == null ? null : loop.beforeStep(s);
+                    if (loop != null && !loop.adopted().equals(inUse)) {
+                        inUse = loop.adopted();
+                        System.out.println(adoption(comm.rank(), node[comm.rank()], inUse, s));
+                    }
                     RankStepLog log = trainer.step(plan);
                     if (loop != null) {
                         loop.afterStep(s, log.rankCounts(), new StepTiming(log.stepNanos(), log.computeCpuNanos()));
@@ -160,9 +165,29 @@ public final class DistributedTrainMain {
                     }
                 }
                 comm.barrier();
+                if (!ran.isEmpty()) {
+                    System.out.println(finished(comm.rank(), node[comm.rank()], ran.get(ran.size() - 1)));
+                }
             }
             return ran;
         });
+    }
+
+    /**
+     * Every rank, each time it adopts a plan: what its own pod's log shows, so that a reader of all pods' logs sees that
+     * every rank adopted each plan at the same step (the adoption rule's all-reduce spans all pods).
+     */
+    static String adoption(int rank, int pod, PlanVersion version, long step) {
+        return String.format("rank %d (pod %d) adopted plan %s at step %d", rank, pod, version, step);
+    }
+
+    /**
+     * Every rank, at the end: its last step, its loss (the mean over all ranks' tokens, an all-reduce across pods: the
+     * same bits on every rank, printed exactly) and its plan.
+     */
+    static String finished(int rank, int pod, AdoptedStep last) {
+        return String.format("rank %d (pod %d) finished step %d: loss %s, plan %s", rank, pod, last.step(),
+                Double.toString(last.loss()), last.adopted());
     }
 
     private static String origin(TrainerConfig config, Mode mode) {
