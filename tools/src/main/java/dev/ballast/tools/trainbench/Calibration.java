@@ -60,17 +60,21 @@ public record Calibration(double gemmFlopsPerSecond, double intraPodBytesPerSeco
         float[] down = fill(random, f * d);
         float[] h = new float[rows * f];
         float[] y = new float[rows * d];
+        float[] da = new float[rows * f];
+        float[] dx = new float[rows * d];
         float[] gUp = new float[d * f];
         float[] gDown = new float[f * d];
         double flopsPerRound = 6 * 2.0 * rows * d * f;
         try (Backend b = JavaBackend.create()) {
+            // ExpertFfn's six GEMMs; every output has its own array and the gradients are overwritten (beta 0), so
+            // the operands stay the same bounded values round after round (no overflow into Inf and NaN).
             Runnable round = () -> {
                 b.gemm(false, false, rows, f, d, 1f, x, d, up, f, 0f, h, f);
                 b.gemm(false, false, rows, d, f, 1f, h, f, down, d, 0f, y, d);
-                b.gemm(true, false, f, d, rows, 1f, h, f, y, d, 1f, gDown, d);
-                b.gemm(false, true, rows, f, d, 1f, y, d, down, d, 0f, h, f);
-                b.gemm(true, false, d, f, rows, 1f, x, d, h, f, 1f, gUp, f);
-                b.gemm(false, true, rows, d, f, 1f, h, f, up, f, 0f, x, d);
+                b.gemm(true, false, f, d, rows, 1f, h, f, y, d, 0f, gDown, d);
+                b.gemm(false, true, rows, f, d, 1f, y, d, down, d, 0f, da, f);
+                b.gemm(true, false, d, f, rows, 1f, x, d, da, f, 0f, gUp, f);
+                b.gemm(false, true, rows, d, f, 1f, da, f, up, f, 0f, dx, d);
             };
             long warm = THREADS.getCurrentThreadCpuTime();
             while (THREADS.getCurrentThreadCpuTime() - warm < cpuSeconds * 1e9) {
