@@ -2,7 +2,6 @@ package dev.ballast.tools.trainbench;
 
 import dev.ballast.contracts.plan.PlanVersion;
 import dev.ballast.planner.codec.PlanJson;
-import dev.ballast.planner.load.EmaPredictor;
 import dev.ballast.planner.load.ModelLoads;
 import dev.ballast.planner.model.Mode;
 import dev.ballast.planner.model.MoeShape;
@@ -18,9 +17,10 @@ import dev.ballast.trainer.parallel.RankStepLog;
 import java.util.List;
 
 /**
- * The project's planners on the trainer's own routing: the warm-up run's per-rank counts, step by step, through the
- * balancer's EMA predictor, then one plan per planner and mode, as a balancer would compute it at the end of the
- * warm-up. The plans stay fixed for the measured runs.
+ * The project's planners on the trainer's own routing. The measured runs replay the warm-up run step for step (same
+ * seed, same data, and a plan does not change the routing), so the warm-up's per-rank counts over the measured steps
+ * are the routing the plans are measured on: their mean is the predicted load every planner plans from ("oracle", as
+ * the bench calls plans made on the counts they are scored on). One plan per planner and mode, fixed for the run.
  */
 final class BenchPlans {
 
@@ -46,15 +46,28 @@ final class BenchPlans {
                 c.steps());
     }
 
-    /** The balancer's prediction after the warm-up: the EMA of every step's per-rank counts. */
-    static ModelLoads predicted(List<List<RankStepLog>> warmup, int experts) {
-        int ranks = warmup.size();
-        int layers = warmup.get(0).get(0).rankCounts().length;
-        EmaPredictor ema = new EmaPredictor(EmaPredictor.DEFAULT_ALPHA);
-        for (int s = 0; s < warmup.get(0).size(); s++) {
-            ema.observe(loads(warmup, s, layers, experts));
+    /** Per (layer, source, expert) the mean count over steps [from, end) of the logs, rounded. */
+    static ModelLoads predicted(List<List<RankStepLog>> logs, int from, int experts) {
+        int layers = logs.get(0).get(0).rankCounts().length;
+        int steps = logs.get(0).size() - from;
+        ModelLoads mean = new ModelLoads(layers, 1, logs.size(), experts);
+        for (int s = from; s < logs.get(0).size(); s++) {
+            ModelLoads step = loads(logs, s, layers, experts);
+            for (int l = 0; l < layers; l++) {
+                long[] sum = mean.counts(l, 0);
+                long[] c = step.counts(l, 0);
+                for (int i = 0; i < sum.length; i++) {
+                    sum[i] += c[i];
+                }
+            }
         }
-        return ema.predict(ranks, experts);
+        for (int l = 0; l < layers; l++) {
+            long[] sum = mean.counts(l, 0);
+            for (int i = 0; i < sum.length; i++) {
+                sum[i] = Math.round((double) sum[i] / steps);
+            }
+        }
+        return mean;
     }
 
     /** Step index s (0-based) of every rank as [layer][copy 0][source * experts + expert]. */

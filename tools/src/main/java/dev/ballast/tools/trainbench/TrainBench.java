@@ -20,10 +20,10 @@ import java.util.Locale;
 /**
  * {@code bin/ballast trainbench}: the reference trainer, 4 ranks on 2 pods simulated in this JVM (real gRPC
  * collectives over loopback), Java backend, under the static, eplb and ballast plans in replicate and FSSDP modes,
- * every run from the same seed on the same data (docs/BENCHMARKS.md, "Reference trainer"). In order: a warm-up run
- * on the static layout whose routing the planners plan from (it also lets the JIT compile the kernels); a
- * calibration of the cost model's constants (GEMM rate, all-to-all rates), apart from the compared runs; then one
- * run per mode and plan, the plan fixed for the whole run. Progress goes to stderr, the tables to stdout.
+ * every run from the same seed on the same data (docs/BENCHMARKS.md, "Reference trainer"). In order: the GEMM rate;
+ * a warm-up run on the static layout whose routing the planners plan from (it also lets the JIT compile the rest);
+ * the all-to-all rates (the calibration of the cost model's constants, apart from the compared runs); then one run
+ * per mode and plan, the plan fixed for the whole run. Progress goes to stderr, the tables to stdout.
  */
 public final class TrainBench {
 
@@ -70,11 +70,12 @@ public final class TrainBench {
             // The GEMM first, on one thread: in a JVM whose first GEMMs ran on four rank threads at once on a loaded
             // machine the Vector API kernel stayed 13x slower throughout (4.4 against 58 GFLOP per CPU-second).
             double gemm = gemmRate(config);
-            List<List<RankStepLog>> warmup = runs.run(config.trainer(config.warmupSteps()), Mode.REPLICATE, null,
+            List<List<RankStepLog>> warmup = runs.run(config.trainer(config.steps()), Mode.REPLICATE, null,
                     "warm-up, static layout");
             Calibration calibration = calibrate(config, gemm, world, progress);
             Topology topology = calibration.topology(config.pods(), config.ranksPerPod());
-            ModelLoads predicted = BenchPlans.predicted(warmup, config.model().experts());
+            ModelLoads predicted = BenchPlans.predicted(warmup, config.skipSteps(),
+                    config.model().experts());
             List<TrainBenchReport.Row> rows = new ArrayList<>();
             for (Mode mode : List.of(Mode.REPLICATE, Mode.FSSDP)) {
                 PlanningContext ctx = BenchPlans.context(config, topology, mode);
@@ -92,12 +93,12 @@ public final class TrainBench {
     /** The expert GEMMs' rate at the mean rows per expert (all ranks' assignments over the experts). */
     static double gemmRate(TrainBenchConfig config) {
         int rows = Math.max(1, config.batch() * config.model().topK() * config.worldSize() / config.model().experts());
-        return Calibration.gemmRate(config.model(), rows, config.warmupSteps() < 10 ? 0.05 : 1.0);
+        return Calibration.gemmRate(config.model(), rows, config.calibrationSeconds());
     }
 
     /** The calibration with the all-to-all rates at the message a rank sends each peer under uniform routing. */
     static Calibration calibrate(TrainBenchConfig config, double gemm, PodRanks world, PrintStream progress) {
-        int calls = config.warmupSteps() < 10 ? 5 : 60;
+        int calls = Math.max(5, (int) (60 * config.calibrationSeconds()));
         int bytes = Math.max(Float.BYTES, config.batch() * config.model().topK() * config.model().dim() * Float.BYTES
                 / config.worldSize());
         double intra = Calibration.allToAllRate(world, config.ranksPerPod(), bytes, calls, false);
@@ -112,11 +113,12 @@ public final class TrainBench {
     }
 
     static String describe(TrainBenchConfig c, Calibration cal) {
-        return String.format(Locale.ROOT, "Model %s, batch %d per rank, seed %d, %d ranks on %d pods, warm-up %d "
-                + "steps (static layout; plans from its EMA-predicted routing), %d steps per run, first %d left out. "
+        return String.format(Locale.ROOT, "Model %s, batch %d per rank, seed %d, %d ranks on %d pods, %d steps per "
+                + "run (the warm-up on the static layout, then one per mode and plan), first %d left out; plans from "
+                + "the warm-up's mean per-rank counts over the measured steps. "
                 + "Calibration (separate run): GEMM %.1f GFLOP per CPU-second; all-to-all %.0f MB/s within a pod, "
                 + "%.0f MB/s between pods (payload per rank, wall clock).%n", c.model(), c.batch(), c.seed(),
-                c.worldSize(), c.pods(), c.warmupSteps(), c.steps(), c.skipSteps(), cal.gemmFlopsPerSecond() / 1e9,
+                c.worldSize(), c.pods(), c.steps(), c.skipSteps(), cal.gemmFlopsPerSecond() / 1e9,
                 cal.intraPodBytesPerSecond() / 1e6, cal.crossPodBytesPerSecond() / 1e6);
     }
 }
