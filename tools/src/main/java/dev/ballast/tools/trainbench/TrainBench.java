@@ -83,7 +83,7 @@ public final class TrainBench {
                     Plan plan = BenchPlans.plan(planner, ctx, predicted);
                     MeasuredRun run = new MeasuredRun(planner, mode, config.skipSteps(),
                             runs.run(config.trainer(config.steps()), mode, plan, planner + " " + mode.wireName()));
-                    rows.add(new TrainBenchReport.Row(run, Prediction.of(ctx, plan, run)));
+                    rows.add(new TrainBenchReport.Row(run, plan, Prediction.of(ctx, plan, run)));
                 }
             }
             return new TrainBenchReport(calibration, rows);

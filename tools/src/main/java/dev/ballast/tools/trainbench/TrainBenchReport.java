@@ -1,6 +1,9 @@
 package dev.ballast.tools.trainbench;
 
+import dev.ballast.planner.model.LayerPlacement;
 import dev.ballast.planner.model.Mode;
+import dev.ballast.planner.model.Plan;
+import dev.ballast.planner.model.StaticLayout;
 import dev.ballast.trainer.parallel.RankStepLog;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -17,8 +20,8 @@ public record TrainBenchReport(Calibration calibration, List<Row> rows) {
     /** Relative tolerance within which every plan's loss curve must equal static's (the math does not change). */
     public static final double LOSS_TOLERANCE = 1e-4;
 
-    /** One measured run and the cost model's prediction for it. */
-    public record Row(MeasuredRun run, Prediction predicted) {
+    /** One measured run, the plan it ran (null: the static layout) and the cost model's prediction for it. */
+    public record Row(MeasuredRun run, Plan plan, Prediction predicted) {
     }
 
     public TrainBenchReport {
@@ -135,6 +138,26 @@ public record TrainBenchReport(Calibration calibration, List<Row> rows) {
             sb.append(String.format(Locale.ROOT, "| %s | %s | %.3f | %.3f | %s | %.3f | %.3f | %s | %.3f |%n",
                     r.run().mode().wireName(), r.run().planner(), pc, mc, error(pc, mc), pt, mw, error(pt, mw),
                     measuredRatio(r, MeasuredRun.Field.COMPUTE_CPU)));
+        }
+        sb.append("\nPlans (per layer, the experts each rank computes; * = off the expert's home):\n\n");
+        sb.append("| mode | plan | layer | rank 0 | rank 1 | rank 2 | rank 3 |\n|---|---|--:|---|---|---|---|\n");
+        for (Row r : rows) {
+            if (r.plan() == null) {
+                continue;
+            }
+            for (int l = 0; l < r.plan().layers(); l++) {
+                LayerPlacement p = r.plan().placement(l, 0);
+                sb.append(String.format(Locale.ROOT, "| %s | %s | %d |", r.run().mode().wireName(),
+                        r.run().planner(), l));
+                for (int g = 0; g < p.gpus(); g++) {
+                    List<String> experts = new ArrayList<>();
+                    for (int e : p.expertsOn(g)) {
+                        experts.add(e + (StaticLayout.home(e, p.gpus(), p.experts()) == g ? "" : "*"));
+                    }
+                    sb.append(' ').append(String.join(", ", experts)).append(" |");
+                }
+                sb.append('\n');
+            }
         }
         sb.append("\nPredicted ms per step (cost model, calibrated constants):\n\n");
         sb.append("| mode | plan | compute | all-to-all | exposed params | total |\n|---|---|--:|--:|--:|--:|\n");

@@ -41,7 +41,8 @@ class TrainBenchTest {
         // Skewed routing: the static layout's busiest rank computes more than the balanced plans predict for theirs.
         assertThat(report.predictedRatio(report.row("ballast", Mode.REPLICATE), true)).isLessThan(1);
         String md = report.markdown();
-        assertThat(md).contains("| replicate | ballast |", "| fssdp | eplb |", "predicted compute")
+        assertThat(md).contains("| replicate | ballast |", "| fssdp | eplb |", "predicted compute",
+                "| replicate | static | 0 | 0, 1 | 2, 3 | 4, 5 | 6, 7 |")
                 .doesNotContain("NaN");
     }
 
@@ -51,15 +52,15 @@ class TrainBenchTest {
         Prediction p = new Prediction(1, 1, 0, 2);
 
         assertThatThrownBy(() -> new TrainBenchReport(null, List.of(new TrainBenchReport.Row(
-                run("ballast", Mode.REPLICATE, 4, 3, 1.0), p))))
+                run("ballast", Mode.REPLICATE, 4, 3, 1.0), null, p))))
                 .hasMessageContaining("no static run in replicate mode");
-        assertThatThrownBy(() -> new TrainBenchReport(null, List.of(new TrainBenchReport.Row(staticRun, p),
-                new TrainBenchReport.Row(run("eplb", Mode.REPLICATE, 4, 5, 1.0), p))))
+        assertThatThrownBy(() -> new TrainBenchReport(null, List.of(new TrainBenchReport.Row(staticRun, null, p),
+                new TrainBenchReport.Row(run("eplb", Mode.REPLICATE, 4, 5, 1.0), null, p))))
                 .hasMessageContaining("eplb/replicate ran 5 steps").hasMessageContaining("must match");
         assertThatThrownBy(() -> new TrainBenchReport(null, List.of(new TrainBenchReport.Row(
-                run("static", Mode.FSSDP, 4, 3, Double.NaN), p))))
+                run("static", Mode.FSSDP, 4, 3, Double.NaN), null, p))))
                 .hasMessageContaining("static/fssdp has a loss that is not a number");
-        assertThatThrownBy(() -> new TrainBenchReport(null, List.of(new TrainBenchReport.Row(staticRun,
+        assertThatThrownBy(() -> new TrainBenchReport(null, List.of(new TrainBenchReport.Row(staticRun, null,
                 new Prediction(0, 0, 0, 0))))).hasMessageContaining("predicted step time must be positive");
         assertThatThrownBy(() -> new TrainBenchReport(null, List.of())).hasMessageContaining("no runs");
     }
