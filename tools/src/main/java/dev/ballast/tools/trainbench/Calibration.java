@@ -35,7 +35,7 @@ public record Calibration(double gemmFlopsPerSecond, double intraPodBytesPerSeco
     /**
      * The topology of the simulated world with these rates: a pod is a node (its ranks exchange through memory, the
      * NVLink class), pods reach each other over the network class, one rack. The cost model counts 2 bytes per
-     * activation element and the shape {@link #shape} 2 per parameter (bf16) while the trainer sends 4 (float32), so
+     * activation element and {@link BenchPlans#shape} 2 per parameter (bf16) while the trainer sends 4 (float32), so
      * every rate is given in those half-size units: half the measured payload rate.
      */
     public Topology topology(int pods, int ranksPerPod) {

@@ -5,6 +5,7 @@ import dev.ballast.planner.model.Mode;
 import dev.ballast.planner.model.Plan;
 import dev.ballast.planner.model.Topology;
 import dev.ballast.planner.planners.PlanningContext;
+import dev.ballast.collectives.CollectiveException;
 import dev.ballast.tools.bench.Machine;
 import dev.ballast.trainer.data.ByteCorpus;
 import dev.ballast.trainer.parallel.PodRanks;
@@ -12,6 +13,7 @@ import dev.ballast.trainer.parallel.RankStepLog;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 import io.netty.util.internal.logging.JdkLoggerFactory;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -48,7 +50,14 @@ public final class TrainBench {
         }
         String loadBefore = Machine.loadAverage();
         long t0 = System.nanoTime();
-        TrainBenchReport report = run(config, System.err);
+        TrainBenchReport report;
+        try {
+            report = run(config, System.err);
+        } catch (IllegalArgumentException | IllegalStateException | UncheckedIOException | CollectiveException e) {
+            System.err.println("bin/ballast trainbench: " + e.getMessage());
+            System.exit(2);
+            return;
+        }
         Machine m = Machine.current();
         System.out.printf(Locale.ROOT, "Machine: %d CPUs (%s), %s; load average %s at the start, %s at the end; "
                 + "%.0f s.%n%n", m.cpus(), m.cpuModel(), m.jdk(), loadBefore, Machine.loadAverage(),

@@ -1,5 +1,8 @@
 package dev.ballast.tools.trainbench;
 
+import static dev.ballast.trainer.train.TrainMain.integer;
+import static dev.ballast.trainer.train.TrainMain.number;
+
 import dev.ballast.trainer.data.ByteCorpus;
 import dev.ballast.trainer.model.ModelConfig;
 import dev.ballast.trainer.optim.AdamWConfig;
@@ -91,23 +94,5 @@ public record TrainBenchConfig(ModelConfig model, int batch, long seed, int pods
         return new TrainBenchConfig(model, integer(f, "batch", d.batch()), integer(f, "seed", (int) d.seed()),
                 d.pods(), d.ranksPerPod(), integer(f, "steps", d.steps()), integer(f, "skip", d.skipSteps()),
                 integer(f, "slots", d.redundantSlots()), d.calibrationSeconds());
-    }
-
-    private static int integer(Map<String, String> f, String name, int fallback) {
-        String v = f.get(name);
-        try {
-            return v == null ? fallback : Integer.parseInt(v);
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("--" + name + " wants a whole number, got '" + v + "'");
-        }
-    }
-
-    private static float number(Map<String, String> f, String name) {
-        String v = f.get(name);
-        try {
-            return Float.parseFloat(v);
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("--" + name + " wants a number, got '" + v + "'");
-        }
     }
 }
