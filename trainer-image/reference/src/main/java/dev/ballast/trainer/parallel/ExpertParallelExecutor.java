@@ -38,6 +38,7 @@ public final class ExpertParallelExecutor implements ExpertExecutor {
     private final int[][] lastCounts;
     private final int[] replicaRows;
     private LayerPlacement[] placements;
+    private long expertCpuNanos;
 
     /** What a layer's backward reuses from its forward. */
     private record LayerStep(CopyAssignment assignment, int dim, int[] myRows, ExpertActivations[] acts) {
@@ -77,6 +78,14 @@ public final class ExpertParallelExecutor implements ExpertExecutor {
     /** Rows this rank computed in the layer's last forward on experts whose home is another rank. */
     public int replicaRows(int layer) {
         return replicaRows[layer];
+    }
+
+    /**
+     * This thread's CPU nanoseconds inside expert FFNs (forward and backward) since construction: the part of a rank's
+     * compute a plan moves between ranks, and what the cost model's compute term predicts.
+     */
+    public long expertCpuNanos() {
+        return expertCpuNanos;
     }
 
     /** Adopts the step's plan (null: the static layout) and materializes its copies. Every rank passes the same. */
@@ -131,7 +140,11 @@ public final class ExpertParallelExecutor implements ExpertExecutor {
             int rows = a.copyRows(e, me);
             if (rows > 0) {
                 replicaRows[layer] += home(e, ranks, expertCount) == me ? 0 : rows;
-                acts[e] = ExpertFfn.forward(backend, params(layer, e), stack(a, recv, e, dim), rows);
+                ExpertParams params = params(layer, e);
+                float[] x = stack(a, recv, e, dim);
+                long cpu = TimedComm.threadCpuNanos();
+                acts[e] = ExpertFfn.forward(backend, params, x, rows);
+                expertCpuNanos += TimedComm.threadCpuNanos() - cpu;
                 ys[e] = acts[e].y();
             }
         }
@@ -152,7 +165,11 @@ public final class ExpertParallelExecutor implements ExpertExecutor {
         float[][] dxs = new float[expertCount][];
         for (int e = 0; e < expertCount; e++) {
             if (st.acts()[e] != null) {
-                dxs[e] = ExpertFfn.backward(backend, params(layer, e), st.acts()[e], stack(a, recv, e, dim));
+                ExpertParams params = params(layer, e);
+                float[] dy = stack(a, recv, e, dim);
+                long cpu = TimedComm.threadCpuNanos();
+                dxs[e] = ExpertFfn.backward(backend, params, st.acts()[e], dy);
+                expertCpuNanos += TimedComm.threadCpuNanos() - cpu;
             }
         }
         return unstack(a, comm.allToAllV(toSources(a, dxs, dim)), st.myRows(), dim);

@@ -117,6 +117,7 @@ public final class RankTrainer implements Checkpointable {
         long cpu = TimedComm.threadCpuNanos();
         long exWall = comm.wallNanos();
         long exCpu = comm.cpuNanos();
+        long expertCpu = executor.expertCpuNanos();
         model.zeroGrad();
         executor.beginStep(plan);
         StepResult result = model.forwardBackward(backend, executor, batch);
@@ -131,7 +132,8 @@ public final class RankTrainer implements Checkpointable {
         long stepNanos = System.nanoTime() - wall;
         long compute = TimedComm.threadCpuNanos() - cpu - (comm.cpuNanos() - exCpu);
         return new RankStepLog(++step, comm.rank(), loss, batch.tokens() * comm.worldSize(), compute,
-                comm.wallNanos() - exWall, stepNanos, counts, rankCounts(result));
+                comm.wallNanos() - exWall, executor.expertCpuNanos() - expertCpu, stepNanos, counts,
+                rankCounts(result));
     }
 
     private static long[][] rankCounts(StepResult result) {

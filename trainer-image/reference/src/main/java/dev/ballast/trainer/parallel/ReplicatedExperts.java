@@ -17,7 +17,9 @@ import java.util.Map;
  * Replicate mode: expert e is owned by its static home rank, which keeps its weights, gradients and AdamW state.
  * Each step the owners send their current weights to the ranks the placement gives a replica (one all-to-all), and
  * after the backward pass the replicas send their gradients back (another), which the owner adds to its own in
- * ascending rank order. A placement must keep every expert on its home rank.
+ * ascending rank order. A placement need not keep an expert on its home rank (EPLB's placements move compute off
+ * homes, docs/cost-model.md): the owner then computes none of its rows but still keeps the expert's state, refreshes
+ * every copy and sums their gradients.
  */
 public final class ReplicatedExperts implements ExpertStore {
 
@@ -53,14 +55,6 @@ public final class ReplicatedExperts implements ExpertStore {
 
     @Override
     public void materialize(LayerPlacement[] layerPlacements) {
-        for (int l = 0; l < layerPlacements.length; l++) {
-            for (int e = 0; e < expertCount; e++) {
-                if (!layerPlacements[l].holds(owner(e), e)) {
-                    throw new IllegalArgumentException("the plan's layer " + l + " does not keep expert " + e
-                            + " on its home rank " + owner(e) + ": replicate mode needs every owner in place");
-                }
-            }
-        }
         placements = layerPlacements;
         replicas = new ExpertParams[experts.size()][expertCount];
         if (!hasReplicas()) {
@@ -151,10 +145,15 @@ public final class ReplicatedExperts implements ExpertStore {
         return ExpertParallelExecutor.home(expert, ranks, expertCount);
     }
 
+    /** Whether any rank holds a copy of an expert it does not own. */
     private boolean hasReplicas() {
         for (LayerPlacement p : placements) {
-            if (p.totalCopies() != expertCount) {
-                return true;
+            for (int g = 0; g < ranks; g++) {
+                for (int i = 0; i < p.expertCount(g); i++) {
+                    if (owner(p.expertAt(g, i)) != g) {
+                        return true;
+                    }
+                }
             }
         }
         return false;

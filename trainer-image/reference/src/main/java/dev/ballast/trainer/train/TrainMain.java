@@ -137,7 +137,8 @@ public final class TrainMain {
         return flags;
     }
 
-    static int integer(Map<String, String> f, String name, int fallback) {
+    /** Flag --name as a whole number (fallback when absent), or an error naming the flag and the value. */
+    public static int integer(Map<String, String> f, String name, int fallback) {
         String v = f.get(name);
         try {
             return v == null ? fallback : Integer.parseInt(v);
@@ -146,7 +147,8 @@ public final class TrainMain {
         }
     }
 
-    private static float number(Map<String, String> f, String name) {
+    /** Flag --name as a number, or an error naming the flag and the value. */
+    public static float number(Map<String, String> f, String name) {
         String v = f.get(name);
         try {
             return Float.parseFloat(v);
