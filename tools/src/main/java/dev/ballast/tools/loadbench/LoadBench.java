@@ -268,11 +268,21 @@ public final class LoadBench {
             measuring = true;
             long maxHeap = 0;
             long maxLive = 0;
+            // The balancer's planning call, wall time, of each plan it published in the window (status shows the last).
+            List<Double> planMillis = new ArrayList<>();
+            long seen = published0;
             for (int s = 0; s < durationS; s++) {
                 Thread.sleep(1000);
-                maxHeap = Math.max(maxHeap, balancerLong("heapUsedBytes"));
-                maxLive = Math.max(maxLive, balancerLong("heapLiveBytes"));
+                Map<String, Object> st = JsonFields.object(Json.parse(balancerStatus()), "status");
+                maxHeap = Math.max(maxHeap, st.get("heapUsedBytes") instanceof Long l ? l : 0);
+                maxLive = Math.max(maxLive, st.get("heapLiveBytes") instanceof Long l ? l : 0);
+                long now = st.get("plansPublished") instanceof Long l ? l : 0;
+                if (now > seen && st.get("lastPlanMillis") instanceof Number ms) {
+                    planMillis.add(ms.doubleValue());
+                }
+                seen = now;
             }
+            double[] planMs = planMillis.stream().mapToDouble(Double::doubleValue).sorted().toArray();
             measuring = false;
             double secs = (System.nanoTime() - t0) / 1e9;
             long balancerCpu1 = cpuTicks(balancerPid);
@@ -321,6 +331,9 @@ public final class LoadBench {
                     .field("reportsLost", sentTotal - droppedAtSidecar.get() - acceptedTotal)
                     .field("drainSecondsAfterStop", Math.max(0, drainSeconds))
                     .field("plansPublished", published).field("planMessagesReceived", planMessages.get())
+                    .field("planMillisSampled", planMs.length)
+                    .field("planMillisP50", planMs.length == 0 ? 0 : planMs[planMs.length / 2])
+                    .field("planMillisMax", planMs.length == 0 ? 0 : planMs[planMs.length - 1])
                     .field("planBytesPerSidecarPerPlan", planMessages.get() == 0 ? 0 : planBytes.get() / (double) planMessages.get())
                     .field("fanOutMillisP50", pct(f, 0.50) / 1e6).field("fanOutMillisP99", pct(f, 0.99) / 1e6)
                     .field("fanOutMillisMax", f.length == 0 ? 0 : f[f.length - 1] / 1e6)
