@@ -46,7 +46,35 @@ import java.util.concurrent.atomic.AtomicLong;
  * It also times the trainer-side {@link HttpSidecarClient#report} call ({@link ReportCallTimer}). Run by {@code bin/ballast loadbench}.
  */
 public final class LoadBench {
+    /** Distinct per-GPU rows of one step: GPU rank r reports row r % ROW_VARIANTS. */
+    public static final int ROW_VARIANTS = 16;
+    /** Steps between shifts of the hot set by one rank. */
+    public static final int DRIFT_EVERY_STEPS = 200;
+
     private LoadBench() {
+    }
+
+    /**
+     * One GPU's counts for a step, [layer * experts + expert]: 8,192 tokens × top-8 spread Zipf-like (weight 1/(rank+1))
+     * over a popularity order that differs per layer and {@code variant} and shifts by one every
+     * {@link #DRIFT_EVERY_STEPS} steps.
+     */
+    public static long[] zipfRow(int layers, int experts, int variant, long step) {
+        long[] c = new long[layers * experts];
+        for (int l = 0; l < layers; l++) {
+            double[] w = new double[experts];
+            double sum = 0;
+            for (int e = 0; e < experts; e++) {
+                int r = (int) ((e + l * 7 + variant + step / DRIFT_EVERY_STEPS) % experts);
+                w[e] = 1.0 / (r + 1);
+                sum += w[e];
+            }
+            long total = 8192L * 8;
+            for (int e = 0; e < experts; e++) {
+                c[l * experts + e] = Math.round(total * w[e] / sum);
+            }
+        }
+        return c;
     }
 
     public static void main(String[] args) throws Exception {
@@ -195,21 +223,8 @@ public final class LoadBench {
         /** Drifting Zipf-like per-GPU counts (8,192 tokens × top-8 per GPU per layer), precomputed per step phase. */
         List<LoadReport> rows(long step) {
             List<LoadReport> out = new ArrayList<>();
-            for (int v = 0; v < 16; v++) {
-                long[] c = new long[layers * experts];
-                for (int l = 0; l < layers; l++) {
-                    double[] w = new double[experts];
-                    double sum = 0;
-                    for (int e = 0; e < experts; e++) {
-                        int r = (int) ((e + l * 7 + v + step / 200) % experts);
-                        w[e] = 1.0 / (r + 1);
-                        sum += w[e];
-                    }
-                    long total = 8192L * 8;
-                    for (int e = 0; e < experts; e++) {
-                        c[l * experts + e] = Math.round(total * w[e] / sum);
-                    }
-                }
+            for (int v = 0; v < ROW_VARIANTS; v++) {
+                long[] c = zipfRow(layers, experts, v, step);
                 LoadReport.Builder b = LoadReport.newBuilder().setWorldGeneration(1).setFirstLayer(0).setLayers(layers)
                         .setExperts(experts);
                 for (long x : c) {
@@ -235,7 +250,7 @@ public final class LoadBench {
             List<LoadReport>[] rowCache = new List[1];
             ticker.scheduleAtFixedRate(() -> {
                 long step = stepCounter.getAndIncrement();
-                if (step % 200 == 0 || rowCache[0] == null) {
+                if (step % DRIFT_EVERY_STEPS == 0 || rowCache[0] == null) {
                     rowCache[0] = rows(step);
                 }
                 for (Sim s : sims) {
@@ -253,11 +268,21 @@ public final class LoadBench {
             measuring = true;
             long maxHeap = 0;
             long maxLive = 0;
+            // The balancer's planning call, wall time, of each plan it published in the window (status shows the last).
+            List<Double> planMillis = new ArrayList<>();
+            long seen = published0;
             for (int s = 0; s < durationS; s++) {
                 Thread.sleep(1000);
-                maxHeap = Math.max(maxHeap, balancerLong("heapUsedBytes"));
-                maxLive = Math.max(maxLive, balancerLong("heapLiveBytes"));
+                Map<String, Object> st = JsonFields.object(Json.parse(balancerStatus()), "status");
+                maxHeap = Math.max(maxHeap, st.get("heapUsedBytes") instanceof Long l ? l : 0);
+                maxLive = Math.max(maxLive, st.get("heapLiveBytes") instanceof Long l ? l : 0);
+                long now = st.get("plansPublished") instanceof Long l ? l : 0;
+                if (now > seen && st.get("lastPlanMillis") instanceof Number ms) {
+                    planMillis.add(ms.doubleValue());
+                }
+                seen = now;
             }
+            double[] planMs = planMillis.stream().mapToDouble(Double::doubleValue).sorted().toArray();
             measuring = false;
             double secs = (System.nanoTime() - t0) / 1e9;
             long balancerCpu1 = cpuTicks(balancerPid);
@@ -306,6 +331,9 @@ public final class LoadBench {
                     .field("reportsLost", sentTotal - droppedAtSidecar.get() - acceptedTotal)
                     .field("drainSecondsAfterStop", Math.max(0, drainSeconds))
                     .field("plansPublished", published).field("planMessagesReceived", planMessages.get())
+                    .field("planMillisSampled", planMs.length)
+                    .field("planMillisP50", planMs.length == 0 ? 0 : planMs[planMs.length / 2])
+                    .field("planMillisMax", planMs.length == 0 ? 0 : planMs[planMs.length - 1])
                     .field("planBytesPerSidecarPerPlan", planMessages.get() == 0 ? 0 : planBytes.get() / (double) planMessages.get())
                     .field("fanOutMillisP50", pct(f, 0.50) / 1e6).field("fanOutMillisP99", pct(f, 0.99) / 1e6)
                     .field("fanOutMillisMax", f.length == 0 ? 0 : f[f.length - 1] / 1e6)

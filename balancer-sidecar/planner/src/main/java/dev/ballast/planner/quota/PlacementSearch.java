@@ -143,19 +143,24 @@ public final class PlacementSearch {
             sendTok[r.gpuOfCopy[j] * 4] += r.sameGpu[j];
             recvTok[r.gpuOfCopy[j] * 4] += r.sameGpu[j];
         }
-        if (left > 0) {
+        // In a group within one node (one rack) every pair left after class 0 (class 1) is of class 1 (class 2): that
+        // class is the last one then, as class 3 is otherwise.
+        boolean oneNode = gt.nodeCount() == 1;
+        boolean oneRack = gt.rackCount() == 1;
+        if (left > 0 && !oneNode) {
             left = addGroupFlows(false, k, left, sendTok, recvTok);
         }
-        if (left > 0) {
+        if (left > 0 && !oneRack) {
             left = addGroupFlows(true, k, left, sendTok, recvTok);
         }
-        // Class 3 is the last: every source sends all it has left and every copy takes all its room (both sum to left).
+        // The last class: every source sends all it has left and every copy takes all its room (both sum to left).
         if (left > 0) {
+            int cls = oneNode ? 1 : oneRack ? 2 : 3;
             for (int s = 0; s < gt.ep(); s++) {
-                sendTok[s * 4 + 3] += r.avail[s];
+                sendTok[s * 4 + cls] += r.avail[s];
             }
             for (int j = 0; j < k; j++) {
-                recvTok[r.gpuOfCopy[j] * 4 + 3] += r.remaining[j];
+                recvTok[r.gpuOfCopy[j] * 4 + cls] += r.remaining[j];
             }
         }
     }
