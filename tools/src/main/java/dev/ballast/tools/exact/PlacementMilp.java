@@ -1,0 +1,314 @@
+package dev.ballast.tools.exact;
+
+import dev.ballast.planner.cost.CostModel;
+import dev.ballast.planner.model.GroupTopology;
+import dev.ballast.planner.model.Hardware;
+import dev.ballast.planner.model.LayerPlacement;
+import dev.ballast.planner.model.LinkClass;
+import dev.ballast.planner.model.Mode;
+import dev.ballast.planner.model.MoeShape;
+import dev.ballast.planner.model.StaticLayout;
+import org.ojalgo.optimisation.Expression;
+import org.ojalgo.optimisation.ExpressionsBasedModel;
+import org.ojalgo.optimisation.Optimisation;
+import org.ojalgo.optimisation.Variable;
+import org.ojalgo.optimisation.integer.IntegerStrategy;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The placement-and-routing problem of one layer as a MILP (docs/cost-model.md, "Exact optimum on small instances"),
+ * solved with ojAlgo on one thread. Every term the cost model charges in steady state is modelled:
+ * <pre>
+ * minimise 4 A + Z
+ *   Z >= kappa t,  Z >= P                         (compute + exposed parameter time = max(compute, param))
+ *   t >= tokens GPU g computes, t integer          (the busiest GPU's tokens)
+ *   A >= bytes / rate per GPU, direction and link  (NVLink; network + cross-rack on the NIC; cross-rack)
+ *   P >= the same for parameter bytes              (refresh + gradient of every non-master copy, amortized master
+ *                                                   migration; FSSDP: gathers and reduce-scatters of every copy)
+ *   x[e][g] binary (copy), sum_e x[e][g] <= S, sum_g x[e][g] >= 1
+ *   m[e][g] binary (master) <= x[e][g], sum_g m[e][g] = 1
+ *   y[s][e][g] >= 0 tokens s sends to e's copy on g, sum_g y = c[s][e], y <= c[s][e] x[e][g]
+ *   z[e][h][g] in [0, 1] copy g refreshed from master h: sum_h z >= x[e][g] - m[e][g], z <= m[e][h]
+ * </pre>
+ * Routing is continuous: a relaxation of the integer token flows the quota rule produces, so the optimum is a lower
+ * bound for every integer routing too. Time is modelled in microseconds to keep the coefficients well scaled.
+ */
+public final class PlacementMilp {
+    private static final double US = 1e6;
+    private static final int SEND = 0;
+    private static final int RECV = 1;
+
+    private PlacementMilp() {
+    }
+
+    /** Solves {@code p} within {@code timeLimitMillis} of solver time. */
+    public static ExactSolution solve(LayerProblem p, long timeLimitMillis) {
+        long t0 = System.nanoTime();
+        Built mip = new Built(p, false);
+        mip.model.options.time_abort = timeLimitMillis;
+        mip.model.options.integer(IntegerStrategy.newConfigurable().withParallelism(() -> 1));
+        Optimisation.Result r = mip.model.minimise();
+        Optimisation.State state = r.getState();
+        if (!state.isFeasible()) {
+            throw new IllegalStateException("the MILP found no feasible plan (" + state + ") for a problem that has one");
+        }
+        double incumbent = r.getValue() / US;
+        boolean optimal = state == Optimisation.State.OPTIMAL;
+        double bound = incumbent;
+        if (!optimal) {
+            Built lp = new Built(p, true);
+            Optimisation.Result lr = lp.model.minimise();
+            double closed = new CostModel(p.shape(), p.mode(), p.replanInterval())
+                    .lowerBound(p.group(), p.counts(), p.slotsPerGpu());
+            bound = Math.min(incumbent, Math.max(closed, lr.getState().isOptimal() ? lr.getValue() / US : 0));
+        }
+        LayerPlacement placement = mip.placement(r);
+        return new ExactSolution(incumbent, bound, optimal, placement, (System.nanoTime() - t0) / 1_000_000);
+    }
+
+    /** The model for one problem; {@code relaxed}: every integer variable continuous (the LP relaxation). */
+    private static final class Built {
+        final LayerProblem p;
+        final ExpressionsBasedModel model = new ExpressionsBasedModel();
+        final Variable[][] x;
+        final Variable[][] m; // null unless masters can move (replicate mode, Masters.FREE)
+        /** Bytes per (GPU, direction, link class) as linear terms: token flows and parameter traffic apart. */
+        final Map<Variable, Double>[][][] tokenBytes;
+        final Map<Variable, Double>[][][] paramBytes;
+
+        @SuppressWarnings("unchecked")
+        Built(LayerProblem p, boolean relaxed) {
+            this.p = p;
+            int ep = p.ep();
+            int experts = p.experts();
+            GroupTopology gt = p.group();
+            MoeShape shape = p.shape();
+            tokenBytes = new Map[ep][2][4];
+            paramBytes = new Map[ep][2][4];
+            for (int g = 0; g < ep; g++) {
+                for (int d = 0; d < 2; d++) {
+                    for (int k = 0; k < 4; k++) {
+                        tokenBytes[g][d][k] = new LinkedHashMap<>();
+                        paramBytes[g][d][k] = new LinkedHashMap<>();
+                    }
+                }
+            }
+            boolean replicate = p.mode() == Mode.REPLICATE;
+            boolean movable = replicate && p.masters() == Masters.FREE;
+            x = new Variable[experts][ep];
+            m = movable ? new Variable[experts][ep] : null;
+            for (int e = 0; e < experts; e++) {
+                int home = StaticLayout.home(e, ep, experts);
+                Expression atLeastOne = model.addExpression("copy_" + e).lower(1);
+                Expression oneMaster = movable ? model.addExpression("master_" + e).level(1) : null;
+                for (int g = 0; g < ep; g++) {
+                    x[e][g] = binary("x_" + e + "_" + g, relaxed);
+                    atLeastOne.set(x[e][g], 1);
+                    if (replicate && !movable && g == home) {
+                        x[e][g].lower(1);
+                    }
+                    if (movable) {
+                        m[e][g] = binary("m_" + e + "_" + g, relaxed);
+                        oneMaster.set(m[e][g], 1);
+                        model.addExpression("masterHolds_" + e + "_" + g).upper(0).set(m[e][g], 1).set(x[e][g], -1);
+                    }
+                }
+            }
+            for (int g = 0; g < ep; g++) {
+                Expression slots = model.addExpression("slots_" + g).upper(p.slotsPerGpu());
+                for (int e = 0; e < experts; e++) {
+                    slots.set(x[e][g], 1);
+                }
+            }
+            Variable t = model.addVariable("t").lower(0);
+            if (!relaxed) {
+                t.integer(true);
+            }
+            routing(gt, t);
+            if (replicate) {
+                replicaTraffic(gt, shape);
+            } else {
+                fssdpTraffic(gt, shape);
+            }
+            Hardware hw = gt.hardware();
+            CostModel cost = new CostModel(shape, p.mode(), p.replanInterval());
+            double kappa = cost.computeSeconds(1, hw) * US;
+            Variable a2a = model.addVariable("a2a").lower(0).weight(CostModel.ALL_TO_ALLS_PER_LAYER);
+            Variable param = model.addVariable("param").lower(0);
+            Variable computeOrParam = model.addVariable("computeOrParam").lower(0).weight(1);
+            model.addExpression("z_compute").upper(0).set(t, kappa).set(computeOrParam, -1);
+            model.addExpression("z_param").upper(0).set(param, 1).set(computeOrParam, -1);
+            linkRows("a2a", tokenBytes, a2a, hw);
+            linkRows("param", paramBytes, param, hw);
+        }
+
+        private Variable binary(String name, boolean relaxed) {
+            Variable v = model.addVariable(name).lower(0).upper(1);
+            return relaxed ? v : v.binary();
+        }
+
+        /** Flows: every source's count split over the expert's copies; the busiest GPU computes at most t. */
+        private void routing(GroupTopology gt, Variable t) {
+            int ep = p.ep();
+            int experts = p.experts();
+            double tb = p.shape().tokenBytes();
+            Expression[] load = new Expression[ep];
+            for (int g = 0; g < ep; g++) {
+                load[g] = model.addExpression("load_" + g).upper(0).set(t, -1);
+            }
+            for (int s = 0; s < ep; s++) {
+                for (int e = 0; e < experts; e++) {
+                    long c = p.count(s, e);
+                    if (c == 0) {
+                        continue;
+                    }
+                    Expression all = model.addExpression("route_" + s + "_" + e).level(c);
+                    for (int g = 0; g < ep; g++) {
+                        Variable y = model.addVariable("y_" + s + "_" + e + "_" + g).lower(0);
+                        all.set(y, 1);
+                        model.addExpression("onCopy_" + s + "_" + e + "_" + g).upper(0).set(y, 1).set(x[e][g], -c);
+                        load[g].set(y, 1);
+                        int cls = gt.linkClass(s, g);
+                        if (cls != 0) {
+                            add(tokenBytes[s][SEND][cls], y, tb);
+                            add(tokenBytes[g][RECV][cls], y, tb);
+                        }
+                    }
+                }
+            }
+        }
+
+        /** Replicate mode: refresh (master to copy) and gradient return of every copy off the master; migrations. */
+        private void replicaTraffic(GroupTopology gt, MoeShape shape) {
+            int ep = p.ep();
+            int experts = p.experts();
+            double w = shape.weightBytesPerExpert();
+            double gb = shape.gradBytesPerExpert();
+            double migration = (double) new CostModel(shape, p.mode(), p.replanInterval()).masterMigrationBytes()
+                    / p.replanInterval();
+            for (int e = 0; e < experts; e++) {
+                int home = StaticLayout.home(e, ep, experts);
+                for (int g = 0; g < ep; g++) {
+                    if (m == null) {
+                        if (g != home) {
+                            refresh(gt, x[e][g], home, g, w, gb);
+                        }
+                        continue;
+                    }
+                    Expression fed = model.addExpression("fed_" + e + "_" + g).lower(0).set(x[e][g], -1).set(m[e][g], 1);
+                    for (int h = 0; h < ep; h++) {
+                        if (h == g) {
+                            continue;
+                        }
+                        Variable z = model.addVariable("z_" + e + "_" + h + "_" + g).lower(0).upper(1);
+                        fed.set(z, 1);
+                        model.addExpression("zMaster_" + e + "_" + h + "_" + g).upper(0).set(z, 1).set(m[e][h], -1);
+                        refresh(gt, z, h, g, w, gb);
+                    }
+                    if (g != home) {
+                        int cls = gt.linkClass(home, g);
+                        add(paramBytes[home][SEND][cls], m[e][g], migration);
+                        add(paramBytes[g][RECV][cls], m[e][g], migration);
+                    }
+                }
+            }
+        }
+
+        private void refresh(GroupTopology gt, Variable v, int master, int copy, double w, double gb) {
+            int cls = gt.linkClass(master, copy);
+            add(paramBytes[master][SEND][cls], v, w);
+            add(paramBytes[copy][RECV][cls], v, w);
+            add(paramBytes[copy][SEND][cls], v, gb);
+            add(paramBytes[master][RECV][cls], v, gb);
+        }
+
+        /** FSSDP: every copy gathers the other shards and reduce-scatters its gradient back. */
+        private void fssdpTraffic(GroupTopology gt, MoeShape shape) {
+            int ep = p.ep();
+            double w = (double) shape.weightBytesPerExpert() / ep;
+            double gb = (double) shape.gradBytesPerExpert() / ep;
+            for (int e = 0; e < p.experts(); e++) {
+                for (int g = 0; g < ep; g++) {
+                    for (int o = 0; o < ep; o++) {
+                        int cls = gt.linkClass(o, g);
+                        if (cls == 0) {
+                            continue;
+                        }
+                        add(paramBytes[o][SEND][cls], x[e][g], w);
+                        add(paramBytes[g][RECV][cls], x[e][g], w);
+                        add(paramBytes[g][SEND][cls], x[e][g], gb);
+                        add(paramBytes[o][RECV][cls], x[e][g], gb);
+                    }
+                }
+            }
+        }
+
+        /** bound >= bytes / rate for every GPU and direction: NVLink, NIC (network + cross-rack), cross-rack. */
+        private void linkRows(String name, Map<Variable, Double>[][][] bytes, Variable bound, Hardware hw) {
+            int nv = LinkClass.NVLINK.ordinal();
+            int net = LinkClass.NETWORK.ordinal();
+            int xr = LinkClass.CROSS_RACK.ordinal();
+            for (int g = 0; g < p.ep(); g++) {
+                for (int d = 0; d < 2; d++) {
+                    Map<Variable, Double>[] b = bytes[g][d];
+                    row(name + "_nv_" + g + "_" + d, bound, hw.bytesPerSecond(LinkClass.NVLINK), b[nv]);
+                    row(name + "_nic_" + g + "_" + d, bound, hw.bytesPerSecond(LinkClass.NETWORK), b[net], b[xr]);
+                    row(name + "_xr_" + g + "_" + d, bound, hw.bytesPerSecond(LinkClass.CROSS_RACK), b[xr]);
+                }
+            }
+        }
+
+        @SafeVarargs
+        private void row(String name, Variable bound, double rate, Map<Variable, Double>... parts) {
+            Map<Variable, Double> sum = new LinkedHashMap<>();
+            for (Map<Variable, Double> part : parts) {
+                part.forEach((v, c) -> add(sum, v, c));
+            }
+            if (sum.isEmpty()) {
+                return;
+            }
+            Expression ex = model.addExpression(name).upper(0).set(bound, -1);
+            sum.forEach((v, c) -> ex.set(v, c * US / rate));
+        }
+
+        private static void add(Map<Variable, Double> terms, Variable v, double c) {
+            terms.merge(v, c, Double::sum);
+        }
+
+        /** The incumbent's placement (copies where x is 1) with its masters. */
+        LayerPlacement placement(Optimisation.Result r) {
+            int ep = p.ep();
+            int experts = p.experts();
+            int[][] lists = new int[ep][];
+            for (int g = 0; g < ep; g++) {
+                int n = 0;
+                int[] l = new int[experts];
+                for (int e = 0; e < experts; e++) {
+                    if (value(r, x[e][g]) > 0.5) {
+                        l[n++] = e;
+                    }
+                }
+                lists[g] = java.util.Arrays.copyOf(l, n);
+            }
+            LayerPlacement placement = LayerPlacement.of(experts, lists);
+            if (m == null) {
+                return placement;
+            }
+            int[] masters = new int[experts];
+            for (int e = 0; e < experts; e++) {
+                for (int g = 0; g < ep; g++) {
+                    if (value(r, m[e][g]) > 0.5) {
+                        masters[e] = g;
+                    }
+                }
+            }
+            return placement.withMasters(masters);
+        }
+
+        private double value(Optimisation.Result r, Variable v) {
+            return r.doubleValue(model.indexOf(v));
+        }
+    }
+}
