@@ -8,18 +8,17 @@ import dev.ballast.planner.model.LinkClass;
 import dev.ballast.planner.model.Mode;
 import dev.ballast.planner.model.MoeShape;
 import dev.ballast.planner.model.StaticLayout;
-import org.ojalgo.optimisation.Expression;
-import org.ojalgo.optimisation.ExpressionsBasedModel;
-import org.ojalgo.optimisation.Optimisation;
-import org.ojalgo.optimisation.Variable;
-import org.ojalgo.optimisation.integer.IntegerStrategy;
+import com.google.ortools.Loader;
+import com.google.ortools.linearsolver.MPConstraint;
+import com.google.ortools.linearsolver.MPSolver;
+import com.google.ortools.linearsolver.MPVariable;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
  * The placement-and-routing problem of one layer as a MILP (docs/cost-model.md, "Exact optimum on small instances"),
- * solved with ojAlgo on one thread. Every term the cost model charges in steady state is modelled:
+ * solved by SCIP (through OR-Tools) on one thread. Every term the cost model charges in steady state is modelled:
  * <pre>
  * minimise 4 A + Z
  *   Z >= kappa t,  Z >= P                         (compute + exposed parameter time = max(compute, param))
@@ -39,47 +38,46 @@ public final class PlacementMilp {
     private static final double US = 1e6;
     private static final int SEND = 0;
     private static final int RECV = 1;
+    private static final double INF = Double.POSITIVE_INFINITY;
 
     private PlacementMilp() {
     }
 
     /** Solves {@code p} within {@code timeLimitMillis} of solver time. */
     public static ExactSolution solve(LayerProblem p, long timeLimitMillis) {
+        Loader.loadNativeLibraries();
         long t0 = System.nanoTime();
-        Built mip = new Built(p, false);
-        mip.model.options.time_abort = timeLimitMillis;
-        mip.model.options.integer(IntegerStrategy.newConfigurable().withParallelism(() -> 1));
-        Optimisation.Result r = mip.model.minimise();
-        Optimisation.State state = r.getState();
-        if (!state.isFeasible()) {
-            throw new IllegalStateException("the MILP found no feasible plan (" + state + ") for a problem that has one");
-        }
-        double incumbent = r.getValue() / US;
-        boolean optimal = state == Optimisation.State.OPTIMAL;
-        double bound = incumbent;
-        if (!optimal) {
-            Built lp = new Built(p, true);
-            Optimisation.Result lr = lp.model.minimise();
+        Built mip = new Built(p);
+        try {
+            mip.solver.setTimeLimit(timeLimitMillis);
+            mip.solver.setNumThreads(1);
+            MPSolver.ResultStatus status = mip.solver.solve();
+            if (status != MPSolver.ResultStatus.OPTIMAL && status != MPSolver.ResultStatus.FEASIBLE) {
+                throw new IllegalStateException("the MILP found no feasible plan (" + status + ") for a problem that has one");
+            }
+            double incumbent = mip.solver.objective().value() / US;
+            boolean optimal = status == MPSolver.ResultStatus.OPTIMAL;
             double closed = new CostModel(p.shape(), p.mode(), p.replanInterval())
                     .lowerBound(p.group(), p.counts(), p.slotsPerGpu());
-            bound = Math.min(incumbent, Math.max(closed, lr.getState().isOptimal() ? lr.getValue() / US : 0));
+            double bound = optimal ? incumbent : Math.min(incumbent, Math.max(closed, mip.solver.objective().bestBound() / US));
+            return new ExactSolution(incumbent, bound, optimal, mip.placement(), (System.nanoTime() - t0) / 1_000_000);
+        } finally {
+            mip.solver.delete();
         }
-        LayerPlacement placement = mip.placement(r);
-        return new ExactSolution(incumbent, bound, optimal, placement, (System.nanoTime() - t0) / 1_000_000);
     }
 
-    /** The model for one problem; {@code relaxed}: every integer variable continuous (the LP relaxation). */
+    /** The model for one problem. */
     private static final class Built {
         final LayerProblem p;
-        final ExpressionsBasedModel model = new ExpressionsBasedModel();
-        final Variable[][] x;
-        final Variable[][] m; // null unless masters can move (replicate mode, Masters.FREE)
+        final MPSolver solver = MPSolver.createSolver("SCIP");
+        final MPVariable[][] x;
+        final MPVariable[][] m; // null unless masters can move (replicate mode, Masters.FREE)
         /** Bytes per (GPU, direction, link class) as linear terms: token flows and parameter traffic apart. */
-        final Map<Variable, Double>[][][] tokenBytes;
-        final Map<Variable, Double>[][][] paramBytes;
+        final Map<MPVariable, Double>[][][] tokenBytes;
+        final Map<MPVariable, Double>[][][] paramBytes;
 
         @SuppressWarnings("unchecked")
-        Built(LayerProblem p, boolean relaxed) {
+        Built(LayerProblem p) {
             this.p = p;
             int ep = p.ep();
             int experts = p.experts();
@@ -97,35 +95,32 @@ public final class PlacementMilp {
             }
             boolean replicate = p.mode() == Mode.REPLICATE;
             boolean movable = replicate && p.masters() == Masters.FREE;
-            x = new Variable[experts][ep];
-            m = movable ? new Variable[experts][ep] : null;
+            x = new MPVariable[experts][ep];
+            m = movable ? new MPVariable[experts][ep] : null;
             for (int e = 0; e < experts; e++) {
                 int home = StaticLayout.home(e, ep, experts);
-                Expression atLeastOne = model.addExpression("copy_" + e).lower(1);
-                Expression oneMaster = movable ? model.addExpression("master_" + e).level(1) : null;
+                Row atLeastOne = row("copy_" + e, 1, INF);
+                Row oneMaster = movable ? row("master_" + e, 1, 1) : null;
                 for (int g = 0; g < ep; g++) {
-                    x[e][g] = binary("x_" + e + "_" + g, relaxed);
+                    x[e][g] = solver.makeBoolVar("x_" + e + "_" + g);
                     atLeastOne.set(x[e][g], 1);
                     if (replicate && !movable && g == home) {
-                        x[e][g].lower(1);
+                        x[e][g].setLb(1);
                     }
                     if (movable) {
-                        m[e][g] = binary("m_" + e + "_" + g, relaxed);
+                        m[e][g] = solver.makeBoolVar("m_" + e + "_" + g);
                         oneMaster.set(m[e][g], 1);
-                        model.addExpression("masterHolds_" + e + "_" + g).upper(0).set(m[e][g], 1).set(x[e][g], -1);
+                        row("masterHolds_" + e + "_" + g, -INF, 0).set(m[e][g], 1).set(x[e][g], -1);
                     }
                 }
             }
             for (int g = 0; g < ep; g++) {
-                Expression slots = model.addExpression("slots_" + g).upper(p.slotsPerGpu());
+                Row slots = row("slots_" + g, -INF, p.slotsPerGpu());
                 for (int e = 0; e < experts; e++) {
                     slots.set(x[e][g], 1);
                 }
             }
-            Variable t = model.addVariable("t").lower(0);
-            if (!relaxed) {
-                t.integer(true);
-            }
+            MPVariable t = solver.makeIntVar(0, INF, "t");
             routing(gt, t);
             if (replicate) {
                 replicaTraffic(gt, shape);
@@ -135,28 +130,38 @@ public final class PlacementMilp {
             Hardware hw = gt.hardware();
             CostModel cost = new CostModel(shape, p.mode(), p.replanInterval());
             double kappa = cost.computeSeconds(1, hw) * US;
-            Variable a2a = model.addVariable("a2a").lower(0).weight(CostModel.ALL_TO_ALLS_PER_LAYER);
-            Variable param = model.addVariable("param").lower(0);
-            Variable computeOrParam = model.addVariable("computeOrParam").lower(0).weight(1);
-            model.addExpression("z_compute").upper(0).set(t, kappa).set(computeOrParam, -1);
-            model.addExpression("z_param").upper(0).set(param, 1).set(computeOrParam, -1);
+            MPVariable a2a = solver.makeNumVar(0, INF, "a2a");
+            MPVariable param = solver.makeNumVar(0, INF, "param");
+            MPVariable computeOrParam = solver.makeNumVar(0, INF, "computeOrParam");
+            solver.objective().setCoefficient(a2a, CostModel.ALL_TO_ALLS_PER_LAYER);
+            solver.objective().setCoefficient(computeOrParam, 1);
+            solver.objective().setMinimization();
+            row("z_compute", -INF, 0).set(t, kappa).set(computeOrParam, -1);
+            row("z_param", -INF, 0).set(param, 1).set(computeOrParam, -1);
             linkRows("a2a", tokenBytes, a2a, hw);
             linkRows("param", paramBytes, param, hw);
         }
 
-        private Variable binary(String name, boolean relaxed) {
-            Variable v = model.addVariable(name).lower(0).upper(1);
-            return relaxed ? v : v.binary();
+        private Row row(String name, double lb, double ub) {
+            return new Row(solver.makeConstraint(lb, ub, name));
+        }
+
+        /** A constraint whose coefficients are set in a chain. */
+        private record Row(MPConstraint c) {
+            Row set(MPVariable v, double coefficient) {
+                c.setCoefficient(v, coefficient);
+                return this;
+            }
         }
 
         /** Flows: every source's count split over the expert's copies; the busiest GPU computes at most t. */
-        private void routing(GroupTopology gt, Variable t) {
+        private void routing(GroupTopology gt, MPVariable t) {
             int ep = p.ep();
             int experts = p.experts();
             double tb = p.shape().tokenBytes();
-            Expression[] load = new Expression[ep];
+            Row[] load = new Row[ep];
             for (int g = 0; g < ep; g++) {
-                load[g] = model.addExpression("load_" + g).upper(0).set(t, -1);
+                load[g] = row("load_" + g, -INF, 0).set(t, -1);
             }
             for (int s = 0; s < ep; s++) {
                 for (int e = 0; e < experts; e++) {
@@ -164,11 +169,11 @@ public final class PlacementMilp {
                     if (c == 0) {
                         continue;
                     }
-                    Expression all = model.addExpression("route_" + s + "_" + e).level(c);
+                    Row all = row("route_" + s + "_" + e, c, c);
                     for (int g = 0; g < ep; g++) {
-                        Variable y = model.addVariable("y_" + s + "_" + e + "_" + g).lower(0);
+                        MPVariable y = solver.makeNumVar(0, INF, "y_" + s + "_" + e + "_" + g);
                         all.set(y, 1);
-                        model.addExpression("onCopy_" + s + "_" + e + "_" + g).upper(0).set(y, 1).set(x[e][g], -c);
+                        row("onCopy_" + s + "_" + e + "_" + g, -INF, 0).set(y, 1).set(x[e][g], -c);
                         load[g].set(y, 1);
                         int cls = gt.linkClass(s, g);
                         if (cls != 0) {
@@ -197,14 +202,14 @@ public final class PlacementMilp {
                         }
                         continue;
                     }
-                    Expression fed = model.addExpression("fed_" + e + "_" + g).lower(0).set(x[e][g], -1).set(m[e][g], 1);
+                    Row fed = row("fed_" + e + "_" + g, 0, INF).set(x[e][g], -1).set(m[e][g], 1);
                     for (int h = 0; h < ep; h++) {
                         if (h == g) {
                             continue;
                         }
-                        Variable z = model.addVariable("z_" + e + "_" + h + "_" + g).lower(0).upper(1);
+                        MPVariable z = solver.makeNumVar(0, 1, "z_" + e + "_" + h + "_" + g);
                         fed.set(z, 1);
-                        model.addExpression("zMaster_" + e + "_" + h + "_" + g).upper(0).set(z, 1).set(m[e][h], -1);
+                        row("zMaster_" + e + "_" + h + "_" + g, -INF, 0).set(z, 1).set(m[e][h], -1);
                         refresh(gt, z, h, g, w, gb);
                     }
                     if (g != home) {
@@ -216,7 +221,7 @@ public final class PlacementMilp {
             }
         }
 
-        private void refresh(GroupTopology gt, Variable v, int master, int copy, double w, double gb) {
+        private void refresh(GroupTopology gt, MPVariable v, int master, int copy, double w, double gb) {
             int cls = gt.linkClass(master, copy);
             add(paramBytes[master][SEND][cls], v, w);
             add(paramBytes[copy][RECV][cls], v, w);
@@ -246,13 +251,13 @@ public final class PlacementMilp {
         }
 
         /** bound >= bytes / rate for every GPU and direction: NVLink, NIC (network + cross-rack), cross-rack. */
-        private void linkRows(String name, Map<Variable, Double>[][][] bytes, Variable bound, Hardware hw) {
+        private void linkRows(String name, Map<MPVariable, Double>[][][] bytes, MPVariable bound, Hardware hw) {
             int nv = LinkClass.NVLINK.ordinal();
             int net = LinkClass.NETWORK.ordinal();
             int xr = LinkClass.CROSS_RACK.ordinal();
             for (int g = 0; g < p.ep(); g++) {
                 for (int d = 0; d < 2; d++) {
-                    Map<Variable, Double>[] b = bytes[g][d];
+                    Map<MPVariable, Double>[] b = bytes[g][d];
                     row(name + "_nv_" + g + "_" + d, bound, hw.bytesPerSecond(LinkClass.NVLINK), b[nv]);
                     row(name + "_nic_" + g + "_" + d, bound, hw.bytesPerSecond(LinkClass.NETWORK), b[net], b[xr]);
                     row(name + "_xr_" + g + "_" + d, bound, hw.bytesPerSecond(LinkClass.CROSS_RACK), b[xr]);
@@ -261,24 +266,24 @@ public final class PlacementMilp {
         }
 
         @SafeVarargs
-        private void row(String name, Variable bound, double rate, Map<Variable, Double>... parts) {
-            Map<Variable, Double> sum = new LinkedHashMap<>();
-            for (Map<Variable, Double> part : parts) {
+        private void row(String name, MPVariable bound, double rate, Map<MPVariable, Double>... parts) {
+            Map<MPVariable, Double> sum = new LinkedHashMap<>();
+            for (Map<MPVariable, Double> part : parts) {
                 part.forEach((v, c) -> add(sum, v, c));
             }
             if (sum.isEmpty()) {
                 return;
             }
-            Expression ex = model.addExpression(name).upper(0).set(bound, -1);
+            Row ex = row(name, -INF, 0).set(bound, -1);
             sum.forEach((v, c) -> ex.set(v, c * US / rate));
         }
 
-        private static void add(Map<Variable, Double> terms, Variable v, double c) {
+        private static void add(Map<MPVariable, Double> terms, MPVariable v, double c) {
             terms.merge(v, c, Double::sum);
         }
 
         /** The incumbent's placement (copies where x is 1) with its masters. */
-        LayerPlacement placement(Optimisation.Result r) {
+        LayerPlacement placement() {
             int ep = p.ep();
             int experts = p.experts();
             int[][] lists = new int[ep][];
@@ -286,7 +291,7 @@ public final class PlacementMilp {
                 int n = 0;
                 int[] l = new int[experts];
                 for (int e = 0; e < experts; e++) {
-                    if (value(r, x[e][g]) > 0.5) {
+                    if (x[e][g].solutionValue() > 0.5) {
                         l[n++] = e;
                     }
                 }
@@ -299,7 +304,7 @@ public final class PlacementMilp {
             int[] masters = new int[experts];
             for (int e = 0; e < experts; e++) {
                 for (int g = 0; g < ep; g++) {
-                    if (value(r, m[e][g]) > 0.5) {
+                    if (m[e][g].solutionValue() > 0.5) {
                         masters[e] = g;
                     }
                 }
@@ -307,8 +312,5 @@ public final class PlacementMilp {
             return placement.withMasters(masters);
         }
 
-        private double value(Optimisation.Result r, Variable v) {
-            return r.doubleValue(model.indexOf(v));
-        }
     }
 }
