@@ -32,6 +32,11 @@ public record LayerProblem(GroupTopology group, long[] counts, MoeShape shape, M
         }
     }
 
+    /** The same problem with masters placed as {@code m} says. */
+    public LayerProblem withMasters(Masters m) {
+        return new LayerProblem(group, counts, shape, mode, slotsPerGpu, replanInterval, m);
+    }
+
     public int ep() {
         return group.ep();
     }
