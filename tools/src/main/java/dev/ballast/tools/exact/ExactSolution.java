@@ -6,7 +6,7 @@ import dev.ballast.planner.model.LayerPlacement;
  * What the MILP found for one {@link LayerProblem}.
  *
  * @param incumbentSec the best plan's layer time under the MILP (continuous routing; masters as the problem allows)
- * @param bestBoundSec no plan is faster: the incumbent when proven optimal, else the LP relaxation's value or the
+ * @param bestBoundSec no plan is faster: the incumbent when proven optimal, else the solver's best bound or the
  *                     closed-form bound, whichever is higher
  * @param optimal      whether the solver proved the incumbent optimal (within its gap tolerance) before the limit
  * @param placement    the incumbent's placement, masters included

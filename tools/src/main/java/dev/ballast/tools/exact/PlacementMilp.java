@@ -1,5 +1,9 @@
 package dev.ballast.tools.exact;
 
+import com.google.ortools.Loader;
+import com.google.ortools.linearsolver.MPConstraint;
+import com.google.ortools.linearsolver.MPSolver;
+import com.google.ortools.linearsolver.MPVariable;
 import dev.ballast.planner.cost.CostModel;
 import dev.ballast.planner.model.GroupTopology;
 import dev.ballast.planner.model.Hardware;
@@ -8,10 +12,6 @@ import dev.ballast.planner.model.LinkClass;
 import dev.ballast.planner.model.Mode;
 import dev.ballast.planner.model.MoeShape;
 import dev.ballast.planner.model.StaticLayout;
-import com.google.ortools.Loader;
-import com.google.ortools.linearsolver.MPConstraint;
-import com.google.ortools.linearsolver.MPSolver;
-import com.google.ortools.linearsolver.MPVariable;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
