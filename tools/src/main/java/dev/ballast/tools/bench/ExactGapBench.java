@@ -10,6 +10,7 @@ import dev.ballast.planner.model.Mode;
 import dev.ballast.planner.model.MoeShape;
 import dev.ballast.planner.model.Parallelism;
 import dev.ballast.planner.model.Plan;
+import dev.ballast.planner.model.StaticLayout;
 import dev.ballast.planner.model.Topology;
 import dev.ballast.planner.planners.PlanRequest;
 import dev.ballast.planner.planners.Planner;
@@ -242,7 +243,7 @@ public final class ExactGapBench {
             for (int i = 0; i < p.expertCount(g); i++) {
                 int e = p.expertAt(g, i);
                 sb.append(i == 0 ? "" : ",").append(e).append(p.master(e) == g && p.hasMovedMasters()
-                        && g != dev.ballast.planner.model.StaticLayout.home(e, p.gpus(), p.experts()) ? "*" : "");
+                        && g != StaticLayout.home(e, p.gpus(), p.experts()) ? "*" : "");
             }
             sb.append(']');
         }

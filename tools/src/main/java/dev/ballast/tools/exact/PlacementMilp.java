@@ -13,7 +13,10 @@ import dev.ballast.planner.model.Mode;
 import dev.ballast.planner.model.MoeShape;
 import dev.ballast.planner.model.StaticLayout;
 
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -318,8 +321,8 @@ public final class PlacementMilp {
         void hint(LayerPlacement start) {
             int ep = p.ep();
             int experts = p.experts();
-            java.util.List<MPVariable> vars = new java.util.ArrayList<>();
-            java.util.List<Double> values = new java.util.ArrayList<>();
+            List<MPVariable> vars = new ArrayList<>();
+            List<Double> values = new ArrayList<>();
             for (int e = 0; e < experts; e++) {
                 for (int g = 0; g < ep; g++) {
                     vars.add(x[e][g]);
@@ -346,7 +349,7 @@ public final class PlacementMilp {
                         l[n++] = e;
                     }
                 }
-                lists[g] = java.util.Arrays.copyOf(l, n);
+                lists[g] = Arrays.copyOf(l, n);
             }
             LayerPlacement placement = LayerPlacement.of(experts, lists);
             if (m == null) {
@@ -362,6 +365,5 @@ public final class PlacementMilp {
             }
             return placement.withMasters(masters);
         }
-
     }
 }
