@@ -185,14 +185,15 @@ final class DocsSuite {
         sb.append("\n## JMH\n\n");
         sb.append(jmh(jmhFile));
         sb.append(NOTES);
-        for (String section : List.of("benchmarks-data-path.md", "benchmarks-elastic.md",
+        for (String section : List.of("benchmarks-exact.md", "benchmarks-data-path.md", "benchmarks-elastic.md",
             "benchmarks-scale.md", "benchmarks-trainer.md")) sb.append(handWritten(section));
         return sb.toString();
     }
 
     /**
      * Results measured on other machinery live in their own docs files and are carried into this page verbatim,
-     * so regenerating the planner's part never drops them: the data path's load benchmark (bin/ballast loadbench,
+     * so regenerating the planner's part never drops them: the exact optima of small instances (bin/ballast exactgap,
+     * docs/benchmarks-exact.md), the data path's load benchmark (bin/ballast loadbench,
      * docs/benchmarks-data-path.md), the elastic transitions on a real control plane (bin/ballast elasticbench,
      * docs/benchmarks-elastic.md), the operator at scale (bin/ballast scale, docs/benchmarks-scale.md) and the
      * reference trainer under each planner's plan (bin/ballast trainbench, docs/benchmarks-trainer.md).

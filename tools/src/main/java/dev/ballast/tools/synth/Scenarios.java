@@ -20,6 +20,9 @@ public final class Scenarios {
         add(new SyntheticSpec("bursty", 4, 64, 8, 64, 120, 8192, 0.8, 0, 0.2, 8, 0.2, 0.05, 13, 0));
         // Per-source heterogeneity: each data shard prefers different experts.
         add(new SyntheticSpec("heterogeneous", 4, 64, 8, 64, 60, 8192, 0.6, 0, 0, 1, 1.0, 0.05, 14, 0));
+        // Small single-step layers the exact MILP solves (bin/ballast exactgap): 16 experts, 8 sources, top-1 and top-2.
+        add(new SyntheticSpec("exact16-top1", 2, 16, 1, 8, 1, 8192, 1.2, 0, 0, 1, 0.2, 0.05, 21, 0));
+        add(new SyntheticSpec("exact16-top2", 2, 16, 2, 8, 1, 8192, 1.0, 0, 0, 1, 0.2, 0.05, 22, 0));
         // The whole-model planning input of the plan-time target: 60 layers x 256 experts.
         add(new SyntheticSpec("whole-model", 60, 256, 8, 64, 1, 8192, 1.0, 0, 0, 1, 0.3, 0.05, 15, 0));
     }
