@@ -31,7 +31,7 @@ import java.util.concurrent.locks.LockSupport;
  * client wakes about 100 times a second (negligible CPU). A report therefore starts on its way at most
  * {@value #MAX_PARK_MILLIS} ms (plus the OS timer slack) after the call, behind the reports queued before it. It
  * encodes the JSON into a reused byte buffer and POSTs it; a failed POST (sidecar unreachable) drops that report and
- * counts it.
+ * counts it. {@link #close()} sends what is still queued before it stops the sender.
  */
 public final class HttpSidecarClient implements SidecarApi, AutoCloseable {
     /** Reports buffered in the trainer process (per client) before the oldest is dropped. */
@@ -93,8 +93,11 @@ public final class HttpSidecarClient implements SidecarApi, AutoCloseable {
         FlatReport r = new FlatReport();
         AsciiBuffer body = new AsciiBuffer();
         long park = MIN_PARK_MICROS * 1_000;
-        while (!closed) {
+        while (true) {
             if (!ring.poll(r)) {
+                if (closed) {
+                    return; // every report queued before close() has been sent (or failed and been counted)
+                }
                 LockSupport.parkNanos(park);
                 park = Math.min(MAX_PARK_MILLIS * 1_000_000, park * 2);
                 continue;
@@ -178,9 +181,19 @@ public final class HttpSidecarClient implements SidecarApi, AutoCloseable {
         return lastError;
     }
 
+    /**
+     * Sends what is still queued (a trainer's last steps), waiting up to the client's timeout for it, then stops the
+     * sender; reports it could not send by then are given up.
+     */
     @Override
     public void close() {
         closed = true;
+        LockSupport.unpark(sender);
+        try {
+            sender.join(timeout.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         sender.interrupt();
     }
 }

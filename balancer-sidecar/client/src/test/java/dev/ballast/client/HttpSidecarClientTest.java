@@ -60,6 +60,18 @@ class HttpSidecarClientTest {
     }
 
     @Test
+    void closeSendsWhatIsStillQueued() {
+        int reports = 10; // close() must wait for all of them, not only the one in flight (this sink answers in ~45 ms)
+        try (HttpSidecarClient c = new HttpSidecarClient(url)) {
+            for (int i = 0; i < reports; i++) {
+                c.report(1, i, 0, 0, new long[][] {{i, 1}}, null);
+            }
+        }
+        assertThat(bodies).hasSize(reports);
+        assertThat(bodies.get(reports - 1)).contains("\"step\":" + (reports - 1) + ",");
+    }
+
+    @Test
     void theCallerMayReuseItsArraysAtOnce() {
         long[][] counts = {{7, 7}};
         try (HttpSidecarClient c = new HttpSidecarClient(url)) {
