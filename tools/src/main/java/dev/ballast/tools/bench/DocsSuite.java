@@ -25,6 +25,10 @@ final class DocsSuite {
             {"8x8", "nodes=8,gpusPerNode=8,racks=2"},
             {"32x8", "nodes=32,gpusPerNode=8,racks=4"}};
     static final List<String> MAIN_PLANNERS = List.of("static", "eplb", "ballast");
+    /** The vendored real traces (traces/README.md): single-step aggregates of public models, scored oracle. */
+    static final List<String> AGGREGATE_TRACES = List.of("olmoe-1b-7b-domains.jsonl", "mixtral-8x7b-domains.jsonl");
+    /** The reference trainer's own routing, many steps from a learned gate: scored causally. */
+    static final String LEARNED_TRACE = "reference-trainer-routing.jsonl";
     static final List<String> FACTORIAL_PLANNERS = List.of("eplb", "eplb@quota-rule", "ballast@equal-split", "ballast");
     static final double CLEAR_MARGIN = 0.05;
 
@@ -55,8 +59,9 @@ final class DocsSuite {
               synthetic layers), so compare it across planners of one row, not across traces.
             - Incremental re-plans (`ballast`) price every new copy at 0.2 % of the plan in use's predicted interval time
               on top of its modelled one-off copy; `ballast-scratch` re-plans without the plan in use.
-            - The real traces are single-step aggregates, so their rows are oracle-mode (planned and scored on the same
-              counts); the synthetic rows are causal (EMA prediction from earlier steps only).
+            - The public real traces are single-step aggregates, so their rows are oracle-mode (planned and scored on
+              the same counts); the reference trainer's learned routing and the synthetic rows are causal (EMA
+              prediction from earlier steps only).
             - `moved MB/re-plan` counts expert weights newly placed on a GPU per re-plan after the first; in replicate mode
               every non-home copy also pays refresh + gradient return each step (`param GB/step`). EPLB re-plans from
               scratch and puts copies anywhere, so both columns are large for it.
@@ -87,7 +92,7 @@ final class DocsSuite {
                 .append("above 1.10, after a fifth of the interval), driven step by step on a virtual clock; every plan computed ")
                 .append("only from earlier steps and scored from the step after the first plan; **oracle** = planned and scored ")
                 .append("on the same step (the real traces ")
-                .append("are single-step aggregates, so they can only be scored this way). Byte columns are per training step ")
+                .append("of public models are single-step aggregates, so they can only be scored this way). Byte columns are per training step ")
                 .append("for the whole model; `moved MB/re-plan` is expert weight bytes newly placed per re-plan; peak expert ")
                 .append("memory is per GPU over all layers (masters with optimizer state + working copies). Topologies: 2x8 = 1 rack, ")
                 .append("8x8 = 2 racks, 32x8 = 4 racks.\n\n");
@@ -96,13 +101,8 @@ final class DocsSuite {
         sb.append("## Real traces\n\n");
         List<TraceSource> real = new ArrayList<>();
         List<BenchResult> fs = new ArrayList<>();
-        for (String f : List.of("olmoe-1b-7b-domains.jsonl", "mixtral-8x7b-domains.jsonl")) {
-            Path p = tracesDir.resolve(f);
-            if (!Files.isRegularFile(p)) {
-                // the traces are part of the repository: a page without their rows would be a different page
-                throw new IOException(f + " not found under " + tracesDir + " (the repository's traces/ folder)");
-            }
-            real.add(TraceReader.read(p));
+        for (String f : AGGREGATE_TRACES) {
+            real.add(readTrace(tracesDir, f));
         }
         if (!real.isEmpty()) {
             sb.append("OLMoE-1B-7B and Mixtral-8x7B routing statistics per data domain (arxiv, book, c4, github, wikipedia) ")
@@ -123,6 +123,25 @@ final class DocsSuite {
             }
             sb.append(Table.markdown(fs)).append('\n');
         }
+
+        sb.append("## Learned routing over many steps (causal)\n\n");
+        TraceSource learned = readTrace(tracesDir, LEARNED_TRACE);
+        sb.append("`").append(learned.name()).append("`: ").append(learned.steps()).append(" steps of the reference trainer's ")
+                .append("own routing (traces/README.md: its learned softmax gate, no added skew, ")
+                .append(learned.header().layers()).append(" MoE layers x ").append(learned.header().experts())
+                .append(" experts, top-").append(learned.header().topK()).append(", one source per rank of ")
+                .append(learned.header().sources()).append("), scored **causally**: every plan is made from earlier ")
+                .append("steps only, by the running balancer's re-plan policy, while the gate keeps learning and its ")
+                .append("imbalance drifts. The routing is real; the expert shape is the bench's generic one (the traced ")
+                .append("model is tiny), so the times are what this routing would cost on full-size experts.\n\n");
+        List<BenchResult> learnedRows = new ArrayList<>();
+        for (String[] topo : List.of(TOPOLOGIES[0], TOPOLOGIES[1])) {
+            learnedRows.addAll(runAll(learned, topo[1], List.of("static", "eplb", "ballast", "ballast-scratch"), cfg,
+                    progress, sb));
+        }
+        learnedRows.addAll(runAll(learned, TOPOLOGIES[1][1], MAIN_PLANNERS, cfg.with(Mode.FSSDP), progress, sb));
+        sb.append(Table.markdown(learnedRows)).append('\n');
+        all.addAll(learnedRows);
 
         sb.append("## Synthetic suite\n\n");
         List<BenchResult> syn = new ArrayList<>();
@@ -190,6 +209,15 @@ final class DocsSuite {
         return sb.toString();
     }
 
+    static TraceSource readTrace(Path tracesDir, String file) throws IOException {
+        Path p = tracesDir.resolve(file);
+        if (!Files.isRegularFile(p)) {
+            // the traces are part of the repository: a page without their rows would be a different page
+            throw new IOException(file + " not found under " + tracesDir + " (the repository's traces/ folder)");
+        }
+        return TraceReader.read(p);
+    }
+
     /**
      * Results measured on other machinery live in their own docs files and are carried into this page verbatim,
      * so regenerating the planner's part never drops them: the exact optima of small instances (bin/ballast exactgap,
@@ -235,7 +263,7 @@ final class DocsSuite {
         StringBuilder sb = new StringBuilder("Every trace and topology of the tables above with both planners, EPLB scored ")
                 .append("fairly (per-replica split, relabelled packs, masters migrated once). `lead` is Ballast's fraction ")
                 .append("of ideal minus EPLB's; within ").append(EVEN).append(" it is called even. Oracle rows are planned ")
-                .append("and scored on the same counts (the real traces are single-step aggregates); causal rows plan ")
+                .append("and scored on the same counts (the public real traces are single-step aggregates); causal rows plan ")
                 .append("from earlier steps only.\n\n");
         sb.append("| trace | topology | eval | eplb frac. of ideal / of bound | ballast frac. of ideal / of bound | lead | verdict |\n")
                 .append("|---|---|---|--:|--:|--:|---|\n");

@@ -4,7 +4,6 @@ import dev.ballast.planner.model.Mode;
 import dev.ballast.planner.model.Topology;
 import dev.ballast.tools.synth.Scenarios;
 import dev.ballast.tools.synth.SyntheticTrace;
-import dev.ballast.tools.trace.TraceReader;
 import dev.ballast.tools.trace.TraceSource;
 import org.junit.jupiter.api.Test;
 
@@ -15,9 +14,10 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The docs suite's rows never read above their lower bound: the real traces on every docs topology, the synthetic
- * scenarios (first 60 steps) at 8x8, both modes, every planner and every placement × routing pairing. The evaluator
- * also refuses any layer whose bound exceeds its cost, so rendering the page checks every row in full.
+ * The docs suite's rows never read above their lower bound: the aggregate real traces on every docs topology, the
+ * synthetic scenarios and the reference trainer's learned routing (first 60 steps, causal) at 8x8, both modes, every
+ * planner and every placement × routing pairing. The evaluator also refuses any layer whose bound exceeds its cost,
+ * so rendering the page checks every row in full.
  */
 class LowerBoundRowsTest {
     static final List<String> PLANNERS = List.of("static", "eplb", "eplb@quota-rule", "ballast@equal-split", "ballast",
@@ -27,8 +27,8 @@ class LowerBoundRowsTest {
     void fractionOfBoundIsAtMostOneOnEveryRow() throws Exception {
         List<TraceSource> traces = new ArrayList<>();
         Path dir = Path.of("..", "traces"); // tests run in the tools module's folder
-        for (String f : List.of("olmoe-1b-7b-domains.jsonl", "mixtral-8x7b-domains.jsonl")) {
-            traces.add(TraceReader.read(dir.resolve(f)));
+        for (String f : DocsSuite.AGGREGATE_TRACES) {
+            traces.add(DocsSuite.readTrace(dir, f));
         }
         int rows = 0;
         for (TraceSource t : traces) {
@@ -42,7 +42,8 @@ class LowerBoundRowsTest {
         for (String name : List.of("zipf-top1-hot", "zipf-top8", "bursty", "heterogeneous", "drift-fast")) {
             rows += check(new SyntheticTrace(Scenarios.byName(name)), DocsSuite.TOPOLOGIES[1][1], short60);
         }
-        assertThat(rows).isEqualTo(2 * 3 * 2 * PLANNERS.size() + 5 * PLANNERS.size());
+        rows += check(DocsSuite.readTrace(dir, DocsSuite.LEARNED_TRACE), DocsSuite.TOPOLOGIES[1][1], short60);
+        assertThat(rows).isEqualTo(2 * 3 * 2 * PLANNERS.size() + 6 * PLANNERS.size());
     }
 
     private static int check(TraceSource t, String topoSpec, BenchConfig cfg) {
