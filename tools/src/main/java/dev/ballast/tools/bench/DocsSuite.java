@@ -186,7 +186,7 @@ final class DocsSuite {
         sb.append(jmh(jmhFile));
         sb.append(NOTES);
         for (String section : List.of("benchmarks-data-path.md", "benchmarks-elastic.md",
-            "benchmarks-scale.md")) sb.append(handWritten(section));
+            "benchmarks-scale.md", "benchmarks-metrics.md")) sb.append(handWritten(section));
         return sb.toString();
     }
 
@@ -194,7 +194,8 @@ final class DocsSuite {
      * Results measured on other machinery live in their own docs files and are carried into this page verbatim,
      * so regenerating the planner's part never drops them: the data path's load benchmark (bin/ballast loadbench,
      * docs/benchmarks-data-path.md), the elastic transitions on a real control plane (bin/ballast elasticbench,
-     * docs/benchmarks-elastic.md) and the operator at scale (bin/ballast scale, docs/benchmarks-scale.md).
+     * docs/benchmarks-elastic.md), the operator at scale (bin/ballast scale, docs/benchmarks-scale.md) and a
+     * balancer's metrics scrape (ScrapeCost, docs/benchmarks-metrics.md).
      */
     private static String handWritten(String name) throws IOException {
         Path file = Path.of(System.getProperty("ballast.root", "."), "docs", name);
