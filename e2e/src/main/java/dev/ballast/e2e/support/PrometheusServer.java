@@ -34,6 +34,9 @@ public final class PrometheusServer implements AutoCloseable {
 
   /** Starts {@code binary} with {@code config} (prometheus.yml text) in {@code dir}, on a free loopback port. */
   public static PrometheusServer start(Path binary, Path dir, String config) throws IOException {
+    if (!Files.isExecutable(binary)) {
+      throw new IllegalStateException("no Prometheus at " + binary + ": run e2e/control-plane/build.sh prometheus");
+    }
     Files.createDirectories(dir);
     Path configFile = Files.writeString(dir.resolve("prometheus.yml"), config);
     int port;
