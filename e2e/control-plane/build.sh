@@ -155,8 +155,9 @@ if want prometheus; then
   PV="$(modver prometheus github.com/prometheus/prometheus)"   # v0.316.0 is Prometheus 3.16.0
   PN="${PV#v0.}"; PN="${PN%%.*}"; PREL="$((PN / 100)).$((PN % 100)).${PV##*.}"
   PDATE="$(modtime prometheus github.com/prometheus/prometheus)"
-  # Static scrape configs only: remove_all_sd leaves out the cloud service discoveries (a third of
-  # the build). No builtinassets: the web UI's assets are not in the module; the HTTP API is.
+  # Static and file scrape configs only: remove_all_sd leaves out the cloud and Kubernetes service
+  # discoveries and their SDKs. No builtinassets: the web UI's assets are not in the module; the
+  # HTTP API is.
   pld="-s -w -X github.com/prometheus/common/version.Version=$PREL -X github.com/prometheus/common/version.Revision=module-$PV"
   pld+=" -X github.com/prometheus/common/version.Branch=archive -X github.com/prometheus/common/version.BuildUser=ballast"
   pld+=" -X github.com/prometheus/common/version.BuildDate=$PDATE"
