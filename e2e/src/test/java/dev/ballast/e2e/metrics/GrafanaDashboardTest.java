@@ -55,7 +55,8 @@ class GrafanaDashboardTest {
     Path balancers = dir.resolve("balancers.json");
     Files.createDirectories(dir);
     Files.writeString(balancers, "[]");
-    String operator = env.operatorUri("/").getAuthority();
+    // the operator names its port in its log once it listens (the suite may have started it just now)
+    String operator = await().atMost(WAIT).ignoreExceptions().until(() -> env.operatorUri("/"), u -> true).getAuthority();
     // Started before the job exists, so that its admission and first plans fall inside the scraped history.
     try (var prometheus = PrometheusServer.start(env.bin("prometheus"), dir, """
         global: {scrape_interval: 2s, scrape_timeout: 2s}
