@@ -128,7 +128,7 @@ render --set metrics.balancerPodMonitor.enabled=true --set metrics.balancerPodMo
   --set metrics.balancerPodMonitor.interval=15s >"$TMP/podmon.yaml" || fail "template balancerPodMonitor"
 expect_kinds "$TMP/podmon.yaml" PodMonitor=1
 for s in 'ballast.dev/role: balancer' 'app.kubernetes.io/managed-by: ballast-operator' 'any: true' \
-         'port: health' 'path: /q/metrics' 'interval: 15s' 'release: prom'; do
+         'port: health' 'path: /q/metrics' 'interval: 15s' 'release: prom' 'honorLabels: true'; do
   grep -qF "$s" "$TMP/podmon.yaml" || fail "balancer PodMonitor: '$s' not rendered"
 done
 render --set metrics.balancerPodMonitor.enabled=true --set 'watchNamespaces={team-a}' >"$TMP/podmon-ns.yaml" \
@@ -136,6 +136,28 @@ render --set metrics.balancerPodMonitor.enabled=true --set 'watchNamespaces={tea
 grep -A2 'matchNames:' "$TMP/podmon-ns.yaml" | grep -q -- '- team-a' || fail "PodMonitor not limited to watchNamespaces"
 grep -q 'any: true' "$TMP/podmon-ns.yaml" && fail "PodMonitor selects every namespace despite watchNamespaces"
 ok "template: balancer PodMonitor (balancers by label, in watchNamespaces or any)"
+
+# The Grafana dashboard: off by default; on, a ConfigMap with the sidecar's label holding dashboards/ballast.json as
+# it is, which Grafana's dashboard schema accepts (dashboard-check, built by e2e/control-plane/build.sh).
+grep -q 'grafana_dashboard' "$TMP/default.yaml" && fail "Grafana dashboard ConfigMap rendered by default"
+render --set grafana.dashboards.enabled=true --set grafana.dashboards.namespace=monitoring \
+  --set grafana.dashboards.annotations.grafana_folder=Ballast --show-only templates/grafana-dashboard.yaml >"$TMP/dash.yaml" \
+  || fail "template grafana.dashboards"
+for s in 'kind: ConfigMap' 'namespace: monitoring' 'grafana_dashboard: "1"' 'grafana_folder: Ballast' 'ballast.json: |-'; do
+  grep -qF "$s" "$TMP/dash.yaml" || fail "Grafana dashboard ConfigMap: '$s' not rendered"
+done
+sed -n '/ballast.json: |-/,$p' "$TMP/dash.yaml" | tail -n +2 | sed 's/^    //' >"$TMP/dash.json"
+diff <(cat "$HERE/dashboards/ballast.json") "$TMP/dash.json" >/dev/null || fail "the ConfigMap's ballast.json differs from dashboards/ballast.json"
+render --set grafana.dashboards.enabled=true --set grafana.dashboards.label=dashboards --set grafana.dashboards.labelValue=ballast \
+  --show-only templates/grafana-dashboard.yaml | grep -qF 'dashboards: "ballast"' || fail "grafana.dashboards.label/labelValue not used"
+ok "template: Grafana dashboard ConfigMap (off by default; label, namespace, annotations)"
+CHECK="$CACHE/bin/dashboard-check"
+[[ -x "$CHECK" ]] || fail "no $CHECK; run e2e/control-plane/build.sh dashboard-check"
+"$CHECK" "$HERE/dashboards/ballast.json" >/dev/null || fail "dashboards/ballast.json is not a valid Grafana dashboard (above)"
+sed 's/"graphTooltip": 1,/"graphTooltip": 1, "graphTooltipp": 1,/' "$HERE/dashboards/ballast.json" >"$TMP/bad-dash.json"
+"$CHECK" "$TMP/bad-dash.json" 2>"$TMP/bad-dash.err" && fail "dashboard-check accepted an unknown dashboard field"
+grep -q "unexpected field 'graphTooltipp'" "$TMP/bad-dash.err" || { cat "$TMP/bad-dash.err"; fail "dashboard-check: not the expected error"; }
+ok "dashboards/ballast.json valid for Grafana's dashboard schema (and an unknown field is not)"
 
 # 4. The rendered CRD spec is byte-identical to crds/ (only metadata is rebuilt by the template).
 render --show-only templates/crds/trainingjobs.ballast.dev.yaml >"$TMP/crd.yaml"
@@ -169,5 +191,6 @@ reject "an unknown toleration field" --set 'tolerations[0].keyy=a'
 reject "a malformed duration" --set metrics.serviceMonitor.interval=often
 reject "a namespace name that is not a DNS label" --set 'watchNamespaces={Team_A}'
 reject "a namespace listed twice" --set 'watchNamespaces={a,a}'
+reject "an unknown key in grafana.dashboards" --set grafana.dashboards.enable=true
 
 echo "PASS: $pass checks"

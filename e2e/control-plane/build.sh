@@ -6,6 +6,8 @@
 #   kwok, kwokctl                                                     (sigs.k8s.io/kwok)
 #   helm                                                              (helm.sh/helm/v3)
 #   crane                                   (github.com/google/go-containerregistry/cmd/crane)
+#   prometheus                              (github.com/prometheus/prometheus/cmd/prometheus)
+#   dashboard-check     (dashboard-check/main.go: Grafana's dashboard schema, grafana-foundation-sdk)
 # Versions are pinned by the wrapper modules next to this script (their go.mod/go.sum are the
 # single source of truth). Each binary gets the version ldflags its upstream release build sets,
 # so `kubectl version`, `etcd --version`, `helm version` report the real version.
@@ -21,8 +23,8 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 CACHE="${BALLAST_CACHE:-$HOME/.cache/ballast}"
 BIN="$CACHE/bin"
 STAMPS="$BIN/.stamps"
-GO_MIN="1.26.0"
-ALL=(kube-apiserver kube-controller-manager kube-scheduler kubectl etcd kwok kwokctl helm crane)
+GO_MIN="1.26.7"
+ALL=(kube-apiserver kube-controller-manager kube-scheduler kubectl etcd kwok kwokctl helm crane prometheus dashboard-check)
 
 die() { echo "build.sh: $*" >&2; exit 1; }
 
@@ -31,7 +33,7 @@ WANT=()
 for a in "$@"; do
   case "$a" in
     --force) FORCE=1 ;;
-    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) [[ " ${ALL[*]} " == *" $a "* ]] || die "unknown binary '$a' (known: ${ALL[*]})"; WANT+=("$a") ;;
   esac
 done
@@ -146,6 +148,25 @@ if want crane; then
   CV="$(modver crane github.com/google/go-containerregistry)"
   build crane crane github.com/google/go-containerregistry/cmd/crane "" \
     "-s -w -X github.com/google/go-containerregistry/cmd/crane/cmd.Version=$CV"
+fi
+
+# --- prometheus (scrapes the e2e operator and balancer; evaluates the Grafana dashboard's queries) -
+if want prometheus; then
+  PV="$(modver prometheus github.com/prometheus/prometheus)"   # v0.316.0 is Prometheus 3.16.0
+  PN="${PV#v0.}"; PN="${PN%%.*}"; PREL="$((PN / 100)).$((PN % 100)).${PV##*.}"
+  PDATE="$(modtime prometheus github.com/prometheus/prometheus)"
+  # Static and file scrape configs only: remove_all_sd leaves out the cloud and Kubernetes service
+  # discoveries and their SDKs. No builtinassets: the web UI's assets are not in the module; the
+  # HTTP API is.
+  pld="-s -w -X github.com/prometheus/common/version.Version=$PREL -X github.com/prometheus/common/version.Revision=module-$PV"
+  pld+=" -X github.com/prometheus/common/version.Branch=archive -X github.com/prometheus/common/version.BuildUser=ballast"
+  pld+=" -X github.com/prometheus/common/version.BuildDate=$PDATE"
+  build prometheus prometheus github.com/prometheus/prometheus/cmd/prometheus "netgo,remove_all_sd" "$pld"
+fi
+
+# --- dashboard-check (the chart's Grafana dashboard against Grafana's dashboard schema) ------------
+if want dashboard-check; then
+  build dashboard-check dashboard-check . "" "-s -w"
 fi
 
 echo "build.sh: done in $((SECONDS - T_ALL))s; binaries in $BIN"

@@ -73,6 +73,18 @@ public final class BallastEnvironment implements AutoCloseable {
     return operator != null && operator.isAlive() ? operator.pid() : -1;
   }
 
+  /** The operator's HTTP address: it listens on a free port, named in its log at start-up. */
+  public java.net.URI operatorUri(String path) throws IOException {
+    var listening = java.util.regex.Pattern.compile("Listening on: http://[^:]+:(\\d+)");
+    String port = null;
+    for (String line : Files.readAllLines(logs.resolve("operator.log"))) {
+      var m = listening.matcher(line);
+      if (m.find()) port = m.group(1);
+    }
+    if (port == null) throw new IllegalStateException("no 'Listening on' line in " + logs.resolve("operator.log"));
+    return java.net.URI.create("http://127.0.0.1:" + port + path);
+  }
+
   public Path kubeconfig() {
     return cache.resolve("kwok/clusters/" + cluster + "/kubeconfig.yaml");
   }

@@ -154,7 +154,7 @@ class DataPathTest {
         .containsPattern(line("ballast_balancer_world_generation" + series + "} 1(\\.0)?"))
         .containsPattern(line("ballast_balancer_refusals_total" + series + ",reason=\"bad_report\"} 0(\\.0)?")));
     assertThat(status(jobs.workers("wired").get(0), 8473, "/q/metrics")).as("the sidecar's metrics").isEqualTo(404);
-    URI operatorMetrics = operatorUri("/q/metrics");
+    URI operatorMetrics = env.operatorUri("/q/metrics");
     // the per-job series follow the operator's cache within 15 s (docs/metrics.md)
     await().atMost(Duration.ofSeconds(45)).untilAsserted(() -> assertThat(HTTP.send(
             HttpRequest.newBuilder(operatorMetrics).build(), HttpResponse.BodyHandlers.ofString()).body())
@@ -173,18 +173,6 @@ class DataPathTest {
 
   static int status(Pod pod, int port, String path) throws IOException, InterruptedException {
     return send(pod, port, path, null).statusCode();
-  }
-
-  /** The operator's HTTP address: it listens on a free port, named in its log at start-up. */
-  URI operatorUri(String path) throws IOException {
-    var listening = java.util.regex.Pattern.compile("Listening on: http://[^:]+:(\\d+)");
-    String port = null;
-    for (String line : java.nio.file.Files.readAllLines(env.logs().resolve("operator.log"))) {
-      var m = listening.matcher(line);
-      if (m.find()) port = m.group(1);
-    }
-    assertThat(port).as("the operator's port in operator.log").isNotNull();
-    return URI.create("http://127.0.0.1:" + port + path);
   }
 
   @Test

@@ -205,7 +205,7 @@ final class DocsSuite {
         sb.append(jmh(jmhFile));
         sb.append(NOTES);
         for (String section : List.of("benchmarks-exact.md", "benchmarks-data-path.md", "benchmarks-elastic.md",
-            "benchmarks-scale.md", "benchmarks-trainer.md")) sb.append(handWritten(section));
+            "benchmarks-scale.md", "benchmarks-trainer.md", "benchmarks-metrics.md")) sb.append(handWritten(section));
         return sb.toString();
     }
 
@@ -223,8 +223,9 @@ final class DocsSuite {
      * so regenerating the planner's part never drops them: the exact optima of small instances (bin/ballast exactgap,
      * docs/benchmarks-exact.md), the data path's load benchmark (bin/ballast loadbench,
      * docs/benchmarks-data-path.md), the elastic transitions on a real control plane (bin/ballast elasticbench,
-     * docs/benchmarks-elastic.md), the operator at scale (bin/ballast scale, docs/benchmarks-scale.md) and the
-     * reference trainer under each planner's plan (bin/ballast trainbench, docs/benchmarks-trainer.md).
+     * docs/benchmarks-elastic.md), the operator at scale (bin/ballast scale, docs/benchmarks-scale.md), the
+     * reference trainer under each planner's plan (bin/ballast trainbench, docs/benchmarks-trainer.md) and a
+     * balancer's metrics scrape (ScrapeCost, docs/benchmarks-metrics.md).
      */
     private static String handWritten(String name) throws IOException {
         Path file = Path.of(System.getProperty("ballast.root", "."), "docs", name);
