@@ -108,7 +108,8 @@ public final class BuildImages {
           + "with CUDA 12's cuBLAS (JCuda's cuBLAS SGEMM where the node provides the driver's libcuda.so.1, else the "
           + "Java backend); runs a worker pod's ranks from the operator's env", debianDigest);
       // What the cuBLAS layer is made of: the sha256 of its list of wheels (name version sha256).
-      labels.put("dev.ballast.image.pypi-packages", "sha256:" + sha256(Files.readString(cublasRoot.resolve(PYPI_LIST))));
+      String wheels = Files.readString(cublasRoot.resolve(PYPI_LIST));
+      labels.put("dev.ballast.image.pypi-packages", "sha256:" + sha256(wheels));
       digests.add(build("reference-trainer-cuda", referenceTrainer(javaBase, options.path("reference-trainer-app"),
               options.path("data-root"), trainerPackages).addFileEntriesLayer(cublas(cublasRoot)), labels));
     }
