@@ -71,6 +71,14 @@ relock() {
   echo "images/build.sh: wrote $LOCK"
 }
 
+# keep DOWNLOAD SHA256 CACHED WHAT LOCK: moves DOWNLOAD to CACHED if its sha256 is the one LOCK pins, else stops.
+keep() {
+  local got; got="$(sha256sum "$1" | cut -d' ' -f1)"
+  [[ "$got" == "$2" ]] || { rm -f "$1"; die "$4: sha256 $got, but $5 pins $2; refusing it"; }
+  mkdir -p "$(dirname "$3")"
+  mv "$1" "$3"
+}
+
 # fetch PKG VERSION SHA256 -> prints the cached .deb's path (downloaded by apt, checked against the lock)
 APT_UPDATED=0
 fetch_deb() {
@@ -86,10 +94,7 @@ fetch_deb() {
     local dl; dl="$(mktemp -d)"
     chmod 777 "$dl"   # apt downloads as its sandbox user when it can
     (cd "$dl" && apt-get download -qq "$pkg=$ver" >&2) || die "apt-get download $pkg=$ver failed"
-    local got; got="$(sha256sum "$dl"/*.deb | cut -d' ' -f1)"
-    [[ "$got" == "$sum" ]] || die "$pkg $ver: sha256 $got, but images/debian.lock pins $sum"
-    mkdir -p "$CACHE/debs"
-    mv "$dl"/*.deb "$deb"
+    keep "$(echo "$dl"/*.deb)" "$sum" "$deb" "$pkg $ver" images/debian.lock
     rm -rf "$dl"
   fi
   echo "$deb"
@@ -142,10 +147,7 @@ fetch_wheel() {
     local dl; dl="$(mktemp -d)"
     python3 -m pip download -q --no-deps --only-binary=:all: --platform manylinux2014_x86_64 --python-version 3.11 \
       --no-cache-dir -d "$dl" "$pkg==$ver" >&2 || die "pip download $pkg==$ver failed (is PyPI reachable?)"
-    local got; got="$(sha256sum "$dl"/*.whl | cut -d' ' -f1)"
-    [[ "$got" == "$sum" ]] || die "$pkg $ver: the wheel PyPI served has sha256 $got, but images/pypi.lock pins $sum; refusing it"
-    mkdir -p "$CACHE/wheels"
-    mv "$dl"/*.whl "$whl"
+    keep "$(echo "$dl"/*.whl)" "$sum" "$whl" "$pkg $ver (the wheel PyPI served)" images/pypi.lock
     rm -rf "$dl"
   fi
   echo "$whl"
