@@ -208,16 +208,16 @@ done
 ok "reference-trainer image: --help; 8 steps of 2 ranks as uid 65532 on the licence texts, Java backend with the Vector API (no CUDA driver: fallback), reporting to the sidecar"
 
 # --- CUDA: reference-trainer-cuda's cuBLAS links; JCuda stops at the driver, which only a GPU node has ----------------
-# train_alone NAME LOG ARG...: one pod, one rank, no sidecar (the image's entrypoint and the operator's env).
+# train_alone NAME LOG RANKS ARG...: one pod of RANKS ranks, no sidecar (the image's entrypoint, the operator's env).
 train_alone() {
-  local name="$1" log="$2"
-  shift 2
-  start "$name" "$log" MASTER_ADDR=127.0.0.1 MASTER_PORT="$(free_port)" NNODES=1 NODE_RANK=0 NPROC_PER_NODE=1 \
+  local name="$1" log="$2" ranks="$3"
+  shift 3
+  start "$name" "$log" MASTER_ADDR=127.0.0.1 MASTER_PORT="$(free_port)" NNODES=1 NODE_RANK=0 NPROC_PER_NODE="$ranks" \
     BALLAST_WORLD_GENERATION=1 BALLAST_POD_IP=127.0.0.1 HOSTNAME="$JOB-worker-0" -- \
     --steps 2 --batch 8 --dim 8 --ffn-dim 16 --layers 1 --experts 4 --top-k 1 "$@"
   wait "${PIDS[-1]}"
 }
-train_alone reference-trainer "$WORK/plain-jcuda.log" --backend jcuda && fail "reference-trainer image: --backend jcuda ran without cuBLAS"
+train_alone reference-trainer "$WORK/plain-jcuda.log" 1 --backend jcuda && fail "reference-trainer image: --backend jcuda ran without cuBLAS"
 grep -qF "backend jcuda: no CUDA device or driver (UnsatisfiedLinkError: " "$WORK/plain-jcuda.log" \
   && grep -qF "libcublas.so.12: cannot open shared object file" "$WORK/plain-jcuda.log" \
   || { cat "$WORK/plain-jcuda.log" >&2; fail "reference-trainer image: --backend jcuda did not fail to link cuBLAS"; }
@@ -239,18 +239,18 @@ else
   [[ "$(cat "$r/usr/share/ballast/pypi-packages")" == "$(grep -v '^\s*\(#\|$\)' "$HERE/pypi.lock")" ]] \
     || fail "reference-trainer-cuda: /usr/share/ballast/pypi-packages is not images/pypi.lock's wheel"
   ok "reference-trainer-cuda image: reference-trainer's ${#plain[@]} layers plus one with libcublas.so.12, libcublasLt.so.12, NVIDIA's licence"
-  train_alone reference-trainer-cuda "$WORK/cuda-jcuda.log" --backend jcuda \
+  train_alone reference-trainer-cuda "$WORK/cuda-jcuda.log" 1 --backend jcuda \
     && fail "reference-trainer-cuda image: --backend jcuda ran, but this machine has no CUDA driver"
   grep -qF "backend jcuda: no CUDA device or driver (CudaException: cudaErrorInsufficientDriver)" "$WORK/cuda-jcuda.log" \
     && ! grep -q "UnsatisfiedLinkError" "$WORK/cuda-jcuda.log" \
     || { cat "$WORK/cuda-jcuda.log" >&2; fail "reference-trainer-cuda image: --backend jcuda did not stop at the driver"; }
   ok "reference-trainer-cuda image: --backend jcuda links libJCublas2 against the image's cuBLAS and stops at the missing driver (cudaErrorInsufficientDriver)"
-  train_alone reference-trainer-cuda "$WORK/cuda-auto.log" --backend auto \
+  train_alone reference-trainer-cuda "$WORK/cuda-auto.log" 2 --backend auto \
     || { cat "$WORK/cuda-auto.log" >&2; fail "reference-trainer-cuda image: --backend auto failed"; }
   [[ "$(grep -c "CUDA not available: CudaException: cudaErrorInsufficientDriver" "$WORK/cuda-auto.log")" -eq 1 ]] \
-    && grep -qF "backend java-vector" "$WORK/cuda-auto.log" && grep -qF "rank 0 (pod 0) finished step 2" "$WORK/cuda-auto.log" \
+    && grep -qF "backend java-vector" "$WORK/cuda-auto.log" && grep -qF "rank 1 (pod 0) finished step 2" "$WORK/cuda-auto.log" \
     || { cat "$WORK/cuda-auto.log" >&2; fail "reference-trainer-cuda image: --backend auto did not fall back to Java, logged once"; }
-  ok "reference-trainer-cuda image: --backend auto falls back to the Java backend (logged once) and trains 2 steps"
+  ok "reference-trainer-cuda image: --backend auto falls back to the Java backend (logged once for its 2 ranks) and trains 2 steps"
 fi
 
 # --- the operator, as the chart's ServiceAccount ----------------------------------------------------
