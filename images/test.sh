@@ -12,8 +12,12 @@
 #    sidecar with the Ballast client; the reference-trainer image answers --help, then trains a one-pod world
 #    of 2 ranks for a few steps with that sidecar (the Java backend: no CUDA driver here), reporting and
 #    adopting plans; the operator, installed by the chart on the running cluster,
-#    uses the chart's ServiceAccount token as a pod would, answers /q/health/ready and takes its Lease.
-# Needs: root (mounts, chroot), `bin/ballast images` run first, a cluster (e2e/cluster/up.sh).
+#    uses the chart's ServiceAccount token as a pod would, answers /q/health/ready and takes its Lease;
+#  - when `bin/ballast images --cuda` built reference-trainer-cuda: it is the reference-trainer image plus one
+#    layer with cuBLAS and NVIDIA's licence; with `--backend jcuda` its JCuda links cuBLAS and stops only at the
+#    missing driver (cudaErrorInsufficientDriver: no GPU here), where the plain image fails to link libJCublas2
+#    (libcublas.so.12); with `--backend auto` it falls back to the Java backend, logged once.
+# Needs: root (mounts, chroot), `bin/ballast images [--cuda]` run first, a cluster (e2e/cluster/up.sh).
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/.." && pwd)"
@@ -72,13 +76,15 @@ while read -r name ref digest; do
   [[ "${pushed#*@}" == "$digest" ]] || fail "$name: pushed as ${pushed#*@}, but bin/ballast images reported $digest"
   crane validate --insecure --remote "${REF[$name]}" >/dev/null || fail "$name: crane validate"
 done <"$OCI/digests"
-[[ ${#REF[@]} -eq 4 ]] || fail "expected 4 images in $OCI/digests, found ${#REF[@]}"
-ok "4 OCI tarballs pushed to a crane registry with the digests bin/ballast images reported; crane validate"
+CUDA=()   # the flag that built the CUDA image, for the rebuilds below
+[[ -n "${REF[reference-trainer-cuda]:-}" ]] && CUDA=(--cuda)
+[[ ${#REF[@]} -eq $((4 + ${#CUDA[@]})) ]] || fail "expected $((4 + ${#CUDA[@]})) images in $OCI/digests, found ${#REF[@]}"
+ok "${#REF[@]} OCI tarballs pushed to a crane registry with the digests bin/ballast images reported; crane validate"
 
 # Jib's own push (bin/ballast images --push) gives the images the tarballs hold. Both are built here,
 # from the same commit (the revision label), not compared with an older bin/ballast images.
-"$HERE/build.sh" --no-package --out "$WORK/tarballs" >"$WORK/jib-push.log" 2>&1 \
-  && "$HERE/build.sh" --no-package --push "$REG/jib" --insecure >>"$WORK/jib-push.log" 2>&1 \
+"$HERE/build.sh" --no-package "${CUDA[@]}" --out "$WORK/tarballs" >"$WORK/jib-push.log" 2>&1 \
+  && "$HERE/build.sh" --no-package "${CUDA[@]}" --push "$REG/jib" --insecure >>"$WORK/jib-push.log" 2>&1 \
   || { cat "$WORK/jib-push.log" >&2; fail "bin/ballast images --push $REG/jib failed"; }
 while read -r name _ digest; do
   got="$(crane digest --insecure "$REG/jib/$name:$TAG")"
@@ -87,7 +93,7 @@ done <"$WORK/tarballs/digests"
 ok "bin/ballast images --push (Jib) to the registry: the tarballs' digests"
 
 # --- configs -------------------------------------------------------------------------------------
-for name in operator agent trainer reference-trainer; do
+for name in "${!REF[@]}"; do
   crane config --insecure "${REF[$name]}" >"$WORK/$name.config.json"
   c="$WORK/$name.config.json"
   [[ "$(jq -r .config.User "$c")" == 65532:65532 ]] || fail "$name: user $(jq -r .config.User "$c"), want 65532:65532"
@@ -200,6 +206,52 @@ for want in "CUDA not available" "data /usr/share/common-licenses" "backend java
     || { cat "$WORK/reference-trainer.log" >&2; fail "reference-trainer image: no '$want' in its output"; }
 done
 ok "reference-trainer image: --help; 8 steps of 2 ranks as uid 65532 on the licence texts, Java backend with the Vector API (no CUDA driver: fallback), reporting to the sidecar"
+
+# --- CUDA: reference-trainer-cuda's cuBLAS links; JCuda stops at the driver, which only a GPU node has ----------------
+# train_alone NAME LOG RANKS ARG...: one pod of RANKS ranks, no sidecar (the image's entrypoint, the operator's env).
+train_alone() {
+  local name="$1" log="$2" ranks="$3"
+  shift 3
+  start "$name" "$log" MASTER_ADDR=127.0.0.1 MASTER_PORT="$(free_port)" NNODES=1 NODE_RANK=0 NPROC_PER_NODE="$ranks" \
+    BALLAST_WORLD_GENERATION=1 BALLAST_POD_IP=127.0.0.1 HOSTNAME="$JOB-worker-0" -- \
+    --steps 2 --batch 8 --dim 8 --ffn-dim 16 --layers 1 --experts 4 --top-k 1 "$@"
+  wait "${PIDS[-1]}"
+}
+train_alone reference-trainer "$WORK/plain-jcuda.log" 1 --backend jcuda && fail "reference-trainer image: --backend jcuda ran without cuBLAS"
+grep -qF "backend jcuda: no CUDA device or driver (UnsatisfiedLinkError: " "$WORK/plain-jcuda.log" \
+  && grep -qF "libcublas.so.12: cannot open shared object file" "$WORK/plain-jcuda.log" \
+  || { cat "$WORK/plain-jcuda.log" >&2; fail "reference-trainer image: --backend jcuda did not fail to link cuBLAS"; }
+ok "reference-trainer image: --backend jcuda fails to link libJCublas2 (no libcublas.so.12 in the image)"
+if [[ ${#CUDA[@]} -eq 0 ]]; then
+  echo "skip reference-trainer-cuda: not built (bin/ballast images --cuda)"
+else
+  plain=() cuda=()
+  mapfile -t plain < <(crane manifest --insecure "${REF[reference-trainer]}" | jq -r '.layers[].digest')
+  mapfile -t cuda < <(crane manifest --insecure "${REF[reference-trainer-cuda]}" | jq -r '.layers[].digest')
+  [[ ${#cuda[@]} -eq $((${#plain[@]} + 1)) && "${cuda[*]:0:${#plain[@]}}" == "${plain[*]}" ]] \
+    || fail "reference-trainer-cuda is not reference-trainer's layers plus one (${#plain[@]} and ${#cuda[@]} layers)"
+  r="$WORK/root/reference-trainer-cuda"
+  for f in usr/lib/x86_64-linux-gnu/libcublas.so.12 usr/lib/x86_64-linux-gnu/libcublasLt.so.12 \
+      usr/share/doc/nvidia-cublas-cu12/License.txt; do
+    [[ -f "$r/$f" ]] || fail "reference-trainer-cuda: /$f is missing"
+  done
+  grep -qF "Attachment A" "$r/usr/share/doc/nvidia-cublas-cu12/License.txt" || fail "reference-trainer-cuda: not NVIDIA's licence"
+  [[ "$(cat "$r/usr/share/ballast/pypi-packages")" == "$(grep -v '^\s*\(#\|$\)' "$HERE/pypi.lock")" ]] \
+    || fail "reference-trainer-cuda: /usr/share/ballast/pypi-packages is not images/pypi.lock's wheel"
+  ok "reference-trainer-cuda image: reference-trainer's ${#plain[@]} layers plus one with libcublas.so.12, libcublasLt.so.12, NVIDIA's licence"
+  train_alone reference-trainer-cuda "$WORK/cuda-jcuda.log" 1 --backend jcuda \
+    && fail "reference-trainer-cuda image: --backend jcuda ran, but this machine has no CUDA driver"
+  grep -qF "backend jcuda: no CUDA device or driver (CudaException: cudaErrorInsufficientDriver)" "$WORK/cuda-jcuda.log" \
+    && ! grep -q "UnsatisfiedLinkError" "$WORK/cuda-jcuda.log" \
+    || { cat "$WORK/cuda-jcuda.log" >&2; fail "reference-trainer-cuda image: --backend jcuda did not stop at the driver"; }
+  ok "reference-trainer-cuda image: --backend jcuda links libJCublas2 against the image's cuBLAS and stops at the missing driver (cudaErrorInsufficientDriver)"
+  train_alone reference-trainer-cuda "$WORK/cuda-auto.log" 2 --backend auto \
+    || { cat "$WORK/cuda-auto.log" >&2; fail "reference-trainer-cuda image: --backend auto failed"; }
+  [[ "$(grep -c "CUDA not available: CudaException: cudaErrorInsufficientDriver" "$WORK/cuda-auto.log")" -eq 1 ]] \
+    && grep -qF "backend java-vector" "$WORK/cuda-auto.log" && grep -qF "rank 1 (pod 0) finished step 2" "$WORK/cuda-auto.log" \
+    || { cat "$WORK/cuda-auto.log" >&2; fail "reference-trainer-cuda image: --backend auto did not fall back to Java, logged once"; }
+  ok "reference-trainer-cuda image: --backend auto falls back to the Java backend (logged once for its 2 ranks) and trains 2 steps"
+fi
 
 # --- the operator, as the chart's ServiceAccount ----------------------------------------------------
 helm install "$REL" "$ROOT/charts/ballast" -n "$NS" --create-namespace >/dev/null || fail "helm install"

@@ -28,7 +28,8 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
- * Builds the operator, agent, trainer and reference-trainer images with Jib Core (images/build.sh stages the inputs).
+ * Builds the operator, agent, trainer and reference-trainer images, and with {@code --cublas-root} the
+ * reference-trainer-cuda image, with Jib Core (images/build.sh stages the inputs).
  * Each goes to an OCI tarball ({@code --out DIR}) or to a registry ({@code --push REGISTRY}).
  */
 public final class BuildImages {
@@ -43,6 +44,12 @@ public final class BuildImages {
   /** The licence texts: the reference trainer's default training data (its --data). */
   static final String CORPUS = "usr/share/common-licenses";
   static final String PACKAGE_LIST = "usr/share/ballast/debian-packages";
+  /** The wheels (name version sha256) a CUDA image's cuBLAS layer comes from (images/pypi.lock). */
+  static final String PYPI_LIST = "usr/share/ballast/pypi-packages";
+  /** Where Debian's glibc looks for libraries without an ld.so.cache or LD_LIBRARY_PATH. */
+  static final String LIB_DIR = "usr/lib/x86_64-linux-gnu";
+  /** What JCuda's libJCublas2 links (libcublas.so.12 links libcublasLt.so.12), by their sonames. */
+  static final List<String> CUBLAS_LIBS = List.of("libcublas.so.12", "libcublasLt.so.12");
 
   private final Options options;
   private final ImageNames names;
@@ -92,8 +99,20 @@ public final class BuildImages {
     Files.writeString(trainerPackages, javaPackages + dataPackages);
     digests.add(build("reference-trainer", referenceTrainer(javaBase, options.path("reference-trainer-app"),
             options.path("data-root"), trainerPackages),
-        labels("Ballast reference trainer", "Ballast's reference MoE trainer (Java; JCuda on GPU nodes with CUDA 12's "
-            + "cuBLAS, else the Java backend); runs a worker pod's ranks from the operator's env", debianDigest)));
+        labels("Ballast reference trainer", "Ballast's reference MoE trainer (Java backend; the "
+            + "reference-trainer-cuda image adds cuBLAS for GPU nodes); runs a worker pod's ranks from the operator's "
+            + "env", debianDigest)));
+    if (options.has("cublas-root")) {
+      Path cublasRoot = options.path("cublas-root");
+      Map<String, String> labels = labels("Ballast reference trainer for GPU nodes", "Ballast's reference MoE trainer "
+          + "with CUDA 12's cuBLAS (JCuda's cuBLAS SGEMM where the node provides the driver's libcuda.so.1, else the "
+          + "Java backend); runs a worker pod's ranks from the operator's env", debianDigest);
+      // What the cuBLAS layer is made of: the sha256 of its list of wheels (name version sha256).
+      String wheels = Files.readString(cublasRoot.resolve(PYPI_LIST));
+      labels.put("dev.ballast.image.pypi-packages", "sha256:" + sha256(wheels));
+      digests.add(build("reference-trainer-cuda", referenceTrainer(javaBase, options.path("reference-trainer-app"),
+              options.path("data-root"), trainerPackages).addFileEntriesLayer(cublas(cublasRoot)), labels));
+    }
     if (options.has("out")) {
       Files.writeString(options.path("out").resolve("digests"), String.join("\n", digests) + "\n");
     }
@@ -171,6 +190,22 @@ public final class BuildImages {
         .setEntrypoint(JAVA_HOME + "/bin/java", "-XX:MaxRAMPercentage=75", "--add-modules", "jdk.incubator.vector",
             "-cp", String.join(":", classpath), TRAINER_MAIN)
         .setEnvironment(Map.of("JAVA_HOME", JAVA_HOME, "LANG", "C.UTF-8", "HOME", "/home/nonroot"));
+  }
+
+  /**
+   * CUDA 12's cuBLAS as images/build.sh stages it from NVIDIA's wheel: libcublas.so.12 and libcublasLt.so.12 in the
+   * directory the image's glibc searches by default, NVIDIA's licence and the wheel's list, in one layer.
+   */
+  private static FileEntriesLayer cublas(Path root) throws IOException {
+    for (String lib : CUBLAS_LIBS) {
+      if (!Files.isRegularFile(root.resolve(LIB_DIR).resolve(lib))) {
+        throw new IllegalArgumentException(root + "/" + LIB_DIR + "/" + lib + " is missing: stage cuBLAS with "
+            + "images/build.sh --cuda");
+      }
+    }
+    FileEntriesLayer.Builder layer = FileEntriesLayer.builder().setName("cublas");
+    addTree(layer, root, AbsoluteUnixPath.get("/"));
+    return layer.build();
   }
 
   private Map<String, String> labels(String title, String description, String debianDigest) {

@@ -10,11 +10,12 @@ import java.util.Properties;
 
 /**
  * The one set of image names (images/images.properties): {@code <registry>/<name>:<tag>} for each of
- * the operator, agent, trainer and reference-trainer images.
+ * the operator, agent, trainer, reference-trainer and reference-trainer-cuda images.
  */
 public record ImageNames(String registry, String tag, String operator, String agent, String trainer,
-                         String referenceTrainer) {
-  public static final List<String> IMAGES = List.of("operator", "agent", "trainer", "reference-trainer");
+                         String referenceTrainer, String referenceTrainerCuda) {
+  public static final List<String> IMAGES =
+      List.of("operator", "agent", "trainer", "reference-trainer", "reference-trainer-cuda");
 
   public static ImageNames load(Path file) throws IOException {
     Properties p = new Properties();
@@ -22,7 +23,8 @@ public record ImageNames(String registry, String tag, String operator, String ag
       p.load(r);
     }
     return new ImageNames(required(p, "registry", file), required(p, "tag", file), required(p, "operator", file),
-        required(p, "agent", file), required(p, "trainer", file), required(p, "reference-trainer", file));
+        required(p, "agent", file), required(p, "trainer", file), required(p, "reference-trainer", file),
+        required(p, "reference-trainer-cuda", file));
   }
 
   private static String required(Properties p, String key, Path file) {
@@ -35,7 +37,8 @@ public record ImageNames(String registry, String tag, String operator, String ag
 
   /** The same names under another registry (bin/ballast images --push REGISTRY). */
   public ImageNames inRegistry(String otherRegistry) {
-    return new ImageNames(otherRegistry.replaceAll("/+$", ""), tag, operator, agent, trainer, referenceTrainer);
+    return new ImageNames(otherRegistry.replaceAll("/+$", ""), tag, operator, agent, trainer, referenceTrainer,
+        referenceTrainerCuda);
   }
 
   /** Repository of one image (one of {@link #IMAGES}), without the tag. */
@@ -45,6 +48,7 @@ public record ImageNames(String registry, String tag, String operator, String ag
       case "agent" -> agent;
       case "trainer" -> trainer;
       case "reference-trainer" -> referenceTrainer;
+      case "reference-trainer-cuda" -> referenceTrainerCuda;
       default -> throw new IllegalArgumentException("unknown image '" + image + "' (known: " + IMAGES + ")");
     };
     return registry + "/" + name;

@@ -21,6 +21,8 @@ class ImageNamesTest {
         .isEqualTo("127.0.0.1:5000/" + names.trainer() + ":" + names.tag());
     assertThat(names.reference("reference-trainer"))
         .isEqualTo(names.registry() + "/" + names.referenceTrainer() + ":" + names.tag());
+    assertThat(names.reference("reference-trainer-cuda"))
+        .isEqualTo(names.registry() + "/" + names.referenceTrainerCuda() + ":" + names.tag());
     assertThatThrownBy(() -> names.reference("balancer")).hasMessageContaining("unknown image 'balancer'");
   }
 

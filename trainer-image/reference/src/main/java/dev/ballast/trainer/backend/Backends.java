@@ -6,9 +6,10 @@ import jcuda.jcublas.cublasHandle;
 import jcuda.runtime.JCuda;
 
 /**
- * Chooses the backend. CUDA is probed once per JVM (a device, and cuBLAS loading) and the outcome logged once:
- * without a driver JCuda's natives fail to link (UnsatisfiedLinkError, then NoClassDefFoundError on later use) or
- * the runtime reports an insufficient driver; both are caught here and mean "no GPU", never a crash.
+ * Chooses the backend. CUDA is probed once per JVM (cuBLAS loading, then a device and a cuBLAS handle) and the outcome
+ * logged once: without cuBLAS JCuda's libJCublas2 fails to link (UnsatisfiedLinkError, then NoClassDefFoundError on
+ * later use); without a driver the runtime reports an insufficient driver; both are caught here and mean "no GPU",
+ * never a crash.
  */
 public final class Backends {
 
@@ -61,20 +62,35 @@ public final class Backends {
 
         private static CudaProbe probe() {
             try {
+                // cuBLAS first: libJCublas2 links libcublas.so.12 and libcublasLt.so.12, which only the CUDA image
+                // has, so a missing library is named even where no driver would answer the device query below
+                JCublas2.initialize();
                 JCuda.setExceptionsEnabled(true);
                 int[] count = new int[1];
                 JCuda.cudaGetDeviceCount(count);
                 if (count[0] == 0) {
                     return new CudaProbe(false, "the driver reports no device");
                 }
-                // cuBLAS is a separate native library (libcublas.so.12): a driver without it is no GPU backend
                 cublasHandle handle = new cublasHandle();
                 JCublas2.cublasCreate(handle);
                 JCublas2.cublasDestroy(handle);
                 return new CudaProbe(true, count[0] + " device(s), cuBLAS loaded");
-            } catch (LinkageError | RuntimeException e) { // natives without libcuda; CudaException from the driver
-                return new CudaProbe(false, e.getClass().getSimpleName() + ": " + e.getMessage());
+            } catch (LinkageError | RuntimeException e) { // natives without cuBLAS; CudaException from the driver
+                return new CudaProbe(false, e.getClass().getSimpleName() + ": " + firstCause(e.getMessage()));
             }
         }
+    }
+
+    /**
+     * The line of a failure's message that names the cause: JCuda's UnsatisfiedLinkError message holds both load
+     * attempts' stack traces, and only the loader's "cannot open shared object file" line names the missing library.
+     */
+    static String firstCause(String message) {
+        if (message == null) {
+            return "no message";
+        }
+        return message.lines().filter(l -> l.contains("cannot open shared object file")).findFirst()
+                .map(l -> l.replaceFirst("^java\\.lang\\.UnsatisfiedLinkError: ", ""))
+                .orElse(message.lines().findFirst().orElse(message));
     }
 }
