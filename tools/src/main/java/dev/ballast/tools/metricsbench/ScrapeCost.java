@@ -30,8 +30,11 @@ public final class ScrapeCost {
     }
 
     public static void main(String[] args) {
-        int layers = args.length > 0 ? Integer.parseInt(args[0]) : 60;
-        int scrapes = args.length > 1 ? Integer.parseInt(args[1]) : 2000;
+        if (args.length > 2) {
+            usage("at most two arguments: LAYERS SCRAPES");
+        }
+        int layers = args.length > 0 ? positive(args[0], "LAYERS") : 60;
+        int scrapes = args.length > 1 ? positive(args[1], "SCRAPES") : 2000;
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         new ClassLoaderMetrics().bindTo(registry);
         new JvmMemoryMetrics().bindTo(registry);
@@ -76,5 +79,23 @@ public final class ScrapeCost {
         Scores measured = new Scores(2.1, 1.08, before.clone(), after.clone());
         return new BalancerMetricsState(3, 41, predicted, measured, 1.9, 120, 90_000_000_000L, 6L << 30, 200L << 30,
                 32, 8, 0, Map.of(ErrorNotice.Code.BAD_REPORT, 2L, ErrorNotice.Code.STALE_GENERATION, 17L));
+    }
+
+    private static int positive(String arg, String name) {
+        try {
+            int v = Integer.parseInt(arg);
+            if (v > 0) {
+                return v;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        usage(name + " must be a positive whole number, got '" + arg + "'");
+        return 0; // not reached
+    }
+
+    private static void usage(String problem) {
+        System.err.println("scrapecost: " + problem + "\nusage: bin/ballast scrapecost [LAYERS (60) [SCRAPES (2000)]]");
+        System.exit(2);
     }
 }
