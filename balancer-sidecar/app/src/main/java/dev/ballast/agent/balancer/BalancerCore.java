@@ -111,10 +111,13 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
     private long lastBytesMoved;
     private long bytesMovedTotal;
     private volatile BalancerMetricsState metricsState = BalancerMetricsState.EMPTY;
+    private JobPageJson.GpuView gpuView = JobPageJson.GpuView.NONE; // a recent step's, like measured
+    private final PageHistory pageHistory = new PageHistory(600);
 
     private volatile boolean ready;
     private volatile String statusSnapshot = "{}";
     private volatile String loadsSnapshot = "{}";
+    private volatile String pageSnapshot = "{}";
 
     /** Restores the load history {@code historyStore} holds (a corrupt one is refused with a warning). */
     public BalancerCore(String job, String namespace, String token, StatusStore statusStore, HistoryStore historyStore,
@@ -151,6 +154,7 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
         planInUse = null;
         predicted = null;
         measured = null;
+        gpuView = JobPageJson.GpuView.NONE;
         predictedGain = 1.0;
         lastObservedStep = -1;
         if (policy != null) {
@@ -317,6 +321,8 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
             // planning setup exists (ReportIntake.use).
             measured = scores(PlacementScore.breakdown(setup.context(), setup.planner().routing(), null, loads),
                     PlacementScore.breakdown(setup.context(), setup.planner().routing(), planInUse, loads));
+            gpuView = new JobPageJson.GpuView(GpuLoads.of(setup.context(), setup.planner().routing(), null, loads),
+                    GpuLoads.of(setup.context(), setup.planner().routing(), planInUse, loads));
             lastMeasuredAt = now;
         }
         lastObservedStep = Math.max(lastObservedStep, step);
@@ -415,6 +421,13 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
         statusSnapshot = statusJson();
         loadsSnapshot = loadsJson();
         metricsState = metricsNow();
+        if (measured != null) {
+            PlanVersion newest = publisher.newest();
+            pageHistory.add(new PageHistory.Point(unixNanosNow() / 1_000_000, worldGeneration(), lastObservedStep,
+                    measured.before(), measured.after(), status.current().imbalanceAfter(),
+                    newest == null ? "" : newest.toString()));
+        }
+        pageSnapshot = pageJson();
         if (now - lastRetentionBroadcast >= RETENTION_EVERY_NANOS) {
             announceRetention();
         }
@@ -504,6 +517,19 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
 
     public long reportsRefused() {
         return intake.refused();
+    }
+
+    /** {@link #pageJson()} as of the last tick; safe from any thread. */
+    public String pageSnapshot() {
+        return pageSnapshot;
+    }
+
+    /** The job page's document (docs/dashboard.md). */
+    public String pageJson() {
+        PlanVersion newest = publisher.newest();
+        return JobPageJson.of(identity, world, new JobPageJson.Activity(ready, configError,
+                        sessions.authenticatedCount(), publisher.published(), newest == null ? "" : newest.toString()),
+                status.current(), forecast.history(), gpuView, pageHistory.points());
     }
 
     /** Recent per-layer loads for the dashboard: the last complete step's totals and the smoothed history. */
