@@ -39,6 +39,8 @@ function drawHeatmap(h) {
   }
   ctx.putImageData(img, 0, 0);
   $("heatmap-max").textContent = h.max.toLocaleString();
+  $("heatmap-layers").textContent = `0–${h.layers - 1}`;
+  $("heatmap-experts").textContent = `0–${h.experts - 1}`;
 }
 
 function drawLegend() {
