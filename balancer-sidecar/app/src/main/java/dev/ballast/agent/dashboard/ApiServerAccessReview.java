@@ -39,7 +39,9 @@ public final class ApiServerAccessReview implements AccessReview {
 
     public ApiServerAccessReview(URI apiServer, SSLContext trust) {
         this.apiServer = apiServer;
-        this.http = HttpClient.newBuilder().sslContext(trust).connectTimeout(Duration.ofSeconds(5)).build();
+        // HTTP/1.1: the API server answers an unaccepted token on HTTP/2 by closing the connection (GOAWAY), not with 401
+        this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).sslContext(trust)
+                .connectTimeout(Duration.ofSeconds(5)).build();
     }
 
     /** The API server and the certificates to trust, as the balancer's own client has them (in-cluster or kubeconfig). */
