@@ -16,7 +16,8 @@ import jakarta.inject.Singleton;
 
 /**
  * Starts the role chosen in {@link dev.ballast.agent.Main} when the HTTP router is created, and registers that
- * role's routes (sidecar: the trainer API on loopback:8470; balancer: plan, loads and status for the job's token, and the job's page for people, on 8472).
+ * role's routes (sidecar: the trainer API on loopback:8470; balancer: plan, loads and status for the job's token, and
+ * the job's page for people, on 8472).
  */
 @Singleton
 public class AgentLifecycle {
