@@ -36,27 +36,6 @@ class DashboardTest {
     this.jobs = new Jobs(env, DashboardTest.class);
   }
 
-  /** Two workers of 4 GPUs, one expert group of 8, the heatmap's size of the performance target. */
-  static String manifest(String name) {
-    return """
-        apiVersion: ballast.dev/v1alpha1
-        kind: TrainingJob
-        metadata: {name: %s}
-        spec:
-          template:
-            spec:
-              containers:
-              - name: trainer
-                image: registry.example/ballast-trainer:0.1.0
-                env: [{name: BALLAST_TEST_LOADS, value: "60,256,200"}]
-          workers: {min: 2, max: 2}
-          gpusPerWorker: 4
-          parallelism: {expert: 8}
-          model: {moeLayers: 60, experts: 256, topK: 8}
-          balancer: {replanEverySteps: 20}
-        """.formatted(name);
-  }
-
   /** A ServiceAccount and a token of it; {@code mayGet}: bound to a Role that may get TrainingJobs here. */
   String person(String name, boolean mayGet) {
     String ns = jobs.namespace();
@@ -81,7 +60,8 @@ class DashboardTest {
 
   @Test
   void peopleWhoMayGetTheJobSeeItsLivePageOthersAreRefused() throws Exception {
-    jobs.apply(manifest("viewed"));
+    // two workers of 4 GPUs, one expert group of 8, the heatmap's size of the performance target: 60 x 256
+    jobs.apply(Jobs.reportingManifest("viewed", 60, 256, 8, 200, ""));
     await().atMost(WAIT).untilAsserted(() -> assertThat(jobs.phase("viewed")).isEqualTo("Running"));
     await().atMost(WAIT).untilAsserted(() -> assertThat(balancerStatus("viewed")).isNotNull()
         .extractingByKey("planVersion").asString().isNotEmpty().doesNotEndWith(".0"));

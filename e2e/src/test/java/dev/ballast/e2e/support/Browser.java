@@ -32,10 +32,10 @@ public final class Browser implements AutoCloseable {
     System.setProperty(ChromeDriverService.CHROME_DRIVER_EXE_PROPERTY, CHROMEDRIVER.toString());
     var options = new ChromeOptions().setBinary(CHROMIUM.toFile())
         .addArguments("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-            "--window-size=1400,1000", "--hide-scrollbars");
+            "--window-size=1400,1300", "--hide-scrollbars");
     options.setCapability("goog:loggingPrefs", Map.of(LogType.BROWSER, "ALL"));
     driver = new ChromeDriver(ChromeDriverService.createDefaultService(), options);
-    driver.manage().window().setSize(new Dimension(1400, 1000));
+    driver.manage().window().setSize(new Dimension(1400, 1300));
     driver.manage().timeouts().scriptTimeout(Duration.ofSeconds(10));
   }
 

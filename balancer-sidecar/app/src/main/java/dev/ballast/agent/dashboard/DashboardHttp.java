@@ -40,9 +40,9 @@ public final class DashboardHttp {
     }
 
     public void register(Router router) {
-        router.get("/").handler(DashboardHttp::redirect);
-        router.get("/dashboard").handler(DashboardHttp::redirect);
+        // first: Vert.x matches "/dashboard/" for a route of "/dashboard" too
         router.get("/dashboard/").handler(rc -> asset(rc, "index.html"));
+        router.get("/").handler(DashboardHttp::redirect);
         router.get("/dashboard/api/job").blockingHandler(this::job, false);
         router.get("/dashboard/:asset").handler(rc -> asset(rc, rc.pathParam("asset")));
     }
