@@ -109,7 +109,7 @@ class DashboardTest {
 
       // the job's own numbers, as status.balancer has them
       driver.executeScript("window.notReloaded = true");
-      await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+      await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> { // both change with every plan (about 4 s)
         Map<String, Object> s = balancerStatus("viewed");
         assertThat(driver.findElement(By.id("plan-version")).getText()).isEqualTo(s.get("planVersion"));
         assertThat(driver.findElement(By.id("world-generation")).getText())
