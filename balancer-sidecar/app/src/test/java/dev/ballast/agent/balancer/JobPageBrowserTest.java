@@ -3,14 +3,12 @@ package dev.ballast.agent.balancer;
 import dev.ballast.agent.dashboard.AccessReview;
 import dev.ballast.agent.dashboard.DashboardHttp;
 import dev.ballast.agent.dashboard.ViewerGate;
+import dev.ballast.agent.sim.LocalRoutes;
 import dev.ballast.agent.sim.TestWorlds;
 import dev.ballast.contracts.status.BalancerStatus;
 import dev.ballast.contracts.world.WorldDocument;
 import dev.ballast.planner.load.LoadHistory;
 import dev.ballast.planner.load.ModelLoads;
-import io.vertx.core.Vertx;
-import io.vertx.core.http.HttpServer;
-import io.vertx.ext.web.Router;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -30,7 +28,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.logging.Level;
 
@@ -45,22 +42,19 @@ import static org.awaitility.Awaitility.await;
 class JobPageBrowserTest {
     static final DashboardJson.Identity ID = new DashboardJson.Identity("olmoe", "ml", "b-1");
     static final AtomicReference<String> PAGE = new AtomicReference<>();
-    static Vertx vertx;
+    static LocalRoutes routes;
     static String url;
     static ChromeDriver chrome;
 
     @BeforeAll
     static void start() throws Exception {
         PAGE.set(page("1.4"));
-        vertx = Vertx.vertx();
-        Router router = Router.router(vertx);
         AccessReview review = (token, ns, job) -> token.equals("viewer-token")
                 ? new AccessReview.Answer(true, "alice", true, "")
                 : new AccessReview.Answer(true, "mallory", false, "");
-        new DashboardHttp(PAGE::get, new ViewerGate(review, "ml", "olmoe", System::nanoTime)).register(router);
-        HttpServer server = vertx.createHttpServer().requestHandler(router).listen(0, "127.0.0.1").toCompletionStage()
-                .toCompletableFuture().get(10, TimeUnit.SECONDS);
-        url = "http://127.0.0.1:" + server.actualPort() + "/dashboard/";
+        routes = new LocalRoutes(router -> new DashboardHttp(PAGE::get,
+                new ViewerGate(review, "ml", "olmoe", System::nanoTime)).register(router));
+        url = routes.url() + "/dashboard/";
         // Debian's packages (.ci/run installs them); the driver's path is given, so Selenium never downloads one
         System.setProperty(ChromeDriverService.CHROME_DRIVER_EXE_PROPERTY, "/usr/bin/chromedriver");
         ChromeOptions options = new ChromeOptions().setBinary(new File("/usr/bin/chromium"));
@@ -70,11 +64,11 @@ class JobPageBrowserTest {
     }
 
     @AfterAll
-    static void stop() {
+    static void stop() throws Exception {
         if (chrome != null) {
             chrome.quit();
         }
-        vertx.close();
+        routes.close();
     }
 
     /** A page of a 2-worker world of 8 GPUs with Zipf-skewed loads, the plan every rank adopted being {@code plan}. */

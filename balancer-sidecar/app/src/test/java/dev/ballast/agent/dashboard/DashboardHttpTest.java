@@ -1,53 +1,36 @@
 package dev.ballast.agent.dashboard;
 
-import io.vertx.core.Vertx;
-import io.vertx.core.http.HttpServer;
-import io.vertx.ext.web.Router;
+import dev.ballast.agent.sim.LocalRoutes;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** The job page's routes (Vert.x, no Quarkus): assets for anyone, the data for whom the gate lets in. */
 class DashboardHttpTest {
-    Vertx vertx;
-    String url;
-    final HttpClient http = HttpClient.newHttpClient();
+    LocalRoutes routes;
 
     @BeforeEach
     void start() throws Exception {
-        vertx = Vertx.vertx();
-        Router router = Router.router(vertx);
         AccessReview review = (token, ns, job) -> switch (token) {
             case "viewer" -> new AccessReview.Answer(true, "alice", true, "");
             case "down" -> throw new IllegalStateException("cannot reach the Kubernetes API server at https://api:6443");
             default -> AccessReview.Answer.UNAUTHENTICATED;
         };
-        new DashboardHttp(() -> "{\"job\":\"olmoe\"}", new ViewerGate(review, "ml", "olmoe", System::nanoTime))
-                .register(router);
-        HttpServer server = vertx.createHttpServer().requestHandler(router).listen(0, "127.0.0.1").toCompletionStage()
-                .toCompletableFuture().get(10, TimeUnit.SECONDS);
-        url = "http://127.0.0.1:" + server.actualPort();
+        routes = new LocalRoutes(router -> new DashboardHttp(() -> "{\"job\":\"olmoe\"}",
+                new ViewerGate(review, "ml", "olmoe", System::nanoTime)).register(router));
     }
 
     @AfterEach
-    void stop() {
-        vertx.close();
+    void stop() throws Exception {
+        routes.close();
     }
 
     HttpResponse<String> get(String path, String token) throws Exception {
-        var request = HttpRequest.newBuilder(URI.create(url + path));
-        if (token != null) {
-            request.header("Authorization", "Bearer " + token);
-        }
-        return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+        return routes.get(path, token == null ? null : "Bearer " + token);
     }
 
     @Test
