@@ -63,6 +63,7 @@ public final class Demo {
     System.out.println();
     System.out.println(env.kubectl("get", "tj", "-n", NAMESPACE).ok().stdout());
     System.out.println(trainerOutput(env));
+    System.out.println(dashboard(env));
     if (smoke) {
       System.out.println("Smoke test passed: the job is Running and every rank adopted the balancer's plan.");
       return;
@@ -204,6 +205,49 @@ public final class Demo {
     }
     throw new IllegalStateException("no plan was adopted by every rank of " + JOB + " in 3 minutes; see the logs in "
         + env.logs());
+  }
+
+  /**
+   * Where the job's page is (docs/dashboard.md) and who may sign in: a ServiceAccount of the demo's namespace that may
+   * get TrainingJobs there. The process kubelet's pods have local addresses, so the balancer's is reachable as it is
+   * (on a real cluster: bin/ballast dashboard, through a port-forward). Fails unless the page lets that account in.
+   */
+  static String dashboard(BallastEnvironment env) throws java.io.IOException, InterruptedException {
+    Pod balancer = env.admin().pods().inNamespace(NAMESPACE).withLabel("ballast.dev/job", JOB)
+        .withLabel("ballast.dev/role", "balancer").list().getItems().stream()
+        .filter(p -> "Running".equals(p.getStatus().getPhase())).findFirst().orElseThrow(
+            () -> new IllegalStateException("the balancer of " + JOB + " is not running"));
+    String viewer = "ballast-demo-viewer";
+    env.kubectlStdin("""
+        apiVersion: v1
+        kind: ServiceAccount
+        metadata: {name: %1$s}
+        ---
+        apiVersion: rbac.authorization.k8s.io/v1
+        kind: Role
+        metadata: {name: %1$s}
+        rules: [{apiGroups: [ballast.dev], resources: [trainingjobs], verbs: [get, list, watch]}]
+        ---
+        apiVersion: rbac.authorization.k8s.io/v1
+        kind: RoleBinding
+        metadata: {name: %1$s}
+        roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: %1$s}
+        subjects: [{kind: ServiceAccount, name: %1$s, namespace: %2$s}]
+        """.formatted(viewer, NAMESPACE), "apply", "-n", NAMESPACE, "-f", "-").ok();
+    String address = "http://" + balancer.getStatus().getPodIP() + ":8472/dashboard/";
+    String token = env.kubectl("create", "token", viewer, "-n", NAMESPACE).ok().stdout().trim();
+    int answer = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+            java.net.URI.create(address + "api/job")).header("Authorization", "Bearer " + token).build(),
+        java.net.http.HttpResponse.BodyHandlers.discarding()).statusCode();
+    if (answer != 200) {
+      throw new IllegalStateException("the job's page refused the demo's viewer (" + answer + "); see the logs in "
+          + env.logs());
+    }
+    return """
+        Dashboard of %s: %s
+          sign in with the token of a ServiceAccount that may get the job:
+          KUBECONFIG=%s %s create token %s -n %s
+        """.formatted(JOB, address, env.kubeconfig(), env.bin("kubectl"), viewer, NAMESPACE);
   }
 
   /** The sidecar's own answer: connected to the job's balancer (authenticated with the job's secret) or not. */

@@ -88,6 +88,12 @@ public final class Jobs {
    * {@code balancerFields}: more fields of spec.balancer after {@code replanEverySteps: 20} (e.g. ", mode: x").
    */
   public static String reportingManifest(String name, String balancerFields) {
+    return reportingManifest(name, 4, 16, 2, 100, balancerFields);
+  }
+
+  /** The same with a model of {@code layers} x {@code experts} (top-k {@code topK}), a step every {@code stepMs}. */
+  public static String reportingManifest(String name, int layers, int experts, int topK, int stepMs,
+      String balancerFields) {
     return """
         apiVersion: ballast.dev/v1alpha1
         kind: TrainingJob
@@ -98,13 +104,13 @@ public final class Jobs {
               containers:
               - name: trainer
                 image: registry.example/ballast-trainer:0.1.0
-                env: [{name: BALLAST_TEST_LOADS, value: "4,16,100"}]
+                env: [{name: BALLAST_TEST_LOADS, value: "%d,%d,%d"}]
           workers: {min: 2, max: 2}
           gpusPerWorker: 4
           parallelism: {expert: 8}
-          model: {moeLayers: 4, experts: 16, topK: 2}
+          model: {moeLayers: %d, experts: %d, topK: %d}
           balancer: {replanEverySteps: 20%s}
-        """.formatted(name, balancerFields);
+        """.formatted(name, layers, experts, stepMs, layers, experts, topK, balancerFields);
   }
 
   /**

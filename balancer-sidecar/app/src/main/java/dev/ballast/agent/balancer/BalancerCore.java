@@ -115,10 +115,13 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
     private long lastBytesMoved;
     private long bytesMovedTotal;
     private volatile BalancerMetricsState metricsState = BalancerMetricsState.EMPTY;
+    private JobPageJson.GpuView gpuView = JobPageJson.GpuView.NONE; // a recent step's, like measured
+    private final PageHistory pageHistory = new PageHistory(600);
 
     private volatile boolean ready;
     private volatile String statusSnapshot = "{}";
     private volatile String loadsSnapshot = "{}";
+    private volatile String pageSnapshot = "{}";
 
     /** Restores the load history {@code historyStore} holds (a corrupt one is refused with a warning). */
     public BalancerCore(String job, String namespace, String token, StatusStore statusStore, HistoryStore historyStore,
@@ -158,6 +161,7 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
         measuredSteps.newWorld();
         predicted = null;
         measured = null;
+        gpuView = JobPageJson.GpuView.NONE;
         predictedGain = 1.0;
         lastObservedStep = -1;
         if (policy != null) {
@@ -351,6 +355,10 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
         PlacementScore.Breakdown after = running == null ? before : runningPlan == null ? null
                 : PlacementScore.breakdown(setup.context(), setup.planner().routing(), runningPlan, loads);
         measured = after == null ? unknownAfter(before) : scores(before, after);
+        if (after != null) { // the job page's per-GPU loads, under the static layout and the plan every rank runs
+            gpuView = new JobPageJson.GpuView(GpuLoads.of(setup.context(), setup.planner().routing(), null, loads),
+                    GpuLoads.of(setup.context(), setup.planner().routing(), running == null ? null : runningPlan, loads));
+        }
         measuredSteps.scored(step, before.whole().imbalance(), running == null || after == null ? Double.NaN
                 : after.whole().imbalance());
         lastMeasuredAt = now;
@@ -450,6 +458,13 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
         statusSnapshot = statusJson();
         loadsSnapshot = loadsJson();
         metricsState = metricsNow();
+        if (measured != null) {
+            PlanVersion newest = publisher.newest();
+            pageHistory.add(new PageHistory.Point(unixNanosNow() / 1_000_000, worldGeneration(), lastObservedStep,
+                    measured.before(), measured.after(), status.current().imbalanceAfter(),
+                    newest == null ? "" : newest.toString()));
+        }
+        pageSnapshot = pageJson();
         if (now - lastRetentionBroadcast >= RETENTION_EVERY_NANOS) {
             announceRetention();
         }
@@ -539,6 +554,19 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
 
     public long reportsRefused() {
         return intake.refused();
+    }
+
+    /** {@link #pageJson()} as of the last tick; safe from any thread. */
+    public String pageSnapshot() {
+        return pageSnapshot;
+    }
+
+    /** The job page's document (docs/dashboard.md). */
+    public String pageJson() {
+        PlanVersion newest = publisher.newest();
+        return JobPageJson.of(identity, world, new JobPageJson.Activity(ready, configError,
+                        sessions.authenticatedCount(), publisher.published(), newest == null ? "" : newest.toString()),
+                status.current(), forecast.history(), gpuView, pageHistory.points());
     }
 
     /** Recent per-layer loads for the dashboard: the last complete step's totals and the smoothed history. */

@@ -2,6 +2,7 @@ package dev.ballast.agent.runtime;
 
 import dev.ballast.agent.Role;
 import dev.ballast.agent.balancer.BalancerHttp;
+import dev.ballast.agent.dashboard.DashboardHttp;
 import dev.ballast.agent.sidecar.SidecarHttp;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -15,7 +16,8 @@ import jakarta.inject.Singleton;
 
 /**
  * Starts the role chosen in {@link dev.ballast.agent.Main} when the HTTP router is created, and registers that
- * role's routes (sidecar: the trainer API on loopback:8470; balancer: plan, loads and status for the dashboard on 8472).
+ * role's routes (sidecar: the trainer API on loopback:8470; balancer: plan, loads and status for the job's token, and
+ * the job's page for people, on 8472).
  */
 @Singleton
 public class AgentLifecycle {
@@ -43,6 +45,7 @@ public class AgentLifecycle {
             balancer = new BalancerRuntime();
             balancer.start(kube::get, registry);
             new BalancerHttp(balancer.core(), balancer.httpToken()).register(router);
+            new DashboardHttp(balancer.core()::pageSnapshot, balancer.viewerGate()).register(router);
         } else {
             sidecar = new SidecarRuntime();
             sidecar.start();

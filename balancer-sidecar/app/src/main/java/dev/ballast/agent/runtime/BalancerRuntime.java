@@ -8,6 +8,9 @@ import dev.ballast.agent.balancer.FileSources;
 import dev.ballast.agent.balancer.FileStatusStore;
 import dev.ballast.agent.balancer.HistoryStore;
 import dev.ballast.agent.balancer.StatusStore;
+import dev.ballast.agent.dashboard.AccessReview;
+import dev.ballast.agent.dashboard.ApiServerAccessReview;
+import dev.ballast.agent.dashboard.ViewerGate;
 import dev.ballast.agent.kube.KubeHistoryStore;
 import dev.ballast.agent.kube.KubeSources;
 import dev.ballast.agent.kube.KubeStatusStore;
@@ -50,6 +53,7 @@ public final class BalancerRuntime implements AutoCloseable {
     private KubeSources kubeSources;
     private volatile boolean grpcUp;
     private BearerToken httpToken;
+    private ViewerGate viewerGate;
 
     private static Thread daemon(Runnable r, String name) {
         Thread t = new Thread(r, name);
@@ -65,6 +69,7 @@ public final class BalancerRuntime implements AutoCloseable {
         String token = AgentEnv.require(ProcessEnv.TOKEN);
         httpToken = new BearerToken(token, job);
         String worldFile = AgentEnv.get(ProcessEnv.WORLD_FILE, null);
+        viewerGate = new ViewerGate(viewerReview(kube, worldFile != null), ns, job, System::nanoTime);
         String statusFile = AgentEnv.get(ProcessEnv.STATUS_FILE, null);
         StatusStore status = statusFile != null ? new FileStatusStore(Path.of(statusFile))
                 : new KubeStatusStore(kube.get(), ns, job);
@@ -141,6 +146,24 @@ public final class BalancerRuntime implements AutoCloseable {
     /** What the HTTP API asks of a request: the job's token. */
     public BearerToken httpToken() {
         return httpToken;
+    }
+
+    /** Who may see the job's page (docs/dashboard.md). */
+    public ViewerGate viewerGate() {
+        return viewerGate;
+    }
+
+    /**
+     * People are checked by the API server the balancer talks to; without a cluster (a world file) there is none, and
+     * the page refuses everyone with that reason.
+     */
+    private static AccessReview viewerReview(Supplier<KubernetesClient> kube, boolean noCluster) {
+        if (noCluster) {
+            return (token, namespace, job) -> {
+                throw new IllegalStateException("this balancer runs without a cluster (world file): no one can sign in");
+            };
+        }
+        return ApiServerAccessReview.of(kube.get().getConfiguration());
     }
 
     public boolean ready() {

@@ -174,6 +174,26 @@ class BalancerCoreTest {
     }
 
     @Test
+    @SuppressWarnings("unchecked")
+    void theJobPageShowsTheWorldTheLoadsPerGpuAndOnePointPerTickWithNewSteps() {
+        assertThat(DashboardJsonTest.parse(core.pageSnapshot())).as("before the first tick").isEmpty();
+        skewedSteps(0, 6);
+        core.tick();
+        core.tick(); // no new step: no new point
+        Map<String, Object> page = DashboardJsonTest.parse(core.pageSnapshot());
+        assertThat(page).containsEntry("sidecars", 2L).containsEntry("newestPlan", core.lastPublished().toString());
+        assertThat((Map<String, Object>) page.get("world")).containsEntry("generation", 3L)
+                .containsEntry("gpus", (long) WORLD.gpus());
+        assertThat((Map<String, Object>) page.get("heatmap")).containsEntry("layers", 2L).containsEntry("step", 5L);
+        var gpus = (Map<String, List<Long>>) page.get("gpus");
+        assertThat(gpus.get("before")).hasSize(WORLD.gpus());
+        assertThat(gpus.get("after").stream().mapToLong(Long::longValue).sum()).as("the same tokens, routed twice")
+                .isEqualTo(gpus.get("before").stream().mapToLong(Long::longValue).sum()).isPositive();
+        assertThat((List<Map<String, Object>>) page.get("history")).singleElement()
+                .satisfies(p -> assertThat(p).containsEntry("generation", 3L).containsEntry("step", 5L));
+    }
+
+    @Test
     void theMetricsStateFollowsThePublishedPlanTheMeasuredStepsAndTheRefusals() {
         BalancerMetricsState empty = core.metricsNow();
         assertThat(empty.predicted()).isNull();

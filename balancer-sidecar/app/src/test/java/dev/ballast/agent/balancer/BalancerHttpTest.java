@@ -1,32 +1,22 @@
 package dev.ballast.agent.balancer;
 
-import io.vertx.core.Vertx;
-import io.vertx.core.http.HttpServer;
-import io.vertx.ext.web.Router;
+import dev.ballast.agent.sim.LocalRoutes;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** The balancer's HTTP routes (Vert.x, no Quarkus): only a request with the job's token gets loads, plan or status. */
 class BalancerHttpTest {
     static final String TOKEN = "s3cret-token";
-    Vertx vertx;
-    String url;
-    final HttpClient http = HttpClient.newHttpClient();
+    LocalRoutes routes;
 
     @BeforeEach
     void start() throws Exception {
-        vertx = Vertx.vertx();
-        Router router = Router.router(vertx);
-        new BalancerHttp(new BalancerHttp.Snapshots() {
+        routes = new LocalRoutes(router -> new BalancerHttp(new BalancerHttp.Snapshots() {
             @Override
             public String currentPlanJson() {
                 return null;
@@ -41,21 +31,16 @@ class BalancerHttpTest {
             public String statusSnapshot() {
                 return "{\"sidecars\":2}";
             }
-        }, new BearerToken(TOKEN, "olmoe")).register(router);
-        HttpServer server = vertx.createHttpServer().requestHandler(router).listen(0, "127.0.0.1").toCompletionStage()
-                .toCompletableFuture().get(10, TimeUnit.SECONDS);
-        url = "http://127.0.0.1:" + server.actualPort();
+        }, new BearerToken(TOKEN, "olmoe")).register(router));
     }
 
     @AfterEach
     void stop() throws Exception {
-        vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        routes.close();
     }
 
     HttpResponse<String> get(String path, String authorization) throws Exception {
-        var request = HttpRequest.newBuilder(URI.create(url + path));
-        if (authorization != null) request.header("Authorization", authorization);
-        return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+        return routes.get(path, authorization);
     }
 
     @Test
