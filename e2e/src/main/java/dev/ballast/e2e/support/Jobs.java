@@ -83,6 +83,32 @@ public final class Jobs {
   }
 
   /**
+   * The trainer container names the reference trainer's image (the process kubelet runs DistributedTrainMain for it,
+   * with these args); a small model, so that 400 steps take about a minute on a shared 2-core machine.
+   */
+  public static String referenceTrainerManifest(String name, int steps) {
+    return """
+        apiVersion: ballast.dev/v1alpha1
+        kind: TrainingJob
+        metadata: {name: %s}
+        spec:
+          template:
+            spec:
+              containers:
+              - name: trainer
+                image: ghcr.io/ballast-dev/reference-trainer:0.1.0
+                args: [--steps, "%d", --batch, "32", --window, "4", --dim, "16", --ffn-dim, "32", --layers, "2",
+                       --experts, "8", --top-k, "2", --seed, "3", --backend, java, --routing-skew, "2",
+                       --log-every, "20", --mode, replicate]
+          workers: {min: 2, max: 2}
+          gpusPerWorker: 2
+          parallelism: {expert: 4}
+          model: {moeLayers: 2, experts: 8, topK: 2, hiddenSize: 16, ffnHiddenSize: 32}
+          balancer: {mode: replicate, planner: ballast, redundantSlotsPerGpu: 1, replanEverySteps: 20}
+        """.formatted(name, steps);
+  }
+
+  /**
    * Two workers of 4 GPUs in one expert group of 8, a small model (4 layers of 16 experts), whose stand-in
    * trainers report skewed loads every 100 ms through the Python client and follow the balancer's plans;
    * {@code balancerFields}: more fields of spec.balancer after {@code replanEverySteps: 20} (e.g. ", mode: x").

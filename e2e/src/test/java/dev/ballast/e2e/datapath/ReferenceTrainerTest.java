@@ -42,31 +42,6 @@ class ReferenceTrainerTest {
     this.jobs = new Jobs(env, ReferenceTrainerTest.class);
   }
 
-  /**
-   * The trainer container names the reference trainer's image (the process kubelet runs DistributedTrainMain for it,
-   * with these args); a small model, so that 400 steps take about a minute on a shared 2-core machine.
-   */
-  static String manifest(String name) {
-    return """
-        apiVersion: ballast.dev/v1alpha1
-        kind: TrainingJob
-        metadata: {name: %s}
-        spec:
-          template:
-            spec:
-              containers:
-              - name: trainer
-                image: ghcr.io/ballast-dev/reference-trainer:0.1.0
-                args: [--steps, "%d", --batch, "32", --window, "4", --dim, "16", --ffn-dim, "32", --layers, "2",
-                       --experts, "8", --top-k, "2", --seed, "3", --backend, java, --routing-skew, "2",
-                       --log-every, "20", --mode, replicate]
-          workers: {min: 2, max: 2}
-          gpusPerWorker: 2
-          parallelism: {expert: 4}
-          model: {moeLayers: 2, experts: 8, topK: 2, hiddenSize: 16, ffnHiddenSize: 32}
-          balancer: {mode: replicate, planner: ballast, redundantSlotsPerGpu: 1, replanEverySteps: 20}
-        """.formatted(name, STEPS);
-  }
 
   @Test
   void everyRankOfBothPodsAdoptsEachPlanAtTheSameStepAndTheMeasuredImbalanceFalls() throws Exception {
@@ -76,7 +51,7 @@ class ReferenceTrainerTest {
       Path log = trainerLog(JOB + "-g1-w" + w);
       logSizes.put(log, Files.exists(log) ? Files.size(log) : 0L);
     }
-    jobs.apply(manifest(JOB));
+    jobs.apply(Jobs.referenceTrainerManifest(JOB, STEPS));
     await().atMost(Duration.ofMinutes(3)).untilAsserted(() -> assertThat(jobs.phase(JOB)).isIn("Running", "Succeeded"));
     Pod balancer = env.admin().pods().inNamespace(jobs.namespace()).withLabel("ballast.dev/job", JOB)
         .withLabel("ballast.dev/role", "balancer").list().getItems().stream()

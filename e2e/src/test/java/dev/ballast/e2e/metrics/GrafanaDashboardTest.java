@@ -73,7 +73,9 @@ class GrafanaDashboardTest {
       await().atMost(WAIT).ignoreExceptions().untilAsserted(() ->
           assertThat(prometheus.query("up{job=\"ballast-operator\"} == 1")).as("the operator scraped").isNotEmpty());
 
-      jobs.apply(Jobs.reportingManifest(JOB, ""));
+      // The reference trainer, not the stand-in: its pods step together (an all-reduce per step), so the balancer
+      // sees complete steps and the measured panels have data; the stand-ins' pods drift apart by whole steps.
+      jobs.apply(Jobs.referenceTrainerManifest(JOB, 100_000));
       await().atMost(WAIT).untilAsserted(() -> assertThat(jobs.phase(JOB)).isEqualTo("Running"));
       Pod balancer = await().atMost(WAIT).until(this::runningBalancer, p -> p != null);
       Files.writeString(balancers, "[{\"targets\": [\"" + balancer.getStatus().getPodIP() + ":8473\"]}]");
