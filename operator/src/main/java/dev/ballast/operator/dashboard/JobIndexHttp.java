@@ -30,10 +30,11 @@ import org.jboss.logging.Logger;
 @ApplicationScoped
 public class JobIndexHttp {
   private static final Logger LOG = Logger.getLogger(JobIndexHttp.class);
-  /** Asset name to content type; the files live in the jar under dashboard/. */
+  /** Asset name to content type; the files live under dashboard/ in the jar (session.js: in the contracts jar). */
   private static final Map<String, String> ASSETS = Map.of(
       "index.html", "text/html; charset=utf-8",
       "index.js", "text/javascript; charset=utf-8",
+      "session.js", "text/javascript; charset=utf-8",
       "index.css", "text/css; charset=utf-8");
   /** Scripts, styles and data from this origin only; no inline code, no framing. */
   private static final String CSP = "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'";

@@ -32,7 +32,8 @@ class OperatorAppTest {
   @Test
   void servesTheIndexOfJobsFromItsJarAndItsDataOnlyToASignedInPerson() throws Exception {
     var http = java.net.http.HttpClient.newHttpClient();
-    for (String asset : new String[] {"/dashboard/", "/dashboard/index.js", "/dashboard/index.css"}) {
+    for (String asset : new String[] {"/dashboard/", "/dashboard/index.js", "/dashboard/index.css",
+        "/dashboard/session.js"}) {
       var response = http.send(java.net.http.HttpRequest.newBuilder(url.resolve(asset)).build(),
           java.net.http.HttpResponse.BodyHandlers.ofString());
       assertThat(response.statusCode()).as(asset).isEqualTo(200);
