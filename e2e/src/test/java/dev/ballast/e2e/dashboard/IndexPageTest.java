@@ -53,7 +53,7 @@ class IndexPageTest {
   void aPersonSeesOnlyTheJobsTheyMayGetAndWhyAWaitingJobWaits() throws Exception {
     // more GPUs than the cluster has: admission says why it waits
     mine.apply(Jobs.manifest("too-big", 64, 64, 8, 16, "env: []"));
-    theirs.apply(Jobs.manifest("elsewhere", 1, 1, "[]"));
+    theirs.apply(Jobs.manifest("elsewhere", 2, 2, "[]"));
     String ns = mine.namespace();
     env.kubectl("create", "serviceaccount", "viewer", "-n", ns).ok();
     env.kubectl("create", "role", "viewer", "--verb=get", "--resource=trainingjobs.ballast.dev",
