@@ -1,8 +1,8 @@
-// Ballast job page (docs/dashboard.md): polls api/job with the person's own Kubernetes token and draws on canvases.
+// Ballast job page (docs/dashboard.md): polls api/job with the person's own Kubernetes token (session.js) and draws on
+// canvases.
 // No libraries: a heatmap is an ImageData of layers x experts, the charts are a few lines each.
 "use strict";
 
-const TOKEN_KEY = "ballast.token";
 const POLL_MS = 2000;
 const $ = (id) => document.getElementById(id);
 // window.ballastDashboard: render count and timings, read by the browser tests and handy in the console
@@ -159,52 +159,6 @@ function render(data) {
   if (!stats.firstRenderedAt) stats.firstRenderedAt = performance.now();
 }
 
-function showMessage(text, isError) {
-  $("auth-message").hidden = !text;
-  $("auth-message").textContent = text || "";
-  $("auth-message").className = isError ? "message error" : "message";
-}
-
-function signedOut(message) {
-  sessionStorage.removeItem(TOKEN_KEY);
-  $("page").hidden = true;
-  $("sign-in").hidden = false;
-  $("sign-out").hidden = true;
-  $("viewer").textContent = "";
-  showMessage(message, Boolean(message));
-}
-
-let timer = 0;
-
-async function poll() {
-  clearTimeout(timer);
-  const token = sessionStorage.getItem(TOKEN_KEY);
-  if (!token) { signedOut(""); return; }
-  let response;
-  try {
-    response = await fetch("api/job", { headers: { Authorization: `Bearer ${token}` }, cache: "no-store" });
-  } catch (e) {
-    showMessage(`cannot reach the balancer (${e.message}); retrying`, true);
-    timer = setTimeout(poll, POLL_MS);
-    return;
-  }
-  const body = await response.json().catch(() => ({}));
-  if (response.status === 401) { signedOut(body.error || "sign in again"); return; }
-  if (response.status !== 200) {
-    $("page").hidden = true;
-    showMessage(body.error || `the balancer answered ${response.status}`, true);
-    if (response.status !== 403) timer = setTimeout(poll, POLL_MS);
-    return;
-  }
-  stats.viewer = response.headers.get("Ballast-Viewer") || "";
-  $("viewer").textContent = `signed in as ${stats.viewer}`;
-  $("sign-out").hidden = false;
-  $("sign-in").hidden = true;
-  showMessage("", false);
-  render(body);
-  timer = setTimeout(poll, POLL_MS);
-}
-
 function heatmapTip(event) {
   const tip = $("heatmap-tip"), h = latest && latest.heatmap;
   if (!h || !h.values) { tip.hidden = true; return; }
@@ -218,18 +172,10 @@ function heatmapTip(event) {
   tip.hidden = false;
 }
 
+ballastSession({ path: "api/job", pollMs: POLL_MS, server: "balancer", stats, render });
+
 document.addEventListener("DOMContentLoaded", () => {
   drawLegend();
-  $("sign-in-form").addEventListener("submit", (event) => {
-    event.preventDefault();
-    const token = $("token").value.trim();
-    if (!token) { showMessage("paste a token first", true); return; }
-    sessionStorage.setItem(TOKEN_KEY, token);
-    $("token").value = "";
-    poll();
-  });
-  $("sign-out").addEventListener("click", () => signedOut("signed out"));
   $("heatmap").addEventListener("mousemove", heatmapTip);
   $("heatmap").addEventListener("mouseleave", () => { $("heatmap-tip").hidden = true; });
-  poll();
 });

@@ -15,6 +15,7 @@ import dev.ballast.operator.desired.SidecarSecret;
 import dev.ballast.operator.desired.WorldConfigMap;
 import dev.ballast.operator.events.JobEvents;
 import dev.ballast.operator.metrics.AdmissionWait;
+import dev.ballast.operator.dashboard.JobIndexHttp;
 import dev.ballast.operator.metrics.JobGauges;
 import dev.ballast.operator.metrics.ReconcileMetrics;
 import dev.ballast.operator.metrics.ReconcileStep;
@@ -94,20 +95,24 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
   private final Counter reconciles;
   private final ReconcileMetrics steps;
   private final JobGauges jobGauges;
+  /** The index page's source of jobs; null where no HTTP server runs (unit tests). */
+  private final JobIndexHttp jobIndex;
 
   @Inject
-  public TrainingJobReconciler(KubernetesClient client, OperatorConfig config, MeterRegistry metrics) {
-    this(client, config.settings(), config.pendingRetrySeconds(), metrics);
+  public TrainingJobReconciler(KubernetesClient client, OperatorConfig config, MeterRegistry metrics,
+      JobIndexHttp jobIndex) {
+    this(client, config.settings(), config.pendingRetrySeconds(), metrics, jobIndex);
     admission.startCache(); // the operator starting, not the first job's admission, pays for listing the cluster
   }
 
   public TrainingJobReconciler(KubernetesClient client, OperatorSettings settings, int pendingRetrySeconds) {
-    this(client, settings, pendingRetrySeconds, new SimpleMeterRegistry());
+    this(client, settings, pendingRetrySeconds, new SimpleMeterRegistry(), null);
   }
 
   private TrainingJobReconciler(KubernetesClient client, OperatorSettings settings, int pendingRetrySeconds,
-      MeterRegistry metrics) {
+      MeterRegistry metrics, JobIndexHttp jobIndex) {
     this.client = client;
+    this.jobIndex = jobIndex;
     this.settings = settings;
     this.pendingRetrySeconds = pendingRetrySeconds;
     this.reconciles = metrics.counter("ballast.reconciles");
@@ -163,6 +168,7 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
   public UpdateControl<TrainingJob> reconcile(TrainingJob job, Context<TrainingJob> ctx) {
     reconciles.increment();
     jobGauges.observe(() -> ctx.getPrimaryCache().list());
+    if (jobIndex != null) jobIndex.observe(() -> ctx.getPrimaryCache().list());
     Instant now = Instant.now();
     List<String> problems = steps.time(ReconcileStep.VALIDATE, () -> SpecValidator.validate(job.getSpec()));
     if (!problems.isEmpty()) {

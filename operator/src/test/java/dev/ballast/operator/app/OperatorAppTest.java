@@ -30,6 +30,26 @@ class OperatorAppTest {
   }
 
   @Test
+  void servesTheIndexOfJobsFromItsJarAndItsDataOnlyToASignedInPerson() throws Exception {
+    var http = java.net.http.HttpClient.newHttpClient();
+    for (String asset : new String[] {"/dashboard/", "/dashboard/index.js", "/dashboard/index.css",
+        "/dashboard/session.js"}) {
+      var response = http.send(java.net.http.HttpRequest.newBuilder(url.resolve(asset)).build(),
+          java.net.http.HttpResponse.BodyHandlers.ofString());
+      assertThat(response.statusCode()).as(asset).isEqualTo(200);
+      assertThat(response.headers().firstValue("Content-Security-Policy")).as(asset).hasValueSatisfying(
+          csp -> assertThat(csp).startsWith("default-src 'self'"));
+    }
+    var data = http.send(java.net.http.HttpRequest.newBuilder(url.resolve("/dashboard/api/jobs")).build(),
+        java.net.http.HttpResponse.BodyHandlers.ofString());
+    assertThat(data.statusCode()).isEqualTo(401);
+    assertThat(data.headers().firstValue("WWW-Authenticate")).hasValue("Bearer realm=\"ballast-dashboard\"");
+    assertThat(data.body()).contains("sign in with your Kubernetes token");
+    assertThat(http.send(java.net.http.HttpRequest.newBuilder(url.resolve("/dashboard/nope.js")).build(),
+        java.net.http.HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(404);
+  }
+
+  @Test
   void startsWithTheReconcilerAndDefaults() {
     assertThat(reconciler).isNotNull();
     assertThat(config.settings().sidecarPort()).isEqualTo(8470);

@@ -20,10 +20,11 @@ import java.util.logging.Logger;
  */
 public final class DashboardHttp {
     private static final Logger LOG = Logger.getLogger(DashboardHttp.class.getName());
-    /** Asset name to content type; the files live in the jar under dashboard/. */
+    /** Asset name to content type; the files live under dashboard/ in the jar (session.js: in the contracts jar). */
     private static final Map<String, String> ASSETS = Map.of(
             "index.html", "text/html; charset=utf-8",
             "dashboard.js", "text/javascript; charset=utf-8",
+            "session.js", "text/javascript; charset=utf-8",
             "dashboard.css", "text/css; charset=utf-8");
     /** Scripts, styles and data from this origin only; no inline code, no framing. */
     private static final String CSP = "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'";

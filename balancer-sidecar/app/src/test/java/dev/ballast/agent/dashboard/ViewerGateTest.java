@@ -53,7 +53,7 @@ class ViewerGateTest {
     void aPersonWhoMayGetTheJobIsLetInAndTheAnswerIsReusedForThirtySeconds() {
         ViewerGate gate = gate(new AccessReview.Answer(true, "alice", true, ""));
         assertThat(gate.decide("Bearer a")).isEqualTo(new ViewerDecision(200, "alice", ""));
-        now.addAndGet(ViewerGate.TTL_NANOS - 1);
+        now.addAndGet(dev.ballast.contracts.access.TokenCache.TTL_NANOS - 1);
         assertThat(gate.decide("Bearer a").allowed()).isTrue();
         assertThat(asked).hasSize(1);
         gate.decide("Bearer b");
