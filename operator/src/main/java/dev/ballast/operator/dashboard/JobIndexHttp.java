@@ -1,24 +1,21 @@
 package dev.ballast.operator.dashboard;
 
 import dev.ballast.contracts.access.ApiServerSelfReviews;
+import dev.ballast.contracts.access.PageAssets;
 import dev.ballast.contracts.json.JsonWriter;
 import dev.ballast.operator.api.TrainingJob;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpServerResponse;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.net.URI;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
-import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.jboss.logging.Logger;
 
@@ -30,18 +27,10 @@ import org.jboss.logging.Logger;
 @ApplicationScoped
 public class JobIndexHttp {
   private static final Logger LOG = Logger.getLogger(JobIndexHttp.class);
-  /** Asset name to content type; the files live under dashboard/ in the jar (session.js: in the contracts jar). */
-  private static final Map<String, String> ASSETS = Map.of(
-      "index.html", "text/html; charset=utf-8",
-      "index.js", "text/javascript; charset=utf-8",
-      "session.js", "text/javascript; charset=utf-8",
-      "index.css", "text/css; charset=utf-8");
-  /** Scripts, styles and data from this origin only; no inline code, no framing. */
-  private static final String CSP = "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'";
-
   private final AtomicReference<Supplier<Stream<TrainingJob>>> cache = new AtomicReference<>(Stream::empty);
   private final IndexGate gate;
-  private final Map<String, Buffer> assets;
+  private final PageAssets assets = PageAssets.load(JobIndexHttp.class,
+      "index.html", "index.js", "session.js", "index.css");
 
   @Inject
   public JobIndexHttp(KubernetesClient client) {
@@ -50,7 +39,6 @@ public class JobIndexHttp {
 
   JobIndexHttp(IndexGate gate) {
     this.gate = gate;
-    this.assets = ASSETS.keySet().stream().collect(Collectors.toUnmodifiableMap(n -> n, JobIndexHttp::load));
   }
 
   /** Reads jobs from {@code jobs} from now on (the controller's primary cache). */
@@ -84,13 +72,14 @@ public class JobIndexHttp {
   }
 
   private void asset(RoutingContext rc, String name) {
-    Buffer body = assets.get(name);
-    if (body == null) {
+    PageAssets.Asset asset = assets.get(name);
+    if (asset == null) {
       rc.response().setStatusCode(404).end();
       return;
     }
-    rc.response().putHeader("Content-Type", ASSETS.get(name)).putHeader("Content-Security-Policy", CSP)
-        .putHeader("X-Content-Type-Options", "nosniff").end(body);
+    HttpServerResponse response = rc.response().putHeader("Content-Type", asset.contentType());
+    PageAssets.HEADERS.forEach(response::putHeader);
+    response.end(Buffer.buffer(asset.body()));
   }
 
   private static ApiServerSelfReviews reviewsOf(Config config) {
@@ -105,14 +94,5 @@ public class JobIndexHttp {
   private static void send(RoutingContext rc, int status, String body) {
     rc.response().setStatusCode(status).putHeader("Content-Type", "application/json")
         .putHeader("Cache-Control", "no-store").end(Buffer.buffer(body));
-  }
-
-  private static Buffer load(String name) {
-    try (InputStream in = JobIndexHttp.class.getResourceAsStream("/dashboard/" + name)) {
-      if (in == null) throw new IllegalStateException("the operator's jar lacks dashboard/" + name);
-      return Buffer.buffer(in.readAllBytes());
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 }

@@ -1,16 +1,13 @@
 package dev.ballast.agent.dashboard;
 
+import dev.ballast.contracts.access.PageAssets;
 import dev.ballast.contracts.json.JsonWriter;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpServerResponse;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.util.Map;
 import java.util.function.Supplier;
-import java.util.stream.Collectors;
 import java.util.logging.Logger;
 
 /**
@@ -20,24 +17,15 @@ import java.util.logging.Logger;
  */
 public final class DashboardHttp {
     private static final Logger LOG = Logger.getLogger(DashboardHttp.class.getName());
-    /** Asset name to content type; the files live under dashboard/ in the jar (session.js: in the contracts jar). */
-    private static final Map<String, String> ASSETS = Map.of(
-            "index.html", "text/html; charset=utf-8",
-            "dashboard.js", "text/javascript; charset=utf-8",
-            "session.js", "text/javascript; charset=utf-8",
-            "dashboard.css", "text/css; charset=utf-8");
-    /** Scripts, styles and data from this origin only; no inline code, no framing. */
-    private static final String CSP = "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'";
-
     private final Supplier<String> page;
     private final ViewerGate gate;
-    private final Map<String, Buffer> assets;
+    private final PageAssets assets = PageAssets.load(DashboardHttp.class,
+            "index.html", "dashboard.js", "session.js", "dashboard.css");
 
     /** @param page the job page's document as of the balancer's last tick */
     public DashboardHttp(Supplier<String> page, ViewerGate gate) {
         this.page = page;
         this.gate = gate;
-        this.assets = ASSETS.keySet().stream().collect(Collectors.toUnmodifiableMap(n -> n, DashboardHttp::load));
     }
 
     public void register(Router router) {
@@ -69,13 +57,14 @@ public final class DashboardHttp {
     }
 
     private void asset(RoutingContext rc, String name) {
-        Buffer body = assets.get(name);
-        if (body == null) {
+        PageAssets.Asset asset = assets.get(name);
+        if (asset == null) {
             rc.response().setStatusCode(404).end();
             return;
         }
-        rc.response().putHeader("Content-Type", ASSETS.get(name)).putHeader("Content-Security-Policy", CSP)
-                .putHeader("X-Content-Type-Options", "nosniff").end(body);
+        HttpServerResponse response = rc.response().putHeader("Content-Type", asset.contentType());
+        PageAssets.HEADERS.forEach(response::putHeader);
+        response.end(Buffer.buffer(asset.body()));
     }
 
     private static void redirect(RoutingContext rc) {
@@ -89,16 +78,5 @@ public final class DashboardHttp {
     private static void send(RoutingContext rc, int status, String body) {
         rc.response().setStatusCode(status).putHeader("Content-Type", "application/json")
                 .putHeader("Cache-Control", "no-store").end(Buffer.buffer(body));
-    }
-
-    private static Buffer load(String name) {
-        try (InputStream in = DashboardHttp.class.getResourceAsStream("/dashboard/" + name)) {
-            if (in == null) {
-                throw new IllegalStateException("the agent's jar lacks dashboard/" + name);
-            }
-            return Buffer.buffer(in.readAllBytes());
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }
