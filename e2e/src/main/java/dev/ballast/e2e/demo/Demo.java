@@ -63,12 +63,13 @@ public final class Demo {
     System.out.println();
     System.out.println(env.kubectl("get", "tj", "-n", NAMESPACE).ok().stdout());
     System.out.println(trainerOutput(env));
-    System.out.println(dashboard(env));
     if (smoke) {
+      System.out.println(dashboard(env));
       System.out.println("Smoke test passed: the job is Running and every rank adopted the balancer's plan.");
       return;
     }
     recoveryScene(env);
+    System.out.println(dashboard(env)); // after the scene: the lost node may have taken the balancer's address with it
     System.out.println("""
         The operator chose the nodes for the whole gang before any pod was scheduled: it filled
         NVLink domains and one rack first, created the pods gated and pinned, then released them
@@ -215,7 +216,8 @@ public final class Demo {
   static String dashboard(BallastEnvironment env) throws java.io.IOException, InterruptedException {
     Pod balancer = env.admin().pods().inNamespace(NAMESPACE).withLabel("ballast.dev/job", JOB)
         .withLabel("ballast.dev/role", "balancer").list().getItems().stream()
-        .filter(p -> "Running".equals(p.getStatus().getPhase())).findFirst().orElseThrow(
+        .filter(p -> "Running".equals(p.getStatus().getPhase()) && p.getMetadata().getDeletionTimestamp() == null)
+        .findFirst().orElseThrow(
             () -> new IllegalStateException("the balancer of " + JOB + " is not running"));
     String viewer = "ballast-demo-viewer";
     env.kubectlStdin("""
