@@ -29,7 +29,8 @@ public final class BalanceThenLocal {
 
     /**
      * The placement for one layer: shed, then local replicas that save {@link #LOCAL_GAIN} times their parameter bytes
-     * and (in replicate mode) whose refresh fits under the layer's compute ({@link ParameterBudget}), then shed again.
+     * and whose parameter traffic (replicate: refresh and gradient return; fssdp: gathers and reduce-scatters) fits
+     * under the layer's compute ({@link ParameterBudget}), then shed again.
      * With a {@code seed} (the plan in use: the incremental re-plan's repair target) the seed's replicas that still pay
      * start in place, and those balance leaves unused are dropped before the local replicas.
      */
@@ -55,13 +56,23 @@ public final class BalanceThenLocal {
         }
         int locals = free - nc;
         if (locals > 0) {
-            ParameterBudget budget = null;
+            double computeSec = cost.computeSeconds(shedder.target(), gt.hardware());
+            ParameterBudget budget;
             if (c.mode() == Mode.REPLICATE) {
                 budget = new ParameterBudget(gt, c.shape().weightBytesPerExpert(), c.shape().gradBytesPerExpert(),
-                        cost.computeSeconds(shedder.target(), gt.hardware()));
+                        computeSec);
                 for (int e = 0; e < experts; e++) {
                     for (int k = 1; k < st.copyCount(e); k++) {
                         budget.add(st.copyGpu(e, 0), st.copyGpu(e, k), 1);
+                    }
+                }
+            } else {
+                // Every materialized copy gathers, the homes' included.
+                budget = ParameterBudget.gathers(gt, c.shape().weightBytesPerExpert(), c.shape().gradBytesPerExpert(),
+                        computeSec);
+                for (int e = 0; e < experts; e++) {
+                    for (int k = 0; k < st.copyCount(e); k++) {
+                        budget.add(-1, st.copyGpu(e, k), 1);
                     }
                 }
             }
@@ -85,7 +96,7 @@ public final class BalanceThenLocal {
                 long d = demand.nodeTokens(gt.nodeIndex(g), e);
                 boolean homeNode = gt.nodeIndex(StaticLayout.home(e, ep, experts)) == gt.nodeIndex(g);
                 if (StaticLayout.home(e, ep, experts) != g && st.hasFreeSlot(g)
-                        && d * bytes.perToken() > (homeNode ? 0 : bytes.perReplica())) {
+                        && d * bytes.perToken() > bytes.perReplica(homeNode)) {
                     st.addReplica(e, g);
                     st.shift(e, g, d);
                 }
