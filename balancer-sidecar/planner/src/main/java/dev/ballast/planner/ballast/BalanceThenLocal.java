@@ -24,6 +24,16 @@ public final class BalanceThenLocal {
      */
     public static final double LOCAL_GAIN = 3;
 
+    /**
+     * The same in fssdp mode, where a copy's bytes are its gathers and reduce-scatters ({@link TrafficBytes}): a local
+     * replica must save at least what it moves. Measured on the FSSDP bench rows (docs/planner.md, step 5): 3 loses
+     * zipf-top8 at 8×8 0.08 of ideal against 1 (0.935 against 1.013) and changes no other row; 0 plans as 1 there.
+     * No {@link ParameterBudget} in this mode: every GPU gathers from every other, so once the homes' own gathers
+     * exceed a link's share of compute (zipf-top8 at 2×8) a budget admits no replica at all, where the cost model
+     * finds that their token savings pay for the exposed gathers (0.969 of ideal with such a budget, 1.113 without).
+     */
+    public static final double FSSDP_LOCAL_GAIN = 1;
+
     private BalanceThenLocal() {
     }
 
@@ -56,27 +66,18 @@ public final class BalanceThenLocal {
         }
         int locals = free - nc;
         if (locals > 0) {
-            double computeSec = cost.computeSeconds(shedder.target(), gt.hardware());
-            ParameterBudget budget;
+            ParameterBudget budget = null;
             if (c.mode() == Mode.REPLICATE) {
                 budget = new ParameterBudget(gt, c.shape().weightBytesPerExpert(), c.shape().gradBytesPerExpert(),
-                        computeSec);
+                        cost.computeSeconds(shedder.target(), gt.hardware()));
                 for (int e = 0; e < experts; e++) {
                     for (int k = 1; k < st.copyCount(e); k++) {
                         budget.add(st.copyGpu(e, 0), st.copyGpu(e, k), 1);
                     }
                 }
-            } else {
-                // Every materialized copy gathers, the homes' included.
-                budget = ParameterBudget.gathers(gt, c.shape().weightBytesPerExpert(), c.shape().gradBytesPerExpert(),
-                        computeSec);
-                for (int e = 0; e < experts; e++) {
-                    for (int k = 0; k < st.copyCount(e); k++) {
-                        budget.add(-1, st.copyGpu(e, k), 1);
-                    }
-                }
             }
-            LocalReplicas.place(gt, st, demand, locals, bytes.perToken(), LOCAL_GAIN * bytes.perReplica(), null, budget);
+            double gain = c.mode() == Mode.REPLICATE ? LOCAL_GAIN : FSSDP_LOCAL_GAIN;
+            LocalReplicas.place(gt, st, demand, locals, bytes.perToken(), gain * bytes.perReplica(), null, budget);
             shedder.run();
         }
         return st.toPlacement();

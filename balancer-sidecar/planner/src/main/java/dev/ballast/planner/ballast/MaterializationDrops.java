@@ -13,10 +13,14 @@ import java.util.Arrays;
  * working copy's memory. A copy of an expert that has another one and whose GPU's node sends it few tokens can cost more
  * than it saves; dropping it frees its slot and its parameter traffic. Every expert keeps at least one copy.
  * <p>
- * Greedy and exact: copies of experts with two or more copies are tried one at a time, fewest node-local tokens first
- * (then expert, then GPU), and a drop is kept only when the scorer (quota rule and cost model, exactly what the bench
- * scores) predicts the layer strictly faster and the quota rule's balance stays within
- * {@link CandidateSelector#BALANCE_CAP} or no worse. So the result is never predicted slower than its input.
+ * A drop pays through either term: gathers saved where they are exposed, and the quota rule's routing, which sends
+ * part of an expert's tokens to every copy with room (a home copy far from the expert's users draws network tokens
+ * that a drop keeps on the users' node; on the bench rows that is most of the gain, so drops are tried whether or not
+ * gathers are exposed). Greedy and exact: copies of experts with two or more copies are tried one at a time, fewest
+ * node-local tokens first (then expert, then GPU), and a drop is kept only when the scorer (quota rule and cost model,
+ * exactly what the bench scores) predicts the layer strictly faster and the quota rule's balance stays within
+ * {@link CandidateSelector#BALANCE_CAP} or no worse. So the result is never predicted slower than its input. Each try
+ * is one quota rule and cost model: in fssdp mode the plan takes several times longer (docs/planner.md, step 5).
  */
 public final class MaterializationDrops {
     private MaterializationDrops() {

@@ -8,39 +8,20 @@ import dev.ballast.planner.model.LinkClass;
  * link moves in one layer's compute time at the balanced load: a replica that keeps every link within that is hidden
  * under compute by the cost model's overlap rule. Local replicas save tokens on the network, but a hot expert's home
  * refreshes every one of them over its own links; this keeps them from turning that into exposed time.
- * <p>
- * In fssdp mode ({@link #gathers}) a copy is counted as the cost model charges it: the GPU holding it receives
- * {@code weights / EP} from every other GPU of the group and sends each {@code gradient / EP} back (reduce-scatter);
- * the expert's home plays no part.
  */
 public final class ParameterBudget {
     private final GroupTopology gt;
     private final double weightBytes;
     private final double gradBytes;
-    /** FSSDP accounting: a copy gathers a shard from every other GPU instead of a refresh from the home. */
-    private final boolean gather;
     /** [g * 6 + direction * 3 + link]: direction 0 sends, 1 receives; link 0 NVLink, 1 NIC, 2 cross-rack. */
     private final double[] bytes;
     private final double[] cap = new double[3];
 
     /** A budget of {@code computeSec} on every link of every GPU of the group, nothing counted yet. */
     public ParameterBudget(GroupTopology gt, double weightBytes, double gradBytes, double computeSec) {
-        this(gt, weightBytes, gradBytes, computeSec, false);
-    }
-
-    /**
-     * The fssdp budget: {@code weightBytes} and {@code gradBytes} are one whole expert's, each copy moving a
-     * {@code 1 / EP} shard of them over the link to every other GPU of the group.
-     */
-    public static ParameterBudget gathers(GroupTopology gt, double weightBytes, double gradBytes, double computeSec) {
-        return new ParameterBudget(gt, weightBytes / gt.ep(), gradBytes / gt.ep(), computeSec, true);
-    }
-
-    private ParameterBudget(GroupTopology gt, double weightBytes, double gradBytes, double computeSec, boolean gather) {
         this.gt = gt;
         this.weightBytes = weightBytes;
         this.gradBytes = gradBytes;
-        this.gather = gather;
         this.bytes = new double[gt.ep() * 6];
         cap[0] = computeSec * gt.hardware().bytesPerSecond(LinkClass.NVLINK);
         cap[1] = computeSec * gt.hardware().bytesPerSecond(LinkClass.NETWORK);
@@ -50,21 +31,11 @@ public final class ParameterBudget {
     /** Counts a replica on g of an expert homed on h only if every link of both stays within budget; whether it did. */
     public boolean tryAdd(int h, int g) {
         add(h, g, 1);
-        if (gather ? allWithin() : within(h) && within(g)) {
+        if (within(h) && within(g)) {
             return true;
         }
         add(h, g, -1);
         return false;
-    }
-
-    /** A gather touches every GPU of the group (each owns a shard). */
-    private boolean allWithin() {
-        for (int g = 0; g < gt.ep(); g++) {
-            if (!within(g)) {
-                return false;
-            }
-        }
-        return true;
     }
 
     private boolean within(int g) {
@@ -78,23 +49,9 @@ public final class ParameterBudget {
 
     /**
      * Counts ({@code sign} 1) or uncounts (-1) a replica on g of an expert homed on h, whether or not it fits: the owner
-     * sends the weights and receives the gradient, the replica the other way round (fssdp: g gathers from every GPU,
-     * h unused).
+     * sends the weights and receives the gradient, the replica the other way round.
      */
     public void add(int h, int g, int sign) {
-        if (gather) {
-            // Every other GPU o sends g its weight shard and receives g's gradient shard (the cost model's fssdp term).
-            for (int o = 0; o < gt.ep(); o++) {
-                int cls = gt.linkClass(o, g);
-                if (cls != 0) {
-                    count(o, 0, cls, sign * weightBytes);
-                    count(g, 1, cls, sign * weightBytes);
-                    count(g, 0, cls, sign * gradBytes);
-                    count(o, 1, cls, sign * gradBytes);
-                }
-            }
-            return;
-        }
         int cls = gt.linkClass(h, g);
         if (cls != 0) {
             count(h, 0, cls, sign * weightBytes);

@@ -20,6 +20,7 @@ import org.junit.jupiter.api.Test;
 import java.util.SplittableRandom;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * FSSDP materialization: home copies are not sacred (every GPU holds a shard of every expert), so the planner drops
@@ -52,6 +53,11 @@ class MaterializationDropsTest {
         assertThat(p.holds(2, 2)).as("expert 2 dropped from its home GPU 2: %s", p).isFalse();
         assertThat(p.holds(2, 0) || p.holds(3, 0)).isTrue();
         assertThat(p.holds(0, 2) || p.holds(1, 2)).isTrue();
+        // Valid in fssdp mode only: replicate keeps every home's master copy.
+        Plan asReplicate = new Plan(plan.version(), plan.earliestStep(), Mode.REPLICATE, plan.planner(), 4,
+                ctx.parallelism(), new LayerPlacement[][] {{p}});
+        assertThatThrownBy(() -> PlanValidator.validate(asReplicate, ctx.slotsPerGpu()))
+                .hasMessageContaining("missing on its home GPU");
 
         // The drops are what made it faster: the same placement with the homes put back is predicted slower.
         GroupTopology gt = ctx.groupOfLayer(0, 0);
