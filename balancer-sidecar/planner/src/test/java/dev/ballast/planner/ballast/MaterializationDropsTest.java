@@ -5,6 +5,7 @@ import dev.ballast.planner.cost.CostModel;
 import dev.ballast.planner.load.ModelLoads;
 import dev.ballast.planner.model.GroupTopology;
 import dev.ballast.planner.model.LayerPlacement;
+import dev.ballast.planner.model.MemoryBudget;
 import dev.ballast.planner.model.Mode;
 import dev.ballast.planner.model.MoeShape;
 import dev.ballast.planner.model.Parallelism;
@@ -142,7 +143,11 @@ class MaterializationDropsTest {
                     GroupTopology gt = ctx.groupOfLayer(l, 0);
                     long[] counts = loads.counts(l, 0);
                     LayerPlacement p = plan.placement(l, 0);
-                    double scored = cost.layer(gt, p, Routing.QUOTA_RULE.route(gt, p, counts), null).totalSec();
+                    var layerCost = cost.layer(gt, p, Routing.QUOTA_RULE.route(gt, p, counts), null);
+                    double scored = layerCost.totalSec();
+                    // Within the bytes the memory budget grants: shards of every expert plus a full slot count of copies.
+                    assertThat(layerCost.peakMemoryBytes()).isLessThanOrEqualTo(
+                            MemoryBudget.layerBytes(shape, Mode.FSSDP, par.ep(), 0, ctx.slotsPerGpu()));
                     double predicted = LayerFixtures.scorer(ctx, gt, counts).seconds(p, null) / ctx.replanInterval();
                     assertThat(predicted).isCloseTo(scored, org.assertj.core.data.Offset.offset(scored * 1e-12));
                     double ts = cost.layer(gt, stat, Routing.QUOTA_RULE.route(gt, stat, counts), null).totalSec();
