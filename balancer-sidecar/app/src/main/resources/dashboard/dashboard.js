@@ -181,7 +181,8 @@ function drawPlacement(data) {
   const lp = p.layers[layer], experts = p.homeFirst[p.ep], gpw = world.gpusPerWorker;
   const load = h.values ? h.values.slice(layer * h.experts, (layer + 1) * h.experts) : new Array(experts).fill(0);
   const rowMax = Math.max(1, ...load);
-  const hot = new Set([...load.keys()].sort((a, b) => load[b] - load[a] || a - b).slice(0, 8));
+  const hot = new Set(h.values ? [...load.keys()].filter((e) => load[e] > 0)
+    .sort((a, b) => load[b] - load[a] || a - b).slice(0, 8) : []); // none before the first step
   const where = new Map(); // expert -> GPU names holding it
   const gpus = [];
   for (let g = 0; g < world.gpus; g++) {
@@ -244,7 +245,7 @@ function drawPlacement(data) {
   box.replaceChildren(...rackEls);
   const hottest = [...hot][0];
   $("placement-summary").textContent = `layer ${layer}: ${extras} ${fssdp ? "materializations beyond the blocks" : "replicas"}`
-    + (h.values ? ` · hottest expert ${hottest} on ${(where.get(hottest) || []).length} GPU(s)` : "");
+    + (hottest !== undefined ? ` · hottest expert ${hottest} on ${(where.get(hottest) || []).length} GPU(s)` : "");
   stats.placement = { layer, extras, gpus: gpus.filter((x) => x.held).length, plan: p.plan };
 }
 
