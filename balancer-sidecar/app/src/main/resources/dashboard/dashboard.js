@@ -214,7 +214,9 @@ function drawPlacement(data) {
     domains.forEach((nodes, domain) => {
       const d = document.createElement("div"); d.className = "domain";
       const t = tag(""); const b = document.createElement("b"); b.textContent = `NVLink domain ${domain}`;
-      t.append(b, ` · ${nodes.map((n) => `node ${n.node} (rank ${n.nodeRank})`).join(", ")}`);
+      const byNode = new Map(); // two pods may share a node
+      nodes.forEach((n) => byNode.set(n.node, [...(byNode.get(n.node) || []), n.nodeRank]));
+      t.append(b, ` · ${[...byNode].map(([node, ranks]) => `node ${node} (rank${ranks.length > 1 ? "s" : ""} ${ranks.join(", ")})`).join(" · ")}`);
       d.appendChild(t);
       nodes.forEach((n) => {
         for (let local = 0; local < gpw; local++) {
