@@ -46,6 +46,8 @@ public final class IncrementalWalk {
         int ep = scorer.group().ep();
         LayerPlacement pick = current;
         double pickScore = keep;
+        ChangeBound bound = new ChangeBound(scorer, current);
+        double tolerance = 1e-9 * Math.abs(keep);
         for (LayerPlacement target : targets) {
             if (target.equals(current)) {
                 continue;
@@ -57,6 +59,13 @@ public final class IncrementalWalk {
                 lists[g] = current.expertsOn(g);
             }
             for (SlotChange op : SlotChanges.between(scorer.group(), scorer.demand(), current, target)) {
+                // A change whose bound already reaches keep cannot gain: it needs no exact score. Within a part in
+                // 10^9 of keep it counts as no change (the bound and the exact time sum in different orders).
+                double floor = bound.seconds(op);
+                if (floor >= keep - tolerance) {
+                    gains.add(new Gain(op, floor <= keep + tolerance ? 0 : keep - floor));
+                    continue;
+                }
                 int[] before = lists[op.gpu()];
                 lists[op.gpu()] = SlotChanges.replace(before, op.removed(), op.added());
                 double sc = scorer.seconds(LayerPlacement.of(current.experts(), lists), chargeFrom);
