@@ -37,8 +37,9 @@ public final class IncrementalWalk {
 
     /**
      * For each target, the slot changes from {@code current} to it ({@link SlotChanges#between}), ordered by each one's
-     * own predicted gain; the prefixes of that order are candidates, scored over the next interval with their one-off
-     * copies plus {@link #HYSTERESIS} of the current plan's time per new copy. The cheapest found wins.
+     * own predicted gain (none, without an exact score, when a {@link ChangeBound} shows it cannot gain); the prefixes
+     * of that order are candidates, scored over the next interval with their one-off copies plus {@link #HYSTERESIS}
+     * of the current plan's time per new copy. The cheapest found wins.
      */
     public static LayerPlacement towards(LayerScorer scorer, LayerPlacement current, LayerPlacement... targets) {
         LayerPlacement chargeFrom = scorer.context().mode() == Mode.REPLICATE ? current : null;
