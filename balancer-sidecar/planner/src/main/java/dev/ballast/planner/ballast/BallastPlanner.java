@@ -155,6 +155,7 @@ public final class BallastPlanner implements Planner {
                 return t;
             });
 
+    /** One (layer, copy): its inputs are exactly what {@link #sameInputs} compares (keep the two in step). */
     private LayerPlacement placeLayer(PlanRequest r, PlanningContext c, CostModel cost, PlacementSearch search, int l,
                                       int copy, LayerPlacement staticP) {
         LayerPlacement current = r.current() == null ? null : r.current().placement(l, copy);
