@@ -66,10 +66,45 @@ class GangAdmissionTest {
 
     env.kubectl("wait", "--for=condition=Ready", "tj/packed", "-n", jobs.namespace(), "--timeout=60s").ok();
     String table = env.kubectl("get", "tj", "packed", "-n", jobs.namespace()).ok().stdout();
-    assertThat(table.lines().findFirst().orElseThrow().split("\\s+"))
-        .containsExactly("NAME", "PHASE", "READY", "DESIRED", "TARGET", "GEN", "RESTARTS", "IMBALANCE", "PLAN", "AGE");
+    assertThat(table.lines().findFirst().orElseThrow().split("\\s+")).containsExactly("NAME", "PHASE", "READY",
+        "DESIRED", "TARGET", "GEN", "RESTARTS", "IMBALANCE", "PLAN", "REASON", "AGE");
     assertThat(table).contains("Running");
+    assertThat(column(table, "REASON")).as("nothing in the way of a running job").isEmpty();
+    assertFitsOneLine(table);
     env.kubectl("delete", "tj", "packed", "-n", jobs.namespace(), "--wait=false").ok();
+  }
+
+  /**
+   * The value under {@code header} in the table's one row: kubectl left-aligns every column at its header's
+   * offset, so the header's position locates it.
+   */
+  static String column(String table, String header) {
+    List<String> lines = table.lines().toList();
+    assertThat(lines).hasSize(2);
+    int at = lines.get(0).indexOf(header);
+    String row = lines.get(1);
+    if (row.length() <= at) return "";
+    String rest = row.substring(at);
+    int end = rest.indexOf("   ");
+    return (end < 0 ? rest : rest.substring(0, end)).trim();
+  }
+
+  /** A name column up to this long still fits: realistic TrainingJob names, with a generous margin. */
+  static final int NAME_BUDGET = 24;
+
+  /**
+   * Every line within 120 columns, also with a {@link #NAME_BUDGET}-character name and the longest reason the
+   * operator sets (BalancerConfigError) in place of this job's: a job listing must not wrap on a 120-column terminal.
+   */
+  static void assertFitsOneLine(String table) {
+    List<String> lines = table.lines().toList();
+    int name = lines.stream().mapToInt(l -> l.split("\\s+")[0].length()).max().orElseThrow();
+    int reason = Math.max("REASON".length(), column(table, "REASON").length());
+    int worst = lines.stream().mapToInt(String::length).max().orElseThrow()
+        - name + Math.max(name, NAME_BUDGET) - reason + Math.max(reason, "BalancerConfigError".length());
+    assertThat(lines).allSatisfy(l -> assertThat(l.length()).as(l).isLessThanOrEqualTo(120));
+    assertThat(worst).as("the widest line with a %d-character name and the longest reason", NAME_BUDGET)
+        .isLessThanOrEqualTo(120);
   }
 
   @Test
@@ -83,6 +118,10 @@ class GangAdmissionTest {
       });
     });
     assertThat(jobs.workers("too-big")).isEmpty();
+    String table = env.kubectl("get", "tj", "too-big", "-n", jobs.namespace()).ok().stdout();
+    assertThat(column(table, "PHASE")).isEqualTo("Pending");
+    assertThat(column(table, "REASON")).as("kubectl get says why it waits").isEqualTo("InsufficientGPUs");
+    assertFitsOneLine(table);
     assertThat(new ArgoHealth(env.root()).of(jobs.get("too-big"))).as("Argo CD health").satisfies(h -> {
       assertThat(h.status()).isEqualTo("Progressing");
       assertThat(h.message()).startsWith("Pending: ").contains("20");
