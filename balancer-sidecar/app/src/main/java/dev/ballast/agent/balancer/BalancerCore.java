@@ -23,6 +23,10 @@ import dev.ballast.planner.policy.PlacementScore;
 import dev.ballast.planner.policy.ReplanPolicy;
 
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
@@ -193,7 +197,7 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
         setup = null;
         slowRanks = null;
         silentRanks = new int[0];
-        status.stragglers(java.util.List.of());
+        status.stragglers(List.of());
         if (spec == null || world == null || world.nodes().isEmpty()) {
             intake.unusable(configError);
             return;
@@ -350,21 +354,26 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
         maybeStartPlanning();
     }
 
-    /** Keeps status.balancer.stragglers to the slow and silent ranks, rebuilt only when either set changed. */
+    /**
+     * Keeps status.balancer.stragglers to the slow and silent ranks, rebuilt only when either set changed. A rank
+     * flagged slow that then stops reporting is listed once, as silent (its slow flag stays until windows close).
+     */
     private void stragglers(boolean slowChanged) {
         int[] silent = intake.silentRankList();
-        if (!slowChanged && java.util.Arrays.equals(silent, silentRanks)) {
+        if (!slowChanged && Arrays.equals(silent, silentRanks)) {
             return;
         }
         silentRanks = silent;
-        java.util.List<BalancerStatus.Straggler> list = new java.util.ArrayList<>();
+        List<BalancerStatus.Straggler> list = new ArrayList<>();
         for (int rank : slowRanks.flagged()) {
-            list.add(new BalancerStatus.Straggler(rank, podOf(rank), BalancerStatus.Straggler.SLOW));
+            if (Arrays.binarySearch(silent, rank) < 0) {
+                list.add(new BalancerStatus.Straggler(rank, podOf(rank), BalancerStatus.Straggler.SLOW));
+            }
         }
         for (int rank : silent) {
             list.add(new BalancerStatus.Straggler(rank, podOf(rank), BalancerStatus.Straggler.SILENT));
         }
-        list.sort(java.util.Comparator.comparingLong(BalancerStatus.Straggler::rank));
+        list.sort(Comparator.comparingLong(BalancerStatus.Straggler::rank));
         status.stragglers(list);
     }
 
@@ -405,7 +414,7 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
     /** Before only: every rank runs a plan this balancer does not hold (published before it restarted). */
     private static BalancerMetricsState.Scores unknownAfter(PlacementScore.Breakdown before) {
         double[] none = new double[before.layers().length];
-        java.util.Arrays.fill(none, Double.NaN);
+        Arrays.fill(none, Double.NaN);
         return new BalancerMetricsState.Scores(before.whole().imbalance(), Double.NaN, before.layers(), none);
     }
 

@@ -4,6 +4,7 @@ import dev.ballast.contracts.status.BalancerStatus;
 import dev.ballast.contracts.plan.PlanVersion;
 
 import java.time.Instant;
+import java.util.List;
 import java.util.Objects;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -56,7 +57,7 @@ final class StatusWriter {
     }
 
     /** The current world's stragglers (empty: none); written only when the set changes. */
-    void stragglers(java.util.List<BalancerStatus.Straggler> now) {
+    void stragglers(List<BalancerStatus.Straggler> now) {
         if (!status.stragglers().equals(now)) {
             change(status.withStragglers(now));
         }

@@ -535,9 +535,17 @@ class BalancerCoreTest {
 
     /** Steps [from, to) from both pods, every rank computing 0.2 s but {@code slowRank} ({@code factor} times that). */
     void computeSteps(long[] ids, long from, long to, int slowRank, double factor) {
+        computeSteps(ids, from, to, slowRank, factor, -1);
+    }
+
+    /** The same without any report of {@code missingRank}. */
+    void computeSteps(long[] ids, long from, long to, int slowRank, double factor, int missingRank) {
         long[] counts = {2_000, 2_000, 2_000, 2_000, 2_000, 2_000, 2_000, 2_000};
         for (long step = from; step < to; step++) {
             for (int rank = 0; rank < 4; rank++) {
+                if (rank == missingRank) {
+                    continue;
+                }
                 LoadReport.Builder b = report(3, step, rank, 4, counts).getReport().toBuilder()
                         .setStepSeconds(0.5).setComputeSeconds(rank == slowRank ? 0.2 * factor : 0.2);
                 core.onMessage(rank < 2 ? ids[0] : ids[1], SidecarMessage.newBuilder().setReport(b).build());
@@ -564,6 +572,16 @@ class BalancerCoreTest {
         computeSteps(ids, flagAt, 2 * flagAt, -1, 1);
         assertThat(core.status().stragglers()).as("three windows at pace clear it").isEmpty();
         assertThat(core.metricsNow().ranksSlow()).isZero();
+    }
+
+    @Test
+    void aSlowRankThatStopsReportingIsListedOnceAsSilent() {
+        long[] ids = connectBoth(new Recorder(), new Recorder());
+        int flagAt = SlowRanks.WINDOWS * SlowRanks.WINDOW_STEPS;
+        computeSteps(ids, 0, flagAt, 1, 1.5);
+        computeSteps(ids, flagAt, flagAt + 10, -1, 1, 1);
+        assertThat(core.status().stragglers()).containsExactly(new BalancerStatus.Straggler(1,
+                WORLD.nodes().get(0).pod(), BalancerStatus.Straggler.SILENT));
     }
 
     @Test
