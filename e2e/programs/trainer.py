@@ -41,7 +41,7 @@ def wait_for_world(client, generation):
 
 
 def drive_data_path(spec):
-    """BALLAST_TEST_LOADS="layers,experts,step_ms[,shared]": every step, adopt plans by the adoption rule and report one
+    """BALLAST_TEST_LOADS="layers,experts,step_ms[,shared][,slow=RANKxFACTOR]": every step, adopt plans by the adoption rule and report one
     skewed load per local GPU rank through the Python client, as a trainer does between optimizer steps.
 
     Without a collective across pods the rule's all-reduce covers this pod's ranks only; pods still adopt at the same
@@ -51,12 +51,14 @@ def drive_data_path(spec):
     complete step. With "shared", steps keep a shared clock instead of a collective: step n is the n-th step_ms
     boundary of the Unix epoch, so every rank of every pod reports the same step numbers and steps complete (a step
     this pod is too late for is skipped, as a lagging rank's would be). Each report carries this rank's step time
-    (since its previous step) and compute time (making the counts)."""
+    (since its previous step) and compute time (making the counts). "slow=5x4" plays a slow GPU: global rank 5 reports
+    4 times the compute time its pod measured (a straggler for the balancer to flag)."""
     from ballast_client import PlanAdopter, SidecarClient  # noqa: PLC0415
 
     fields = spec.split(",")
     layers, experts, step_ms = (int(x) for x in fields[:3])
-    shared_clock = fields[3:] == ["shared"]
+    shared_clock = "shared" in fields[3:]
+    slow = dict(tuple(int(x) for x in f[len("slow="):].split("x")) for f in fields[3:] if f.startswith("slow="))
     generation = int(os.environ["BALLAST_WORLD_GENERATION"])
     gpus = int(os.environ["BALLAST_GPUS_PER_WORKER"])
     node_rank = int(os.environ["NODE_RANK"])
@@ -86,8 +88,9 @@ def drive_data_path(spec):
         counts = [[[int(tokens * p * (0.9 + 0.2 * noise.random())) for p in w] for w in weights] for _ in range(gpus)]
         compute_seconds = time.perf_counter() - now
         for local in range(gpus):
-            client.report(generation, step, node_rank * gpus + local, counts[local], adopted=adopted,
-                          step_seconds=step_seconds, compute_seconds=compute_seconds)
+            rank = node_rank * gpus + local
+            client.report(generation, step, rank, counts[local], adopted=adopted,
+                          step_seconds=step_seconds, compute_seconds=compute_seconds * slow.get(rank, 1))
         if step % 50 == 0:
             print(f"stand-in trainer: step {step}, plan {adopter.current_version}", flush=True)
         if shared_clock:

@@ -132,6 +132,12 @@ public final class Jobs {
     return reportingManifest(name, layers, experts, topK, stepMs + ",shared", balancerFields);
   }
 
+  /** The same with GPU rank {@code slowRank} reporting {@code factor} times its pod's compute time (a slow GPU). */
+  public static String reportingManifestWithSlowRank(String name, int layers, int experts, int stepMs, int slowRank,
+      int factor) {
+    return reportingManifest(name, layers, experts, 2, stepMs + ",shared,slow=" + slowRank + "x" + factor, "");
+  }
+
   private static String reportingManifest(String name, int layers, int experts, int topK, String step,
       String balancerFields) {
     return """
