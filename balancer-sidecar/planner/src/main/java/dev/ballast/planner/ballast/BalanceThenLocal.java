@@ -35,6 +35,12 @@ public final class BalanceThenLocal {
      */
     public static LayerPlacement place(PlanningContext c, CostModel cost, GroupTopology gt, LayerDemand demand,
                                        LayerPlacement seed) {
+        return place(c, cost, gt, demand, seed, LOCAL_GAIN);
+    }
+
+    /** As {@link #place(PlanningContext, CostModel, GroupTopology, LayerDemand, LayerPlacement)} with {@code localGain}. */
+    public static LayerPlacement place(PlanningContext c, CostModel cost, GroupTopology gt, LayerDemand demand,
+                                       LayerPlacement seed, double localGain) {
         int ep = gt.ep();
         int experts = c.shape().experts();
         int slots = c.redundantSlots();
@@ -65,7 +71,7 @@ public final class BalanceThenLocal {
                     }
                 }
             }
-            LocalReplicas.place(gt, st, demand, locals, bytes.perToken(), LOCAL_GAIN * bytes.perReplica(), null, budget);
+            LocalReplicas.place(gt, st, demand, locals, bytes.perToken(), localGain * bytes.perReplica(), null, budget);
             shedder.run();
         }
         return st.toPlacement();
