@@ -110,7 +110,7 @@ public final class BallastPlanner implements Planner {
         return placeLayer(scorer, current, staticP);
     }
 
-    /** {@code best} or, filled by {@link LocalFill}, the first of {@code others} predicted faster (null: none). */
+    /** The fastest by predicted time of {@code best} (already filled) and {@code others} (null: none), each filled by {@link LocalFill}. */
     private static LayerPlacement fastest(LayerScorer scorer, LayerPlacement best, LayerPlacement... others) {
         double bestSec = scorer.seconds(best, null);
         for (LayerPlacement o : others) {
