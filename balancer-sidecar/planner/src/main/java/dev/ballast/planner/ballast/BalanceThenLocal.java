@@ -24,21 +24,35 @@ public final class BalanceThenLocal {
      */
     public static final double LOCAL_GAIN = 3;
 
+    /**
+     * The same in fssdp mode, where a copy's bytes are its gathers and reduce-scatters ({@link TrafficBytes}): a local
+     * replica must save at least what it moves. Measured on the FSSDP bench rows (docs/planner.md, step 5): 3 loses
+     * zipf-top8 at 8×8 0.08 of ideal against 1 (0.935 against 1.013) and changes no other row; 0 plans as 1 there.
+     * No {@link ParameterBudget} in this mode: every GPU gathers from every other, so once the homes' own gathers
+     * exceed a link's share of compute (zipf-top8 at 2×8) a budget admits no replica at all, where the cost model
+     * finds that their token savings pay for the exposed gathers (0.969 of ideal with such a budget, 1.113 without).
+     */
+    public static final double FSSDP_LOCAL_GAIN = 1;
+
     private BalanceThenLocal() {
     }
 
     /**
      * The placement for one layer: shed, then local replicas that save {@link #LOCAL_GAIN} times their parameter bytes
-     * and (in replicate mode) whose refresh fits under the layer's compute ({@link ParameterBudget}), then shed again.
+     * and whose parameter traffic (replicate: refresh and gradient return; fssdp: gathers and reduce-scatters) fits
+     * under the layer's compute ({@link ParameterBudget}), then shed again.
      * With a {@code seed} (the plan in use: the incremental re-plan's repair target) the seed's replicas that still pay
      * start in place, and those balance leaves unused are dropped before the local replicas.
      */
     public static LayerPlacement place(PlanningContext c, CostModel cost, GroupTopology gt, LayerDemand demand,
                                        LayerPlacement seed) {
-        return place(c, cost, gt, demand, seed, LOCAL_GAIN);
+        return place(c, cost, gt, demand, seed, c.mode() == Mode.REPLICATE ? LOCAL_GAIN : FSSDP_LOCAL_GAIN);
     }
 
-    /** As {@link #place(PlanningContext, CostModel, GroupTopology, LayerDemand, LayerPlacement)} with {@code localGain}. */
+    /**
+     * As {@link #place(PlanningContext, CostModel, GroupTopology, LayerDemand, LayerPlacement)}, with local replicas
+     * that save {@code localGain} times their parameter bytes (0: any saving; the budget still applies).
+     */
     public static LayerPlacement place(PlanningContext c, CostModel cost, GroupTopology gt, LayerDemand demand,
                                        LayerPlacement seed, double localGain) {
         int ep = gt.ep();
@@ -91,7 +105,7 @@ public final class BalanceThenLocal {
                 long d = demand.nodeTokens(gt.nodeIndex(g), e);
                 boolean homeNode = gt.nodeIndex(StaticLayout.home(e, ep, experts)) == gt.nodeIndex(g);
                 if (StaticLayout.home(e, ep, experts) != g && st.hasFreeSlot(g)
-                        && d * bytes.perToken() > (homeNode ? 0 : bytes.perReplica())) {
+                        && d * bytes.perToken() > bytes.perReplica(homeNode)) {
                     st.addReplica(e, g);
                     st.shift(e, g, d);
                 }

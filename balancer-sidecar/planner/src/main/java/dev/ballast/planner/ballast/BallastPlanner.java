@@ -33,6 +33,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <li>Incremental (plan in use given, {@code ballast}): an {@link IncrementalWalk} from the plan in use towards the
  *     scratch winner re-aligned to it ({@link Realignment}) and a repair that keeps its still-useful replicas
  *     ({@link BalanceThenLocal} seeded with it). {@code ballast-scratch} ignores the plan in use.</li>
+ * <li>In fssdp mode, {@link MaterializationDrops} drops the copies (home ones included) whose gathers cost more than
+ *     they serve.</li>
  * </ol>
  * Every placement is weighed by one {@link LayerScorer} per layer: the quota rule the trainers run and the cost model.
  */
@@ -110,7 +112,10 @@ public final class BallastPlanner implements Planner {
         return placeLayer(scorer, current, staticP);
     }
 
-    /** The fastest by predicted time of {@code best} (already filled) and {@code others} (null: none), each filled by {@link LocalFill}. */
+    /**
+     * The fastest by predicted time of {@code best} (already filled) and {@code others} (null: none), each filled by
+     * {@link LocalFill}.
+     */
     private static LayerPlacement fastest(LayerScorer scorer, LayerPlacement best, LayerPlacement... others) {
         double bestSec = scorer.seconds(best, null);
         for (LayerPlacement o : others) {
@@ -158,9 +163,10 @@ public final class BallastPlanner implements Planner {
             best = LocalFill.fill(scorer, best);
         }
         if (!incremental || current == null) {
-            return best;
+            return MaterializationDrops.apply(scorer, best);
         }
-        return IncrementalWalk.towards(scorer, current, Realignment.align(gt, best, current, c.redundantSlots()),
-                BalanceThenLocal.place(c, scorer.cost(), gt, demand, current));
+        return MaterializationDrops.apply(scorer, IncrementalWalk.towards(scorer, current,
+                Realignment.align(gt, best, current, c.redundantSlots()),
+                BalanceThenLocal.place(c, scorer.cost(), gt, demand, current)));
     }
 }

@@ -70,9 +70,16 @@ public final class LayerScorer {
 
     /**
      * Predicted seconds of {@code p} over the interval: steady-state time × interval, plus the one-off copy of the
-     * copies not in {@code chargeFrom} (null: none charged).
+     * copies not in {@code chargeFrom} (null: none charged). Infinite for a placement that leaves an expert without a
+     * copy (invalid: never chosen).
      */
     public double seconds(LayerPlacement p, LayerPlacement chargeFrom) {
+        for (int e = 0; e < p.experts(); e++) {
+            if (p.copies(e) == 0) {
+                // Only fssdp plans may lack a home copy, so only there can a partial change leave an expert uncovered.
+                return Double.POSITIVE_INFINITY;
+            }
+        }
         LayerCost steady = cost.quotaRuleLayer(search, p, demand.home(), null);
         double s = steady.totalSec() * interval;
         if (chargeFrom != null && p != chargeFrom) {

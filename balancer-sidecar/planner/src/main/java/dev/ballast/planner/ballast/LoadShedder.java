@@ -140,7 +140,6 @@ public final class LoadShedder {
         int srcNode = gt.nodeIndex(src);
         int experts = st.experts();
         double tokenBytes = bytes.perToken();
-        double refreshBytes = bytes.perReplica();
         int best = -1;
         double bestScore = 0;
         long bestSlack = 0;
@@ -155,7 +154,7 @@ public final class LoadShedder {
                 }
                 long slack = target - load[g];
                 int n = gt.nodeIndex(g);
-                double score = (covered[n] ? 0 : nodeDemand[n * experts + e] * tokenBytes) - (n == homeNode ? 0 : refreshBytes);
+                double score = (covered[n] ? 0 : nodeDemand[n * experts + e] * tokenBytes) - bytes.perReplica(n == homeNode);
                 if (slack >= useful && (best < 0 || betterTarget(srcNode, g, score, slack, best, bestScore, bestSlack))) {
                     best = g;
                     bestScore = score;
