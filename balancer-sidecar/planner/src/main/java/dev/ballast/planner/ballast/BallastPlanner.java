@@ -11,6 +11,7 @@ import dev.ballast.planner.planners.Routing;
 import dev.ballast.planner.quota.PlacementSearch;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -77,13 +78,16 @@ public final class BallastPlanner implements Planner {
         LayerPlacement[][] out = new LayerPlacement[layers][dp];
         int tasks = layers * dp;
         int workers = Math.min(threads, tasks);
+        int[] sameAs = sameInputs(r, c);
         AtomicInteger next = new AtomicInteger();
         // Each worker takes the next (layer, copy) until none is left, with its own scratch (cost model, search).
         Runnable worker = () -> {
             CostModel cost = c.newCostModel();
             PlacementSearch search = new PlacementSearch();
             for (int t = next.getAndIncrement(); t < tasks; t = next.getAndIncrement()) {
-                out[t / dp][t % dp] = placeLayer(r, c, cost, search, t / dp, t % dp, staticP);
+                if (sameAs[t] == t) {
+                    out[t / dp][t % dp] = placeLayer(r, c, cost, search, t / dp, t % dp, staticP);
+                }
             }
         };
         List<CompletableFuture<Void>> helpers = new ArrayList<>();
@@ -92,7 +96,56 @@ public final class BallastPlanner implements Planner {
         }
         worker.run();
         helpers.forEach(CompletableFuture::join);
+        for (int t = 0; t < tasks; t++) {
+            out[t / dp][t % dp] = out[sameAs[t] / dp][sameAs[t] % dp];
+        }
         return new Plan(r.version(), r.earliestStep(), c.mode(), name(), c.shape().experts(), c.parallelism(), out);
+    }
+
+    /**
+     * For each (layer, copy) task {@code layer * dp + copy}, the first task of the same layer whose inputs are the same
+     * (counts, plan in use, and group shape: dense node and rack of every EP rank, hardware), else itself. A layer
+     * plan is a function of those inputs alone, so a copy with the same inputs gets the same placement without
+     * planning it again. Data-parallel copies see different data, so in training this rarely matches; a load
+     * generator that sends every copy the same counts (the loadbench's) is planned once per layer. Found before
+     * planning, so the tasks planned, and the plan, do not depend on the threads.
+     */
+    private static int[] sameInputs(PlanRequest r, PlanningContext c) {
+        int layers = c.shape().layers();
+        int dp = c.parallelism().dp();
+        int[] sameAs = new int[layers * dp];
+        for (int l = 0; l < layers; l++) {
+            for (int copy = 0; copy < dp; copy++) {
+                int t = l * dp + copy;
+                sameAs[t] = t;
+                for (int o = 0; o < copy && sameAs[t] == t; o++) {
+                    if (sameAs[l * dp + o] == l * dp + o && sameInputs(r, c, l, o, copy)) {
+                        sameAs[t] = l * dp + o;
+                    }
+                }
+            }
+        }
+        return sameAs;
+    }
+
+    private static boolean sameInputs(PlanRequest r, PlanningContext c, int l, int a, int b) {
+        if (!Arrays.equals(r.predicted().counts(l, a), r.predicted().counts(l, b))) {
+            return false;
+        }
+        if (r.current() != null && !r.current().placement(l, a).equals(r.current().placement(l, b))) {
+            return false;
+        }
+        GroupTopology ga = c.groupOfLayer(l, a);
+        GroupTopology gb = c.groupOfLayer(l, b);
+        if (ga.ep() != gb.ep() || !ga.hardware().equals(gb.hardware())) {
+            return false;
+        }
+        for (int i = 0; i < ga.ep(); i++) {
+            if (ga.nodeIndex(i) != gb.nodeIndex(i) || ga.rackIndex(i) != gb.rackIndex(i)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Daemon threads that help the calling thread plan; idle ones end after a minute. */
@@ -103,6 +156,7 @@ public final class BallastPlanner implements Planner {
                 return t;
             });
 
+    /** One (layer, copy): its inputs are exactly what {@link #sameInputs} compares (keep the two in step). */
     private LayerPlacement placeLayer(PlanRequest r, PlanningContext c, CostModel cost, PlacementSearch search, int l,
                                       int copy, LayerPlacement staticP) {
         LayerPlacement current = r.current() == null ? null : r.current().placement(l, copy);

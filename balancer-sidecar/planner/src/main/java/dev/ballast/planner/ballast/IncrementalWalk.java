@@ -24,8 +24,11 @@ public final class IncrementalWalk {
     private IncrementalWalk() {
     }
 
-    /** A change and its own predicted gain (alone on top of the plan in use). */
-    private record Gain(SlotChange change, double gain) {
+    /**
+     * A change, its own predicted gain (alone on top of the plan in use) and the exact score that gain came from (NaN
+     * when a bound settled it).
+     */
+    private record Gain(SlotChange change, double gain, double score) {
     }
 
     /** How many changes of an order to apply, and the score of applying them. */
@@ -34,8 +37,9 @@ public final class IncrementalWalk {
 
     /**
      * For each target, the slot changes from {@code current} to it ({@link SlotChanges#between}), ordered by each one's
-     * own predicted gain; the prefixes of that order are candidates, scored over the next interval with their one-off
-     * copies plus {@link #HYSTERESIS} of the current plan's time per new copy. The cheapest found wins.
+     * own predicted gain (none, without an exact score, when a {@link ChangeBound} shows it cannot gain); the prefixes
+     * of that order are candidates, scored over the next interval with their one-off copies plus {@link #HYSTERESIS}
+     * of the current plan's time per new copy. The cheapest found wins.
      */
     public static LayerPlacement towards(LayerScorer scorer, LayerPlacement current, LayerPlacement... targets) {
         LayerPlacement chargeFrom = scorer.context().mode() == Mode.REPLICATE ? current : null;
@@ -46,6 +50,8 @@ public final class IncrementalWalk {
         int ep = scorer.group().ep();
         LayerPlacement pick = current;
         double pickScore = keep;
+        ChangeBound bound = new ChangeBound(scorer, current);
+        double tolerance = 1e-9 * Math.abs(keep);
         for (LayerPlacement target : targets) {
             if (target.equals(current)) {
                 continue;
@@ -57,18 +63,28 @@ public final class IncrementalWalk {
                 lists[g] = current.expertsOn(g);
             }
             for (SlotChange op : SlotChanges.between(scorer.group(), scorer.demand(), current, target)) {
+                // A change whose bound already reaches keep cannot gain: it needs no exact score. Within a part in
+                // 10^9 of keep it counts as no change (the bound and the exact time sum in different orders).
+                double floor = bound.seconds(op);
+                if (floor >= keep - tolerance) {
+                    gains.add(new Gain(op, floor <= keep + tolerance ? 0 : keep - floor, Double.NaN));
+                    continue;
+                }
                 int[] before = lists[op.gpu()];
                 lists[op.gpu()] = SlotChanges.replace(before, op.removed(), op.added());
                 double sc = scorer.seconds(LayerPlacement.of(current.experts(), lists), chargeFrom);
                 lists[op.gpu()] = before;
-                gains.add(new Gain(op, keep - sc));
+                gains.add(new Gain(op, keep - sc, sc));
             }
             gains.sort((x, y) -> Double.compare(y.gain(), x.gain()));
             List<SlotChange> ops = new ArrayList<>(gains.size());
             for (Gain x : gains) {
                 ops.add(x.change());
             }
-            Prefix best = cheapestPrefix(scorer, current, ops, chargeFrom, keep, price);
+            // The first prefix is the best change alone, scored already when no bound settled it.
+            double first = gains.isEmpty() ? Double.NaN
+                    : gains.get(0).score() + (gains.get(0).change().addsCopy() ? price : 0);
+            Prefix best = cheapestPrefix(scorer, current, ops, chargeFrom, keep, price, first);
             if (best.size() > 0 && best.score() < pickScore) {
                 pick = SlotChanges.applyFirst(current, ops, best.size());
                 pickScore = best.score();
@@ -83,14 +99,19 @@ public final class IncrementalWalk {
      * scores instead of one per prefix. Size 0 (keeping {@code current}, scored {@code keep}) when no prefix beats it.
      */
     private static Prefix cheapestPrefix(LayerScorer scorer, LayerPlacement current, List<SlotChange> ops,
-                                      LayerPlacement chargeFrom, double keep, double price) {
+                                      LayerPlacement chargeFrom, double keep, double price, double first) {
         int n = ops.size();
         double[] f = new double[n + 1];
         Arrays.fill(f, Double.NaN);
         f[0] = keep;
+        if (n > 0) {
+            f[1] = first;
+        }
         int best = 0;
         for (int k = 1; k <= n; k = k == n ? n + 1 : Math.min(n, 2 * k)) {
-            f[k] = prefixScore(scorer, current, ops, k, chargeFrom, price);
+            if (k > 1 || Double.isNaN(f[k])) {
+                f[k] = prefixScore(scorer, current, ops, k, chargeFrom, price);
+            }
             if (f[k] < f[best]) {
                 best = k;
             }

@@ -105,6 +105,11 @@ public final class LayerDemand {
         return homeRecv[g * 4 + cls];
     }
 
+    /** Row-major {@code [source][expert]} counts of the layer (read only). */
+    long[] counts() {
+        return counts;
+    }
+
     /** Per-expert totals, for the quota rule's search (read only). */
     long[] totals() {
         return total;
