@@ -205,7 +205,11 @@ public final class BallastPlanner implements Planner {
         LayerPlacement best = selector.pick(selector.score(first));
         if (best == null) {
             best = LocalShareCandidates.choose(c, gt, demand, selector);
-            best = LocalFill.fill(scorer, best);
+            if (LocalFill.applies(gt, c.shape().experts())) {
+                best = LocalFill.fill(scorer, best);
+            }
+        } else if (!LocalFill.applies(gt, c.shape().experts())) {
+            // Too large a layer for the fill's quota-rule runs to pay for their plan time (LocalFill.MAX_COUNTS).
         } else if (freeSlots(best, c.redundantSlots()) > gt.nodeCount()) {
             // Balance left slots that the local replicas' gain threshold refused. Also weigh local replicas at any
             // gain whose parameter traffic the layer's compute hides, and the locality-first candidates; each filled,
