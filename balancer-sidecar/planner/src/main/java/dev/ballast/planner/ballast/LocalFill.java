@@ -6,19 +6,18 @@ import dev.ballast.planner.model.LayerPlacement;
 import dev.ballast.planner.quota.PlacementSearch;
 
 /**
- * Fills the slots the chosen placement leaves empty with node-local replicas while the cost model says they pay. The
- * greedy steps rank replicas by network tokens saved against a multiple of their parameter bytes
- * ({@link BalanceThenLocal#LOCAL_GAIN}) and keep a slot per node for the top-up; where the layer's compute hides a
- * replica's refresh and gradient traffic, that leaves slots empty that would keep tokens off the network. This step
- * asks the cost model itself (quota-rule routing, overlap rule, the rule's own CPU time), so replicas go in only when
- * they pay. Each run of the rule and the cost model costs as much as a pass over the layer's counts, so replicas are
- * added in batches: the best-ranked pairs together, else the best one alone.
+ * Fills the slots the chosen placement leaves empty with node-local replicas, one at a time, each the one that most
+ * reduces the predicted layer time. The greedy steps rank replicas by network tokens saved against a multiple of
+ * their parameter bytes ({@link BalanceThenLocal#LOCAL_GAIN}) and keep a slot per node for the top-up; where the
+ * layer's compute hides a replica's refresh and gradient traffic, that leaves slots empty that would keep tokens off
+ * the network. This step asks the cost model itself (quota-rule routing, overlap rule, the rule's own CPU time), so
+ * a replica goes in only when it pays.
  */
 public final class LocalFill {
     /**
-     * Pairs weighed per round: the (expert, node) pairs whose node sends the expert the most tokens and holds no copy
-     * of it. A round tries them all at once, then the first alone: at most two runs of the quota rule and the cost
-     * model.
+     * Candidates weighed exactly per added replica: the (expert, node) pairs whose node sends the expert the most
+     * tokens and holds no copy of it. Each costs one run of the quota rule; the best pair is almost always among the
+     * first few.
      */
     static final int CANDIDATES = 8;
 
@@ -38,14 +37,12 @@ public final class LocalFill {
     }
 
     /**
-     * {@code p} with replicas added in free slots while they pay. Each round ranks the {@link #CANDIDATES} best
-     * (expert, node) pairs (node-local tokens of an expert the node holds no copy of), each placed on its node's least
-     * loaded GPU with a free slot (by the rule's loads, each pair's node tokens added to its GPU as it is placed), and
-     * keeps all of them, else the first alone, if the placement has a lower predicted
-     * steady-state time than now, or an equal one with fewer inter-node token bytes (all-to-alls last as long as the
-     * busiest GPU, so one replica may not shorten them alone), and whose quota-rule max/mean stays within
-     * {@link CandidateSelector#BALANCE_CAP} (or no worse than now). The fill ends at the first round where neither pays.
-     * Returns {@code p} itself when nothing paid.
+     * {@code p} with replicas added in free slots while one pays: each round weighs the {@link #CANDIDATES} best
+     * (expert, node) pairs (node-local tokens of an expert the node holds no copy of; a copy on the node's least
+     * loaded GPU, by the rule's loads, with a free slot) and keeps the one with the lowest predicted steady-state time,
+     * if it is lower than now, or equal with fewer inter-node token bytes (all-to-alls last as long as the busiest
+     * GPU, so one replica may not shorten them alone), and its quota-rule max/mean stays within
+     * {@link CandidateSelector#BALANCE_CAP} (or no worse than now). Returns {@code p} itself when nothing paid.
      */
     public static LayerPlacement fill(LayerScorer scorer, LayerPlacement p) {
         GroupTopology gt = scorer.group();
@@ -69,8 +66,6 @@ public final class LocalFill {
         double capLoad = Math.max(CandidateSelector.BALANCE_CAP, scorer.imbalance(now.maxTokens()));
         long[] bestValue = new long[CANDIDATES];
         int[] bestPair = new int[CANDIDATES];
-        int[] pairGpu = new int[CANDIDATES];
-        int[] room = new int[ep];
         while (freeAll > 0) {
             // The CANDIDATES pairs with the most node-local tokens, ties to the lower expert, then node (insertion).
             int n = 0;
@@ -91,43 +86,32 @@ public final class LocalFill {
                     bestPair[i] = e * nc + x;
                 }
             }
-            // Each pair in rank order onto its node's least loaded GPU with a slot left; pairs whose node has run out
-            // of slots in this batch drop out.
-            long[] load = scorer.probe(p, Long.MAX_VALUE).gpuLoad().clone();
-            System.arraycopy(free, 0, room, 0, ep);
-            int m = 0;
+            if (n == 0) {
+                break;
+            }
+            long[] load = scorer.probe(p, Long.MAX_VALUE).gpuLoad();
+            LayerPlacement chosen = null;
+            LayerCost chosenCost = null;
+            int chosenGpu = -1;
             for (int i = 0; i < n; i++) {
+                int e = bestPair[i] / nc;
                 int x = bestPair[i] % nc;
                 int t = -1;
                 for (int k = gt.nodeMemberStart(x); k < gt.nodeMemberStart(x + 1); k++) {
                     int g = gt.nodeMember(k);
-                    if (room[g] > 0 && (t < 0 || load[g] < load[t])) {
+                    if (free[g] > 0 && (t < 0 || load[g] < load[t])) {
                         t = g;
                     }
                 }
-                if (t < 0) {
-                    continue;
-                }
-                room[t]--;
-                load[t] += bestValue[i];
-                bestPair[m] = bestPair[i];
-                pairGpu[m++] = t;
-            }
-            LayerPlacement chosen = null;
-            LayerCost chosenCost = null;
-            int added = 0;
-            for (int k = m; k >= 1 && chosen == null; k = k > 1 ? 1 : 0) {
-                int[][] trial = lists.clone();
-                for (int i = 0; i < k; i++) {
-                    int t = pairGpu[i];
-                    trial[t] = SlotChanges.replace(trial[t], -1, bestPair[i] / nc);
-                }
-                LayerPlacement q = LayerPlacement.of(experts, trial);
+                int[] before = lists[t];
+                lists[t] = SlotChanges.replace(before, -1, e);
+                LayerPlacement q = LayerPlacement.of(experts, lists);
+                lists[t] = before;
                 LayerCost c = scorer.steady(q);
-                if (scorer.imbalance(c.maxTokens()) <= capLoad && better(c, now)) {
+                if (scorer.imbalance(c.maxTokens()) <= capLoad && better(c, chosenCost == null ? now : chosenCost)) {
                     chosen = q;
                     chosenCost = c;
-                    added = k;
+                    chosenGpu = t;
                 }
             }
             if (chosen == null) {
@@ -135,12 +119,9 @@ public final class LocalFill {
             }
             p = chosen;
             now = chosenCost;
-            for (int i = 0; i < added; i++) {
-                int t = pairGpu[i];
-                lists[t] = p.expertsOn(t);
-                free[t]--;
-                freeAll--;
-            }
+            lists[chosenGpu] = p.expertsOn(chosenGpu);
+            free[chosenGpu]--;
+            freeAll--;
         }
         return p;
     }
