@@ -30,7 +30,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <li>The {@link CandidateSelector} takes it if it is predicted no slower than static and its quota-rule max/mean is
  *     within {@link CandidateSelector#BALANCE_CAP}, or can be topped up to it ({@link TopUp}). Otherwise (rare) the
  *     {@link LocalShareCandidates} decide. Slots the choice leaves empty take the node-local replicas that shorten the
- *     predicted layer time ({@link LocalFill}).</li>
+ *     predicted layer time ({@link LocalFill}), in layers of at most {@link LocalFill#MAX_COUNTS} counts.</li>
  * <li>Incremental (plan in use given, {@code ballast}): an {@link IncrementalWalk} from the plan in use towards the
  *     scratch winner re-aligned to it ({@link Realignment}) and a repair that keeps its still-useful replicas
  *     ({@link BalanceThenLocal} seeded with it). {@code ballast-scratch} ignores the plan in use.</li>
@@ -203,21 +203,21 @@ public final class BallastPlanner implements Planner {
         CandidateSelector selector = new CandidateSelector(scorer, staticP);
         LayerPlacement first = BalanceThenLocal.place(c, scorer.cost(), gt, demand, null);
         LayerPlacement best = selector.pick(selector.score(first));
+        // LocalFill runs only where its quota-rule runs are cheap next to the rest of the plan (LocalFill.MAX_COUNTS).
+        boolean fill = LocalFill.applies(gt, c.shape().experts());
         if (best == null) {
             best = LocalShareCandidates.choose(c, gt, demand, selector);
-            if (LocalFill.applies(gt, c.shape().experts())) {
+            if (fill) {
                 best = LocalFill.fill(scorer, best);
             }
-        } else if (!LocalFill.applies(gt, c.shape().experts())) {
-            // Too large a layer for the fill's quota-rule runs to pay for their plan time (LocalFill.MAX_COUNTS).
-        } else if (freeSlots(best, c.redundantSlots()) > gt.nodeCount()) {
+        } else if (fill && freeSlots(best, c.redundantSlots()) > gt.nodeCount()) {
             // Balance left slots that the local replicas' gain threshold refused. Also weigh local replicas at any
             // gain whose parameter traffic the layer's compute hides, and the locality-first candidates; each filled,
             // the cost model decides.
             best = fastest(scorer, LocalFill.fill(scorer, best),
                     selector.pick(selector.score(BalanceThenLocal.place(c, scorer.cost(), gt, demand, null, 0))),
                     LocalShareCandidates.choose(c, gt, demand, selector));
-        } else {
+        } else if (fill) {
             best = LocalFill.fill(scorer, best);
         }
         if (!incremental || current == null) {
