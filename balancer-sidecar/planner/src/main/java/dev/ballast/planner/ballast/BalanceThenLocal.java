@@ -46,6 +46,15 @@ public final class BalanceThenLocal {
      */
     public static LayerPlacement place(PlanningContext c, CostModel cost, GroupTopology gt, LayerDemand demand,
                                        LayerPlacement seed) {
+        return place(c, cost, gt, demand, seed, c.mode() == Mode.REPLICATE ? LOCAL_GAIN : FSSDP_LOCAL_GAIN);
+    }
+
+    /**
+     * As {@link #place(PlanningContext, CostModel, GroupTopology, LayerDemand, LayerPlacement)}, with local replicas
+     * that save {@code localGain} times their parameter bytes (0: any saving; the budget still applies).
+     */
+    public static LayerPlacement place(PlanningContext c, CostModel cost, GroupTopology gt, LayerDemand demand,
+                                       LayerPlacement seed, double localGain) {
         int ep = gt.ep();
         int experts = c.shape().experts();
         int slots = c.redundantSlots();
@@ -76,8 +85,7 @@ public final class BalanceThenLocal {
                     }
                 }
             }
-            double gain = c.mode() == Mode.REPLICATE ? LOCAL_GAIN : FSSDP_LOCAL_GAIN;
-            LocalReplicas.place(gt, st, demand, locals, bytes.perToken(), gain * bytes.perReplica(), null, budget);
+            LocalReplicas.place(gt, st, demand, locals, bytes.perToken(), localGain * bytes.perReplica(), null, budget);
             shedder.run();
         }
         return st.toPlacement();

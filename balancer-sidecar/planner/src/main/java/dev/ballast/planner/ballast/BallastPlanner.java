@@ -29,7 +29,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *     again.</li>
  * <li>The {@link CandidateSelector} takes it if it is predicted no slower than static and its quota-rule max/mean is
  *     within {@link CandidateSelector#BALANCE_CAP}, or can be topped up to it ({@link TopUp}). Otherwise (rare) the
- *     {@link LocalShareCandidates} decide.</li>
+ *     {@link LocalShareCandidates} decide. Slots the choice leaves empty take the node-local replicas that shorten the
+ *     predicted layer time ({@link LocalFill}), in layers of at most {@link LocalFill#MAX_COUNTS} counts.</li>
  * <li>Incremental (plan in use given, {@code ballast}): an {@link IncrementalWalk} from the plan in use towards the
  *     scratch winner re-aligned to it ({@link Realignment}) and a repair that keeps its still-useful replicas
  *     ({@link BalanceThenLocal} seeded with it). {@code ballast-scratch} ignores the plan in use.</li>
@@ -165,6 +166,35 @@ public final class BallastPlanner implements Planner {
         return placeLayer(scorer, current, staticP);
     }
 
+    /**
+     * The fastest by predicted time of {@code best} (already filled) and {@code others} (null: none), each filled by
+     * {@link LocalFill}.
+     */
+    private static LayerPlacement fastest(LayerScorer scorer, LayerPlacement best, LayerPlacement... others) {
+        double bestSec = scorer.seconds(best, null);
+        for (LayerPlacement o : others) {
+            if (o == null || o.equals(best)) {
+                continue;
+            }
+            LayerPlacement filled = LocalFill.fill(scorer, o);
+            double sec = scorer.seconds(filled, null);
+            if (sec < bestSec) {
+                best = filled;
+                bestSec = sec;
+            }
+        }
+        return best;
+    }
+
+    /** Redundant slots {@code p} leaves empty in all. */
+    private static int freeSlots(LayerPlacement p, int redundantSlots) {
+        int free = 0;
+        for (int g = 0; g < p.gpus(); g++) {
+            free += Math.max(0, redundantSlots - p.nonHomeCopies(g));
+        }
+        return free;
+    }
+
     /** One layer's placement, weighed by {@code scorer}; {@code current} is the plan in use's (null: none). */
     public LayerPlacement placeLayer(LayerScorer scorer, LayerPlacement current, LayerPlacement staticP) {
         PlanningContext c = scorer.context();
@@ -173,8 +203,22 @@ public final class BallastPlanner implements Planner {
         CandidateSelector selector = new CandidateSelector(scorer, staticP);
         LayerPlacement first = BalanceThenLocal.place(c, scorer.cost(), gt, demand, null);
         LayerPlacement best = selector.pick(selector.score(first));
+        // LocalFill runs only where its quota-rule runs are cheap next to the rest of the plan (LocalFill.MAX_COUNTS).
+        boolean fill = LocalFill.applies(gt, c.shape().experts());
         if (best == null) {
             best = LocalShareCandidates.choose(c, gt, demand, selector);
+            if (fill) {
+                best = LocalFill.fill(scorer, best);
+            }
+        } else if (fill && freeSlots(best, c.redundantSlots()) > gt.nodeCount()) {
+            // Balance left slots that the local replicas' gain threshold refused. Also weigh local replicas at any
+            // gain whose parameter traffic the layer's compute hides, and the locality-first candidates; each filled,
+            // the cost model decides.
+            best = fastest(scorer, LocalFill.fill(scorer, best),
+                    selector.pick(selector.score(BalanceThenLocal.place(c, scorer.cost(), gt, demand, null, 0))),
+                    LocalShareCandidates.choose(c, gt, demand, selector));
+        } else if (fill) {
+            best = LocalFill.fill(scorer, best);
         }
         if (!incremental || current == null) {
             return MaterializationDrops.apply(scorer, best);

@@ -63,6 +63,11 @@ public final class LayerScorer {
         return demand.allTokens() == 0 ? 1.0 : maxLoad * (double) gt.ep() / demand.allTokens();
     }
 
+    /** The cost model's steady-state cost of {@code p} for one step under the quota rule (no adoption). */
+    public LayerCost steady(LayerPlacement p) {
+        return cost.quotaRuleLayer(search, p, demand.home(), null);
+    }
+
     /**
      * Predicted seconds of {@code p} over the interval: steady-state time × interval, plus the one-off copy of the
      * copies not in {@code chargeFrom} (null: none charged). Infinite for a placement that leaves an expert without a
