@@ -41,14 +41,22 @@ def wait_for_world(client, generation):
 
 
 def drive_data_path(spec):
-    """BALLAST_TEST_LOADS="layers,experts,step_ms": every step, adopt plans by the adoption rule and report one
+    """BALLAST_TEST_LOADS="layers,experts,step_ms[,shared]": every step, adopt plans by the adoption rule and report one
     skewed load per local GPU rank through the Python client, as a trainer does between optimizer steps.
 
     Without a collective across pods the rule's all-reduce covers this pod's ranks only; pods still adopt at the same
-    step because every plan reaches the sidecars before its earliest step (a real trainer all-reduces over the job)."""
+    step because every plan reaches the sidecars before its earliest step (a real trainer all-reduces over the job).
+
+    Each pod counts its steps from 0 on its own clock, so pods drift apart by whole steps and the balancer sees no
+    complete step. With "shared", steps keep a shared clock instead of a collective: step n is the n-th step_ms
+    boundary of the Unix epoch, so every rank of every pod reports the same step numbers and steps complete (a step
+    this pod is too late for is skipped, as a lagging rank's would be). Each report carries this rank's step time
+    (since its previous step) and compute time (making the counts)."""
     from ballast_client import PlanAdopter, SidecarClient  # noqa: PLC0415
 
-    layers, experts, step_ms = (int(x) for x in spec.split(","))
+    fields = spec.split(",")
+    layers, experts, step_ms = (int(x) for x in fields[:3])
+    shared_clock = fields[3:] == ["shared"]
     generation = int(os.environ["BALLAST_WORLD_GENERATION"])
     gpus = int(os.environ["BALLAST_GPUS_PER_WORKER"])
     node_rank = int(os.environ["NODE_RANK"])
@@ -64,17 +72,29 @@ def drive_data_path(spec):
     wait_for_world(client, generation)
     adopter = PlanAdopter(client, lambda values: values, generation)
     tokens = 8192 * 8
-    step = 0
+    step_ns = step_ms * 1_000_000
+    step = time.time_ns() // step_ns + 1 if shared_clock else 0
+    started = None
     while True:
+        if shared_clock:
+            time.sleep(max(0, step * step_ns - time.time_ns()) / 1e9)  # the step's wall-clock boundary
+        now = time.perf_counter()
+        step_seconds = None if started is None else now - started
+        started = now
         adopter.at_step_boundary(step)
         adopted = adopter.current_version if adopter.current_plan is not None else None
+        counts = [[[int(tokens * p * (0.9 + 0.2 * noise.random())) for p in w] for w in weights] for _ in range(gpus)]
+        compute_seconds = time.perf_counter() - now
         for local in range(gpus):
-            counts = [[int(tokens * p * (0.9 + 0.2 * noise.random())) for p in w] for w in weights]
-            client.report(generation, step, node_rank * gpus + local, counts, adopted=adopted)
+            client.report(generation, step, node_rank * gpus + local, counts[local], adopted=adopted,
+                          step_seconds=step_seconds, compute_seconds=compute_seconds)
         if step % 50 == 0:
             print(f"stand-in trainer: step {step}, plan {adopter.current_version}", flush=True)
-        step += 1
-        time.sleep(step_ms / 1000)
+        if shared_clock:
+            step = max(step + 1, time.time_ns() // step_ns + 1)  # the next boundary not yet passed
+        else:
+            step += 1
+            time.sleep(step_ms / 1000)
 
 
 def training_loop(spec):

@@ -66,8 +66,9 @@ const css = (name) => getComputedStyle(document.documentElement).getPropertyValu
 
 function drawGpus(gpus, gpusPerWorker) {
   const { ctx, w, h } = surface("gpu-chart");
-  if (!gpus.before) { ctx.fillText("no step measured yet", 8, 16); return; }
+  if (!gpus.before) { ctx.fillText("no step measured yet", 8, 16); stats.gpuChart = null; return; }
   const n = gpus.before.length, max = Math.max(1, ...gpus.before, ...gpus.after);
+  stats.gpuChart = { bars: n, max };
   const left = 44, bottom = h - 18, slot = (w - left) / n, bar = Math.max(1, slot * 0.4);
   ctx.fillText(max.toLocaleString(), 2, 10);
   ctx.fillText("0", 2, bottom);
@@ -88,14 +89,23 @@ function drawGpus(gpus, gpusPerWorker) {
 }
 
 function drawHistory(points) {
-  const { ctx, w, h } = surface("history-chart");
-  if (points.length < 2) { ctx.fillText("collecting…", 8, 16); return; }
-  const left = 36, bottom = h - 18, t0 = points[0].t, t1 = points[points.length - 1].t;
-  const values = points.flatMap((p) => [p.measuredBefore, p.measuredAfter, p.predictedAfter]).filter((v) => v > 0);
-  const lo = Math.min(1, ...values), hi = Math.max(lo + 0.01, ...values);
+  stats.historyChart = drawLines("history-chart", points, [["measuredBefore", css("--before"), []], ["measuredAfter", css("--after"), []],
+    ["predictedAfter", css("--predicted"), [5, 4]]], { floor: 1, label: (v) => fmt(v, 2) });
+  const last = points[points.length - 1];
+  $("measured-now").textContent = last && last.measuredBefore > 0
+    ? `${fmt(last.measuredBefore, 2)} static → ${last.measuredAfter > 0 ? fmt(last.measuredAfter, 2) : "–"} plan` : "–";
+}
+
+/** Lines over time of the keys given, each [key, colour, dash]; values <= 0 or missing leave a gap. */
+function drawLines(id, points, series, { floor, label }) {
+  const { ctx, w, h } = surface(id);
+  const values = points.flatMap((p) => series.map(([key]) => p[key])).filter((v) => v > 0);
+  if (points.length < 2 || values.length === 0) { ctx.fillText("collecting…", 8, 16); return null; }
+  const left = 44, bottom = h - 18, t0 = points[0].t, t1 = points[points.length - 1].t;
+  const lo = Math.min(floor, ...values), hi = Math.max(lo + 0.01, ...values) * (floor === 0 ? 1.1 : 1);
   const x = (t) => left + ((t - t0) / Math.max(1, t1 - t0)) * (w - left - 4);
   const y = (v) => bottom - ((v - lo) / (hi - lo)) * (bottom - 8);
-  ctx.fillText(fmt(hi, 2), 2, 10); ctx.fillText(fmt(lo, 2), 2, bottom);
+  ctx.fillText(label(hi), 2, 10); ctx.fillText(label(lo), 2, bottom);
   let lastPlan = points[0].plan;
   ctx.strokeStyle = "#263040";
   points.forEach((p) => {
@@ -105,17 +115,140 @@ function drawHistory(points) {
       lastPlan = p.plan;
     }
   });
-  [["measuredBefore", css("--before"), []], ["measuredAfter", css("--after"), []], ["predictedAfter", css("--predicted"), [5, 4]]]
-    .forEach(([key, colour, dash]) => {
-      ctx.strokeStyle = colour; ctx.lineWidth = 2; ctx.setLineDash(dash); ctx.beginPath();
-      let started = false;
-      points.forEach((p) => {
-        if (!(p[key] > 0)) return;
-        if (started) ctx.lineTo(x(p.t), y(p[key])); else { ctx.moveTo(x(p.t), y(p[key])); started = true; }
-      });
-      ctx.stroke();
+  series.forEach(([key, colour, dash]) => {
+    ctx.strokeStyle = colour; ctx.lineWidth = 2; ctx.setLineDash(dash); ctx.beginPath();
+    let started = false;
+    points.forEach((p) => {
+      if (!(p[key] > 0)) { started = false; return; }
+      if (started) ctx.lineTo(x(p.t), y(p[key])); else { ctx.moveTo(x(p.t), y(p[key])); started = true; }
     });
+    ctx.stroke();
+  });
   ctx.setLineDash([]); ctx.lineWidth = 1;
+  return { lo, hi };
+}
+
+function drawSteps(points) {
+  const ms = (s) => `${Math.round(s * 1000)} ms`;
+  stats.stepChart = drawLines("step-chart", points, [["stepBefore", css("--before"), []], ["stepAfter", css("--after"), []],
+    ["computeBefore", css("--before"), [5, 4]], ["computeAfter", css("--after"), [5, 4]]], { floor: 0, label: ms });
+  const last = points[points.length - 1] || {};
+  const [step, compute] = last.stepAfter > 0 ? [last.stepAfter, last.computeAfter] : [last.stepBefore, last.computeBefore];
+  $("step-now").textContent = step > 0 ? `${ms(step)} step · ${compute > 0 ? ms(compute) : "–"} compute`
+    + (last.stepAfter > 0 ? " (plans)" : " (static)") : "–";
+}
+
+let chosenLayer = -1; // -1: the page picks (the layer with the most copies beyond the homes)
+
+/** GPU g's experts for layer entry `lp` of placement `p`: { home:[...], extra:[...] }, or null off the layer's stage. */
+function gpuExperts(p, lp, g, experts) {
+  const perStage = p.dp * p.ep, i = g - lp.stage * perStage;
+  if (i < 0 || i >= perStage) return null;
+  const c = Math.floor(i / p.ep), local = i % p.ep;
+  const missing = new Set(lp.missing ? lp.missing[i] : []);
+  const held = [];
+  for (let e = p.homeFirst[local]; e < p.homeFirst[local + 1]; e++) if (!missing.has(e)) held.push(e);
+  held.push(...(lp.extra ? lp.extra[i] : []));
+  const isHome = lp.masters ? (e) => lp.masters[c * experts + e] === local
+    : (e) => e >= p.homeFirst[local] && e < p.homeFirst[local + 1];
+  return { home: held.filter(isHome).sort((a, b) => a - b), extra: held.filter((e) => !isHome(e)).sort((a, b) => a - b) };
+}
+
+function drawPlacement(data) {
+  const p = data.placement || {}, world = data.world || {}, h = data.heatmap, box = $("topology");
+  const fssdp = world.mode === "fssdp";
+  $("home-label").textContent = fssdp ? "its static block" : "home (weights of record)";
+  $("extra-label").textContent = fssdp ? "materialized beyond its block" : "replica";
+  $("placement-plan").textContent = p.plan === undefined ? "–" : p.plan || "static layout";
+  const note = !p.ep ? "no world to place experts on yet"
+    : !p.layers ? `every rank runs plan ${p.plan}, which this balancer does not hold (it restarted since); the next plan shows here` : "";
+  $("placement-note").hidden = !note; $("placement-note").textContent = note;
+  if (!p.layers || !world.workers) { box.replaceChildren(); $("placement-summary").textContent = ""; stats.placement = null; return; }
+  const layers = p.layers.length, select = $("layer");
+  if (select.options.length !== layers) {
+    select.replaceChildren(...p.layers.map((_, l) => new Option(`${l}`, `${l}`)));
+  }
+  let layer = chosenLayer;
+  if (layer < 0 || layer >= layers) { // the layer with the most extra copies
+    layer = 0;
+    let most = -1;
+    p.layers.forEach((lp, l) => {
+      const n = (lp.extra || []).reduce((a, list) => a + list.length, 0);
+      if (n > most) { most = n; layer = l; }
+    });
+  }
+  select.value = `${layer}`;
+  const lp = p.layers[layer], experts = p.homeFirst[p.ep], gpw = world.gpusPerWorker;
+  const load = h.values ? h.values.slice(layer * h.experts, (layer + 1) * h.experts) : new Array(experts).fill(0);
+  const rowMax = Math.max(1, ...load);
+  const hot = new Set(h.values ? [...load.keys()].filter((e) => load[e] > 0)
+    .sort((a, b) => load[b] - load[a] || a - b).slice(0, 8) : []); // none before the first step
+  const where = new Map(); // expert -> GPU names holding it
+  const gpus = [];
+  for (let g = 0; g < world.gpus; g++) {
+    const held = gpuExperts(p, lp, g, experts);
+    const name = `r${Math.floor(g / gpw)}.${g % gpw}`;
+    gpus.push({ g, name, held });
+    if (held) [...held.home, ...held.extra].forEach((e) => { if (!where.has(e)) where.set(e, []); where.get(e).push(name); });
+  }
+  const chip = (e, extra) => {
+    const el = document.createElement("i"), c = colourIndex(load[e] || 0, rowMax) * 3;
+    el.className = `chip${extra ? " extra" : ""}${hot.has(e) ? " hot" : ""}`;
+    el.style.background = `rgb(${LUT[c]},${LUT[c + 1]},${LUT[c + 2]})`;
+    el.title = `expert ${e} · ${(load[e] || 0).toLocaleString()} tokens/step · on ${(where.get(e) || []).join(", ")}`;
+    el.dataset.expert = e;
+    return el;
+  };
+  const tag = (html) => { const t = document.createElement("div"); t.className = "tag"; t.textContent = html; return t; };
+  const racks = new Map(); // rack -> domain -> [worker]
+  [...world.workers].sort((a, b) => a.nodeRank - b.nodeRank).forEach((n) => {
+    const rack = n.rack || "", domain = n.domain || n.node;
+    if (!racks.has(rack)) racks.set(rack, new Map());
+    if (!racks.get(rack).has(domain)) racks.get(rack).set(domain, []);
+    racks.get(rack).get(domain).push(n);
+  });
+  let extras = 0;
+  const rackEls = [...racks].map(([rack, domains]) => {
+    const r = document.createElement("div"); r.className = "rack";
+    r.appendChild(tag(rack ? `rack ${rack}` : "rack not labelled"));
+    domains.forEach((nodes, domain) => {
+      const d = document.createElement("div"); d.className = "domain";
+      const t = tag(""); const b = document.createElement("b"); b.textContent = `NVLink domain ${domain}`;
+      const byNode = new Map(); // two pods may share a node
+      nodes.forEach((n) => byNode.set(n.node, [...(byNode.get(n.node) || []), n.nodeRank]));
+      t.append(b, ` · ${[...byNode].map(([node, ranks]) => `node ${node} (rank${ranks.length > 1 ? "s" : ""} ${ranks.join(", ")})`).join(" · ")}`);
+      d.appendChild(t);
+      nodes.forEach((n) => {
+        for (let local = 0; local < gpw; local++) {
+          const { name, held } = gpus[n.nodeRank * gpw + local];
+          const row = document.createElement("div"); row.className = held ? "gpu" : "gpu idle";
+          const label = document.createElement("span"); label.className = "name"; label.textContent = name;
+          const chips = document.createElement("span"); chips.className = "chips";
+          const count = document.createElement("span"); count.className = "count";
+          if (held) {
+            held.home.forEach((e) => chips.appendChild(chip(e, false)));
+            if (held.extra.length) {
+              const sep = document.createElement("i"); sep.className = "sep"; chips.appendChild(sep);
+              held.extra.forEach((e) => chips.appendChild(chip(e, true)));
+            }
+            extras += held.extra.length;
+            count.textContent = `${held.home.length} ${fssdp ? "block" : "home"} + ${held.extra.length}`;
+          } else {
+            chips.textContent = "runs other layers (another pipeline stage)";
+          }
+          row.append(label, chips, count);
+          d.appendChild(row);
+        }
+      });
+      r.appendChild(d);
+    });
+    return r;
+  });
+  box.replaceChildren(...rackEls);
+  const hottest = [...hot][0];
+  $("placement-summary").textContent = `layer ${layer}: ${extras} ${fssdp ? "materializations beyond the blocks" : "replicas"}`
+    + (hottest !== undefined ? ` · hottest expert ${hottest} on ${(where.get(hottest) || []).length} GPU(s)` : "");
+  stats.placement = { layer, extras, gpus: gpus.filter((x) => x.held).length, plan: p.plan };
 }
 
 function drawWorld(world) {
@@ -133,7 +266,7 @@ let latest = null;
 
 function render(data) {
   const started = performance.now();
-  latest = data;
+  latest = stats.latest = data;
   const world = data.world || {};
   $("job-title").textContent = `${data.namespace}/${data.job}`;
   document.title = `Ballast · ${data.job}`;
@@ -153,6 +286,8 @@ function render(data) {
   drawHeatmap(data.heatmap);
   drawGpus(data.gpus, world.gpusPerWorker);
   drawHistory(data.history);
+  drawSteps(data.history);
+  drawPlacement(data);
   drawWorld(world);
   stats.renders++;
   stats.lastRenderMillis = performance.now() - started;
@@ -178,4 +313,11 @@ document.addEventListener("DOMContentLoaded", () => {
   drawLegend();
   $("heatmap").addEventListener("mousemove", heatmapTip);
   $("heatmap").addEventListener("mouseleave", () => { $("heatmap-tip").hidden = true; });
+  $("heatmap").addEventListener("click", (event) => { // a row's layer in the placement view
+    const h = latest && latest.heatmap, box = event.target.getBoundingClientRect();
+    if (!h || !h.values) return;
+    chosenLayer = Math.min(h.layers - 1, Math.max(0, Math.floor(((event.clientY - box.top) / box.height) * h.layers)));
+    drawPlacement(latest);
+  });
+  $("layer").addEventListener("change", (event) => { chosenLayer = Number(event.target.value); drawPlacement(latest); });
 });

@@ -209,9 +209,10 @@ public final class Demo {
   }
 
   /**
-   * Where the job's page is (docs/dashboard.md) and who may sign in: a ServiceAccount of the demo's namespace that may
-   * get TrainingJobs there. The process kubelet's pods have local addresses, so the balancer's is reachable as it is
-   * (on a real cluster: bin/ballast dashboard, through a port-forward). Fails unless the page lets that account in.
+   * Where the job's page and the operator's index of jobs are (docs/dashboard.md) and who may sign in: a ServiceAccount
+   * of the demo's namespace that may get TrainingJobs there. The process kubelet's pods have local addresses and the
+   * operator runs as a local process, so both are reachable as they are (on a real cluster: bin/ballast dashboard,
+   * through a port-forward). Fails unless the page lets that account in and the index lists the job for it.
    */
   static String dashboard(BallastEnvironment env) throws java.io.IOException, InterruptedException {
     Pod balancer = env.admin().pods().inNamespace(NAMESPACE).withLabel("ballast.dev/job", JOB)
@@ -245,11 +246,24 @@ public final class Demo {
       throw new IllegalStateException("the job's page refused the demo's viewer (" + answer + "); see the logs in "
           + env.logs());
     }
+    // the operator's index of jobs: the operator runs here as a local process, so its own port (on a real cluster
+    // bin/ballast dashboard forwards to it); the same account must see the job listed there
+    java.net.URI index = env.operatorUri("/dashboard/");
+    var listed = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+            index.resolve("api/jobs")).header("Authorization", "Bearer " + token).build(),
+        java.net.http.HttpResponse.BodyHandlers.ofString());
+    if (listed.statusCode() != 200 || !listed.body().contains("\"name\":\"" + JOB + "\"")) {
+      throw new IllegalStateException("the operator's index did not list " + JOB + " for the demo's viewer ("
+          + listed.statusCode() + "); see the logs in " + env.logs());
+    }
     return """
         Dashboard of %s: %s
-          sign in with the token of a ServiceAccount that may get the job:
+        Index of jobs (the operator's): %s
+          sign in to either with the token of a ServiceAccount that may get the job:
           KUBECONFIG=%s %s create token %s -n %s
-        """.formatted(JOB, address, env.kubeconfig(), env.bin("kubectl"), viewer, NAMESPACE);
+          (on a real cluster: bin/ballast dashboard %s -n %s for the job's page, bin/ballast dashboard for the index,
+          each through a kubectl port-forward made with your own credentials; docs/dashboard.md)
+        """.formatted(JOB, address, index, env.kubeconfig(), env.bin("kubectl"), viewer, NAMESPACE, JOB, NAMESPACE);
   }
 
   /** The sidecar's own answer: connected to the job's balancer (authenticated with the job's secret) or not. */

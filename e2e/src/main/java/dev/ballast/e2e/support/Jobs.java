@@ -120,6 +120,20 @@ public final class Jobs {
   /** The same with a model of {@code layers} x {@code experts} (top-k {@code topK}), a step every {@code stepMs}. */
   public static String reportingManifest(String name, int layers, int experts, int topK, int stepMs,
       String balancerFields) {
+    return reportingManifest(name, layers, experts, topK, String.valueOf(stepMs), balancerFields);
+  }
+
+  /**
+   * The same with the stand-ins' steps on a shared clock (e2e/programs/trainer.py): every rank of both pods reports
+   * the same step numbers, so the balancer measures complete steps, as with a trainer whose pods step together.
+   */
+  public static String reportingManifestOnSharedClock(String name, int layers, int experts, int topK, int stepMs,
+      String balancerFields) {
+    return reportingManifest(name, layers, experts, topK, stepMs + ",shared", balancerFields);
+  }
+
+  private static String reportingManifest(String name, int layers, int experts, int topK, String step,
+      String balancerFields) {
     return """
         apiVersion: ballast.dev/v1alpha1
         kind: TrainingJob
@@ -130,13 +144,13 @@ public final class Jobs {
               containers:
               - name: trainer
                 image: registry.example/ballast-trainer:0.1.0
-                env: [{name: BALLAST_TEST_LOADS, value: "%d,%d,%d"}]
+                env: [{name: BALLAST_TEST_LOADS, value: "%d,%d,%s"}]
           workers: {min: 2, max: 2}
           gpusPerWorker: 4
           parallelism: {expert: 8}
           model: {moeLayers: %d, experts: %d, topK: %d}
           balancer: {replanEverySteps: 20%s}
-        """.formatted(name, layers, experts, stepMs, layers, experts, topK, balancerFields);
+        """.formatted(name, layers, experts, step, layers, experts, topK, balancerFields);
   }
 
   /**

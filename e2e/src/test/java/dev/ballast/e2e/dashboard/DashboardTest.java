@@ -61,7 +61,8 @@ class DashboardTest {
   @Test
   void peopleWhoMayGetTheJobSeeItsLivePageOthersAreRefused() throws Exception {
     // two workers of 4 GPUs, one expert group of 8, the heatmap's size of the performance target: 60 x 256
-    jobs.apply(Jobs.reportingManifest("viewed", 60, 256, 8, 200, ""));
+    // the stand-ins step on a shared clock, so steps complete and the measured charts have data
+    jobs.apply(Jobs.reportingManifestOnSharedClock("viewed", 60, 256, 8, 200, ""));
     await().atMost(WAIT).untilAsserted(() -> assertThat(jobs.phase("viewed")).isEqualTo("Running"));
     await().atMost(WAIT).untilAsserted(() -> assertThat(balancerStatus("viewed")).isNotNull()
         .extractingByKey("planVersion").asString().isNotEmpty().doesNotEndWith(".0"));
@@ -116,20 +117,63 @@ class DashboardTest {
             .isEqualTo(String.valueOf(Jobs.worldGeneration(jobs.status("viewed"))));
         assertThat(driver.findElement(By.id("gpus")).getText()).isEqualTo("8");
         assertThat(driver.findElement(By.id("sidecars")).getText()).isEqualTo("2");
+        assertThat(driver.findElement(By.id("placement-plan")).getText()).as("the placement view's plan")
+            .isEqualTo(s.get("planVersion"));
       });
       assertThat(driver.findElements(By.cssSelector("#world tbody tr"))).hasSize(2);
+
+      // the stand-in trainers' steps complete (a shared step clock), so the measured charts have the job's numbers
+      await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
+        assertThat(script(browser, "return window.ballastDashboard.gpuChart && window.ballastDashboard.gpuChart.bars"))
+            .as("bars of the per-GPU chart").isEqualTo(8L);
+        assertThat(script(browser, "return window.ballastDashboard.historyChart !== null")).isEqualTo(true);
+        assertThat(script(browser, "return window.ballastDashboard.stepChart !== null")).isEqualTo(true);
+      });
+      // per GPU: every token of the last measured step, under the static layout and under the plan; the stand-ins
+      // report 8192 x 8 tokens per GPU and layer (+-10% noise): 8 GPUs x 60 layers
+      for (String layout : new String[] {"before", "after"}) {
+        double tokens = ((Number) script(browser,
+            "return window.ballastDashboard.latest.gpus." + layout + ".reduce((a, b) => a + b, 0)")).doubleValue();
+        assertThat(tokens).as("tokens per step, %s", layout).isBetween(0.9 * 8 * 60 * 65536, 1.1 * 8 * 60 * 65536);
+      }
+      @SuppressWarnings("unchecked")
+      Map<String, Object> measured = (Map<String, Object>) await().atMost(Duration.ofSeconds(60))
+          .until(() -> balancerStatus("viewed").get("measured"), m -> m != null);
+      assertThat(((Number) measured.get("imbalanceBefore")).doubleValue()).as("status.balancer.measured %s", measured)
+          .isGreaterThan(1.0);
+      @SuppressWarnings("unchecked")
+      Map<String, Object> last = (Map<String, Object>) script(browser,
+          "const h = window.ballastDashboard.latest.history; return h[h.length - 1]");
+      double stepSeconds = ((Number) (last.get("stepAfter") != null ? last.get("stepAfter") : last.get("stepBefore")))
+          .doubleValue();
+      assertThat(stepSeconds).as("the slowest rank's step on the stand-ins' 200 ms clock, %s", last)
+          .isBetween(0.15, 2.0);
+      assertThat(driver.findElement(By.id("step-now")).getText()).as("the step-time chart's latest value")
+          .matches("\\d+ ms step · \\d+ ms compute \\((plans|static)\\)");
+      assertThat(driver.findElement(By.id("measured-now")).getText()).matches("\\d\\.\\d\\d static → .* plan");
+      // where the experts live: the 8 GPUs of the two workers, every home expert of the chosen layer on its GPU
+      assertThat(driver.findElements(By.cssSelector("#topology .gpu"))).hasSize(8);
+      assertThat(driver.findElements(By.cssSelector("#topology .chip:not(.extra)"))).as("home experts").hasSize(256);
+      long extras = ((Number) script(browser, "return window.ballastDashboard.placement.extras")).longValue();
+      assertThat(driver.findElements(By.cssSelector("#topology .chip.extra"))).hasSize((int) extras);
+      assertThat(extras).as("replicas of the chosen layer (the one with the most) under a skewed load").isPositive();
 
       // a newer plan adopted by every rank shows up without a reload
       String shown = driver.findElement(By.id("plan-version")).getText();
       await().atMost(Duration.ofMinutes(2)).untilAsserted(() -> {
         String now = driver.findElement(By.id("plan-version")).getText();
         assertThat(now).isNotEqualTo(shown).isEqualTo(balancerStatus("viewed").get("planVersion"));
+        assertThat(driver.findElement(By.id("placement-plan")).getText()).isEqualTo(now);
       });
       assertThat(driver.executeScript("return window.notReloaded === true")).as("the same document").isEqualTo(true);
       assertThat(browser.consoleErrors()).as("console errors").isEmpty();
-      browser.screenshot(Path.of("target/dashboard-job.png"), env.root().resolve("docs/dashboard-job.png"));
+      browser.fullPageScreenshot(Path.of("target/dashboard-job.png"), env.root().resolve("docs/dashboard-job.png"));
     }
     env.kubectl("delete", "tj", "viewed", "-n", jobs.namespace(), "--wait=false").ok();
+  }
+
+  static Object script(Browser browser, String js) {
+    return browser.driver().executeScript(js);
   }
 
   static long renders(Browser browser) {

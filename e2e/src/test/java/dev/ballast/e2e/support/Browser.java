@@ -58,6 +58,17 @@ public final class Browser implements AutoCloseable {
     }
   }
 
+  /** Saves a screenshot of the whole page, the window made as tall as the page for it, under each of {@code paths}. */
+  public void fullPageScreenshot(Path... paths) throws IOException {
+    long height = ((Number) driver.executeScript("return document.documentElement.scrollHeight")).longValue();
+    driver.manage().window().setSize(new Dimension(1400, (int) Math.min(6000, height + 140)));
+    try {
+      screenshot(paths);
+    } finally {
+      driver.manage().window().setSize(new Dimension(1400, 1300));
+    }
+  }
+
   @Override
   public void close() {
     driver.quit();

@@ -462,7 +462,7 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
             PlanVersion newest = publisher.newest();
             pageHistory.add(new PageHistory.Point(unixNanosNow() / 1_000_000, worldGeneration(), lastObservedStep,
                     measured.before(), measured.after(), status.current().imbalanceAfter(),
-                    newest == null ? "" : newest.toString()));
+                    newest == null ? "" : newest.toString(), measuredSteps.summary()));
         }
         pageSnapshot = pageJson();
         if (now - lastRetentionBroadcast >= RETENTION_EVERY_NANOS) {
@@ -566,7 +566,9 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
         PlanVersion newest = publisher.newest();
         return JobPageJson.of(identity, world, new JobPageJson.Activity(ready, configError,
                         sessions.authenticatedCount(), publisher.published(), newest == null ? "" : newest.toString()),
-                status.current(), forecast.history(), gpuView, pageHistory.points());
+                status.current(), forecast.history(), gpuView, pageHistory.points(), setup == null
+                        ? JobPageJson.InUse.NONE : new JobPageJson.InUse(setup.parallelism(), spec.moeLayers(),
+                        spec.experts(), runningPlan, running == null ? "" : running.toString()));
     }
 
     /** Recent per-layer loads for the dashboard: the last complete step's totals and the smoothed history. */

@@ -5,6 +5,8 @@ import dev.ballast.contracts.status.BalancerStatus;
 import dev.ballast.contracts.world.WorldDocument;
 import dev.ballast.contracts.world.WorldWorker;
 import dev.ballast.planner.load.LoadHistory;
+import dev.ballast.planner.model.Parallelism;
+import dev.ballast.planner.model.Plan;
 
 import java.util.List;
 
@@ -24,12 +26,20 @@ final class JobPageJson {
         static final GpuView NONE = new GpuView(null, null);
     }
 
+    /**
+     * The layout every rank runs, for the placement view: {@code plan} null is the static layout ({@code version} "")
+     * or a plan this balancer does not hold; {@code par} null before a planning setup exists.
+     */
+    record InUse(Parallelism par, int layers, int experts, Plan plan, String version) {
+        static final InUse NONE = new InUse(null, 0, 0, null, "");
+    }
+
     /** What the balancer is doing: the page's header line. */
     record Activity(boolean ready, String configError, int sidecars, long plansPublished, String newestPlan) {
     }
 
     static String of(DashboardJson.Identity id, WorldDocument world, Activity activity, BalancerStatus status,
-                     LoadHistory loads, GpuView gpus, List<PageHistory.Point> history) {
+                     LoadHistory loads, GpuView gpus, List<PageHistory.Point> history, InUse inUse) {
         JsonWriter w = new JsonWriter().beginObject().field("job", id.job()).field("namespace", id.namespace())
                 .field("balancerId", id.balancerId()).field("ready", activity.ready())
                 .field("configError", activity.configError()).field("sidecars", activity.sidecars())
@@ -48,9 +58,17 @@ final class JobPageJson {
         for (PageHistory.Point p : history) {
             w.beginObject().field("t", p.unixMillis()).field("generation", p.generation()).field("step", p.step())
                     .field("measuredBefore", p.measuredBefore()).field("measuredAfter", p.measuredAfter())
-                    .field("predictedAfter", p.predictedAfter()).field("plan", p.planVersion()).endObject();
+                    .field("predictedAfter", p.predictedAfter()).field("plan", p.planVersion());
+            BalancerStatus.Measured m = p.times();
+            if (m != null) { // null where nothing was timed: the page leaves a gap
+                w.field("stepBefore", m.stepSecondsBefore()).field("stepAfter", m.stepSecondsAfter())
+                        .field("computeBefore", m.computeSecondsBefore()).field("computeAfter", m.computeSecondsAfter());
+            }
+            w.endObject();
         }
-        return w.endArray().endObject().toString();
+        w.endArray();
+        PlacementJson.write(w, inUse.par(), inUse.layers(), inUse.experts(), inUse.plan(), inUse.version());
+        return w.endObject().toString();
     }
 
     private static void world(JsonWriter w, WorldDocument world) {

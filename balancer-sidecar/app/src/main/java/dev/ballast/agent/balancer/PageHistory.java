@@ -1,5 +1,7 @@
 package dev.ballast.agent.balancer;
 
+import dev.ballast.contracts.status.BalancerStatus;
+
 import java.util.ArrayDeque;
 import java.util.List;
 
@@ -11,10 +13,11 @@ final class PageHistory {
     /**
      * One tick's view: measured imbalance (busiest GPU over mean) of the last step under the static layout and under
      * the plan in use, the imbalance status.balancer predicts for the newest plan, and that plan's version ("" before
-     * the first).
+     * the first), and status.balancer.measured as of the tick (the slowest rank's step and compute time, means over
+     * the last 32 complete steps under the static layout and under the plans; null before the world measured any).
      */
     record Point(long unixMillis, long generation, long step, double measuredBefore, double measuredAfter,
-                 double predictedAfter, String planVersion) {
+                 double predictedAfter, String planVersion, BalancerStatus.Measured times) {
     }
 
     private final int capacity;

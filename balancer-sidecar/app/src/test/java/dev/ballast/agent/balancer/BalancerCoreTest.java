@@ -411,9 +411,22 @@ class BalancerCoreTest {
         assertThat(metrics.after()).as("status and metrics share one computation").isEqualTo(m.imbalanceAfter());
         assertThat(status.last().imbalanceAfter()).as("the prediction stays beside it")
                 .isEqualTo(core.status().imbalanceAfter());
+        pageShowsTheTimesAndThePlaceOfPlan(plan);
 
         core.onWorld(world(SPEC, 4));
         assertThat(core.status().measured()).as("a new world has measured nothing yet").isNull();
+    }
+
+    /** The job page: the newest point has status.balancer.measured's times; the placement is that of {@code plan}. */
+    @SuppressWarnings("unchecked")
+    void pageShowsTheTimesAndThePlaceOfPlan(PlanVersion plan) {
+        Map<String, Object> page = DashboardJsonTest.parse(core.pageSnapshot());
+        List<Map<String, Object>> history = (List<Map<String, Object>>) page.get("history");
+        assertThat(history.get(history.size() - 1)).containsEntry("stepBefore", 0.4).containsEntry("stepAfter", 0.25)
+                .containsEntry("computeBefore", 0.3).containsEntry("computeAfter", 0.15);
+        Map<String, Object> placement = (Map<String, Object>) page.get("placement");
+        assertThat(placement).containsEntry("plan", plan.toString()).containsEntry("held", true);
+        assertThat((List<?>) placement.get("layers")).hasSize(SPEC.moeLayers());
     }
 
     @Test

@@ -9,6 +9,11 @@ import dev.ballast.contracts.status.BalancerStatus;
 import dev.ballast.contracts.world.WorldDocument;
 import dev.ballast.planner.load.LoadHistory;
 import dev.ballast.planner.load.ModelLoads;
+import dev.ballast.planner.model.LayerPlacement;
+import dev.ballast.planner.model.Mode;
+import dev.ballast.planner.model.Parallelism;
+import dev.ballast.planner.model.Plan;
+import dev.ballast.contracts.plan.PlanVersion;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -25,6 +30,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -88,12 +94,39 @@ class JobPageBrowserTest {
         List<PageHistory.Point> points = new ArrayList<>();
         for (int i = 0; i < 120; i++) {
             points.add(new PageHistory.Point(1_000_000 + i * 1000L, 1, 280 + i, 2.1 + 0.05 * Math.sin(i / 4.0),
-                    i < 20 ? 2.1 : 1.08, i < 20 ? 0 : 1.05, i < 20 ? "" : "1." + (1 + i / 40)));
+                    i < 20 ? 2.1 : 1.08, i < 20 ? 0 : 1.05, i < 20 ? "" : "1." + (1 + i / 40),
+                    new BalancerStatus.Measured(2.1, i < 20 ? Double.NaN : 1.08, 0.41, i < 20 ? Double.NaN : 0.27,
+                            0.18, i < 20 ? Double.NaN : 0.17)));
         }
+        // the plan in use: each layer's four hottest experts copied to the two GPUs after their home
+        Parallelism par = new Parallelism(8, 1, 1);
+        LayerPlacement[][] layers = new LayerPlacement[60][1];
+        for (int l = 0; l < 60; l++) {
+            long[] counts = step.counts(l, 0);
+            Integer[] order = new Integer[256];
+            Arrays.setAll(order, e -> e);
+            Arrays.sort(order, (a, b) -> Long.compare(counts[b], counts[a]));
+            List<List<Integer>> gpus = new ArrayList<>();
+            for (int g = 0; g < 8; g++) {
+                gpus.add(new ArrayList<>());
+                for (int e = 32 * g; e < 32 * (g + 1); e++) {
+                    gpus.get(g).add(e);
+                }
+            }
+            for (int k = 0; k < 4; k++) {
+                int e = order[k];
+                gpus.get((e / 32 + 1) % 8).add(e);
+                gpus.get((e / 32 + 2) % 8).add(e);
+            }
+            layers[l][0] = LayerPlacement.of(256, gpus.stream().map(g -> g.stream().mapToInt(i -> i).toArray())
+                    .toArray(int[][]::new));
+        }
+        Plan inUse = new Plan(new PlanVersion(1, Long.parseLong(plan.substring(2))), 380, Mode.REPLICATE, "ballast", 256, par, layers);
         return JobPageJson.of(ID, world, new JobPageJson.Activity(true, "", 2, 4, plan),
                 new BalancerStatus(plan, 9, 380, 2.13, 1.04, 1.93, null), history,
                 new JobPageJson.GpuView(new long[] {150_000, 90_000, 60_000, 120_000, 80_000, 140_000, 50_000, 70_000},
-                        new long[] {96_000, 95_000, 94_000, 97_000, 94_000, 96_000, 95_000, 93_000}), points);
+                        new long[] {96_000, 95_000, 94_000, 97_000, 94_000, 96_000, 95_000, 93_000}), points,
+                new JobPageJson.InUse(par, 60, 256, inUse, plan));
     }
 
     static long renders() {
@@ -155,6 +188,22 @@ class JobPageBrowserTest {
         assertThat(chrome.findElement(By.id("imbalance-before")).getText()).isEqualTo("2.130");
         assertThat(chrome.findElements(By.cssSelector("#world tbody tr"))).hasSize(2);
         assertThat(consoleErrors()).as("console errors").isEmpty();
+        // the placement view: the layer with the most replicas first, then the one a heatmap row's click picks
+        assertThat(chrome.executeScript("return window.ballastDashboard.placement.gpus")).isEqualTo(8L);
+        assertThat(chrome.findElements(By.cssSelector("#topology .domain"))).hasSize(1);
+        assertThat(chrome.findElements(By.cssSelector("#topology .gpu"))).hasSize(8);
+        assertThat(chrome.findElements(By.cssSelector("#topology .chip.extra"))).as("4 hot experts x 2 replicas")
+                .hasSize(8);
+        assertThat(chrome.findElements(By.cssSelector("#topology .chip:not(.extra)"))).hasSize(256);
+        assertThat(chrome.findElements(By.cssSelector("#topology .chip.hot"))).as("the 8 hottest, each copy")
+                .hasSizeGreaterThanOrEqualTo(8);
+        new org.openqa.selenium.interactions.Actions(chrome).moveToElement(chrome.findElement(By.id("heatmap")), 0,
+                -chrome.findElement(By.id("heatmap")).getSize().getHeight() / 2 + 2).click().perform();
+        assertThat(chrome.findElement(By.id("layer")).getAttribute("value")).as("the top row: layer 0").isEqualTo("0");
+        assertThat(chrome.findElement(By.id("step-now")).getText()).isEqualTo("270 ms step · 170 ms compute (plans)");
+        assertThat(consoleErrors()).as("console errors").isEmpty();
+        long height = (Long) chrome.executeScript("return document.documentElement.scrollHeight");
+        chrome.manage().window().setSize(new org.openqa.selenium.Dimension(1400, (int) height + 140));
         Files.write(Path.of("target/dashboard-job-page.png"), chrome.getScreenshotAs(OutputType.BYTES));
     }
 }

@@ -6,6 +6,11 @@ import dev.ballast.contracts.status.BalancerStatus;
 import dev.ballast.contracts.world.WorldDocument;
 import dev.ballast.planner.load.LoadHistory;
 import dev.ballast.planner.load.ModelLoads;
+import dev.ballast.planner.model.LayerPlacement;
+import dev.ballast.planner.model.Mode;
+import dev.ballast.planner.model.Parallelism;
+import dev.ballast.planner.model.Plan;
+import dev.ballast.contracts.plan.PlanVersion;
 import org.junit.jupiter.api.Test;
 
 import java.util.Arrays;
@@ -34,7 +39,7 @@ class JobPageJsonTest {
     @Test
     void beforeAnyStepThePageHasTheWorldAndPlanButNoLoads() {
         Map<String, Object> doc = parse(JobPageJson.of(ID, WORLD, activity(), STATUS, new LoadHistory(0.5),
-                JobPageJson.GpuView.NONE, List.of()));
+                JobPageJson.GpuView.NONE, List.of(), JobPageJson.InUse.NONE));
         assertThat(doc).containsEntry("job", "olmoe").containsEntry("namespace", "ml").containsEntry("sidecars", 2L)
                 .containsEntry("newestPlan", "3.6").containsEntry("gpus", Map.of()).containsEntry("history", List.of())
                 .containsEntry("heatmap", Map.of("step", -1L));
@@ -47,7 +52,7 @@ class JobPageJsonTest {
         assertThat((List<?>) world.get("workers")).hasSize(2).first().isEqualTo(Map.of("index", 0L,
                 "pod", "olmoe-worker-0", "nodeRank", 0L, "node", "n0", "domain", "d0", "rack", "r0"));
         assertThat(parse(JobPageJson.of(ID, null, activity(), STATUS, new LoadHistory(0.5), JobPageJson.GpuView.NONE,
-                List.of())).get("world")).as("no world yet").isEqualTo(Map.of());
+                List.of(), JobPageJson.InUse.NONE)).get("world")).as("no world yet").isEqualTo(Map.of());
     }
 
     @Test
@@ -57,24 +62,28 @@ class JobPageJsonTest {
         System.arraycopy(new long[] {5, 0, 1}, 0, step.counts(0, 0), 0, 3);
         System.arraycopy(new long[] {2, 9, 4}, 0, step.counts(1, 0), 0, 3);
         h.observe(41, step);
-        var points = List.of(new PageHistory.Point(1000, 3, 41, 2.5, 1.2, 1.1, "3.5"));
+        var points = List.of(new PageHistory.Point(1000, 3, 41, 2.5, 1.2, 1.1, "3.5",
+                new BalancerStatus.Measured(2.4, 1.2, 0.5, 0.25, 0.3, 0.2)));
         Map<String, Object> doc = parse(JobPageJson.of(ID, WORLD, activity(), STATUS, h,
-                new JobPageJson.GpuView(new long[] {9, 1}, new long[] {5, 5}), points));
+                new JobPageJson.GpuView(new long[] {9, 1}, new long[] {5, 5}), points, JobPageJson.InUse.NONE));
         assertThat(doc.get("heatmap")).isEqualTo(Map.of("step", 41L, "layers", 2L, "experts", 3L, "max", 9L,
                 "values", List.of(5L, 0L, 1L, 2L, 9L, 4L)));
         assertThat(doc.get("gpus")).isEqualTo(Map.of("before", List.of(9L, 1L), "after", List.of(5L, 5L)));
-        assertThat(doc.get("history")).isEqualTo(List.of(Map.of("t", 1000L, "generation", 3L, "step", 41L,
-                "measuredBefore", 2.5, "measuredAfter", 1.2, "predictedAfter", 1.1, "plan", "3.5")));
+        assertThat(doc.get("history")).isEqualTo(List.of(Map.ofEntries(Map.entry("t", 1000L),
+                Map.entry("generation", 3L), Map.entry("step", 41L), Map.entry("measuredBefore", 2.5),
+                Map.entry("measuredAfter", 1.2), Map.entry("predictedAfter", 1.1), Map.entry("plan", "3.5"),
+                Map.entry("stepBefore", 0.5), Map.entry("stepAfter", 0.25), Map.entry("computeBefore", 0.3),
+                Map.entry("computeAfter", 0.2))));
     }
 
     @Test
     void theHistoryKeepsOnePointPerStepAndOnlyTheNewest() {
         PageHistory history = new PageHistory(3);
         for (long step : new long[] {1, 1, 2, 3, 4}) {
-            history.add(new PageHistory.Point(step, 1, step, 1, 1, 1, ""));
+            history.add(new PageHistory.Point(step, 1, step, 1, 1, 1, "", null));
         }
         assertThat(history.points()).extracting(PageHistory.Point::step).containsExactly(2L, 3L, 4L);
-        history.add(new PageHistory.Point(9, 2, 4, 1, 1, 1, ""));
+        history.add(new PageHistory.Point(9, 2, 4, 1, 1, 1, "", null));
         assertThat(history.points()).as("the same step of a new generation is a new point").hasSize(3)
                 .last().extracting(PageHistory.Point::generation).isEqualTo(2L);
     }
@@ -108,5 +117,46 @@ class JobPageJsonTest {
         for (int c = 0; c < 4; c++) {
             assertThat(perGpu[2 * c] + perGpu[2 * c + 1]).as("copy %d's GPUs", c).isEqualTo(perCopy[c]);
         }
+    }
+
+    static Map<String, Object> placement(JobPageJson.InUse inUse) {
+        @SuppressWarnings("unchecked")
+        Map<String, Object> p = (Map<String, Object>) parse(JobPageJson.of(ID, WORLD, activity(), STATUS,
+                new LoadHistory(0.5), JobPageJson.GpuView.NONE, List.of(), inUse)).get("placement");
+        return p;
+    }
+
+    @Test
+    void thePlacementListsEachGpusCopiesBeyondItsHomeBlock() {
+        // 4 GPUs in one expert group, 8 experts (homes 0-1, 2-3, 4-5, 6-7), 2 layers
+        Parallelism par = new Parallelism(4, 1, 1);
+        LayerPlacement replicated = LayerPlacement.of(8, new int[][] {{0, 1, 7}, {2, 3}, {4, 5, 7, 0}, {6, 7}});
+        Plan plan = new Plan(new PlanVersion(3, 6), 120, Mode.REPLICATE, "ballast", 8, par,
+                new LayerPlacement[][] {{replicated}, {LayerPlacement.staticLayout(4, 8)}});
+        assertThat(placement(new JobPageJson.InUse(par, 2, 8, plan, "3.6"))).isEqualTo(Map.of("plan", "3.6",
+                "held", true, "ep", 4L, "dp", 1L, "pp", 1L, "homeFirst", List.of(0L, 2L, 4L, 6L, 8L), "layers", List.of(
+                        Map.of("stage", 0L, "extra", List.of(List.of(7L), List.of(), List.of(0L, 7L), List.of())),
+                        Map.of("stage", 0L, "extra", List.of(List.of(), List.of(), List.of(), List.of())))));
+
+        // FSSDP may leave a home expert unmaterialized on its home GPU: listed as missing
+        LayerPlacement moved = LayerPlacement.of(8, new int[][] {{0, 7}, {1, 2, 3}, {4, 5}, {6, 7}});
+        Plan fssdp = new Plan(new PlanVersion(3, 7), 130, Mode.FSSDP, "ballast", 8, par,
+                new LayerPlacement[][] {{moved}, {moved}});
+        assertThat(((List<?>) placement(new JobPageJson.InUse(par, 2, 8, fssdp, "3.7")).get("layers")).get(0))
+                .isEqualTo(Map.of("stage", 0L, "extra", List.of(List.of(7L), List.of(1L), List.of(), List.of()),
+                        "missing", List.of(List.of(1L), List.of(), List.of(), List.of())));
+    }
+
+    @Test
+    void theStaticLayoutHasNoExtraCopiesAndAPlanNotHeldIsNamedOnly() {
+        Parallelism par = new Parallelism(2, 1, 2); // two pipeline stages of 2 GPUs
+        Map<String, Object> stat = placement(new JobPageJson.InUse(par, 4, 4, null, ""));
+        assertThat(stat).containsEntry("plan", "").containsEntry("held", true)
+                .containsEntry("homeFirst", List.of(0L, 2L, 4L));
+        assertThat(((List<?>) stat.get("layers")).stream().map(l -> (Object) ((Map<?, ?>) l).get("stage")).toList())
+                .containsExactly(0L, 0L, 1L, 1L);
+        assertThat(placement(new JobPageJson.InUse(par, 4, 4, null, "2.9"))).containsEntry("plan", "2.9")
+                .containsEntry("held", false).doesNotContainKey("layers");
+        assertThat(placement(JobPageJson.InUse.NONE)).as("no planning setup yet").isEqualTo(Map.of());
     }
 }
