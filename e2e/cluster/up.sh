@@ -45,10 +45,14 @@ if [[ "${BALLAST_KWOK_ALL_PODS:-0}" == 1 ]]; then
   sed "/# Ballast: Ballast's own pods/,/- 'balancer'/d" "$HERE/kwok-stages.yaml" >"$STAGES"
   ! grep -q 'labels\["ballast.dev/role"\]' "$STAGES" || die "could not remove the Ballast exclusion from kwok-stages.yaml"
 fi
-STAGES_SUM="$(sha256sum "$STAGES" | cut -d' ' -f1)"
+# KWOK's PortForward CRD: `kubectl port-forward` to a pod on a KWOK node reaches the kwok controller, which forwards by
+# these objects (the process kubelet makes one per pod it runs). Part of the fingerprint: a cluster made without it is
+# recreated like one made from other stages.
+CRDS=PortForward
+STAGES_SUM="$( (cat "$STAGES"; echo "crds=$CRDS") | sha256sum | cut -d' ' -f1)"
 SUM_FILE="$KWOK_WORKDIR/clusters/$NAME/ballast-stages.sha256"
 if grep -qx "$NAME" <<<"$clusters" && [[ "$(cat "$SUM_FILE" 2>/dev/null)" != "$STAGES_SUM" ]]; then
-  log "cluster '$NAME' was created from a different kwok-stages.yaml; recreating it"
+  log "cluster '$NAME' was created from a different kwok-stages.yaml or CRD list; recreating it"
   kwokctl delete cluster --name "$NAME" --kubeconfig "$KUBECONFIG" >/dev/null  # never touch ~/.kube/config
   clusters=""
 fi
@@ -70,6 +74,7 @@ else
     --config "$STAGES" \
     --kube-authorization=true \
     --kube-admission=true \
+    --enable-crds="$CRDS" \
     --kubeconfig "" \
     --wait 3m
   echo "$STAGES_SUM" >"$SUM_FILE"

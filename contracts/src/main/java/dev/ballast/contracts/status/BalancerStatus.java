@@ -11,12 +11,24 @@ import java.util.List;
  * the current world; the operator turns it into a condition. firstPlan (null until the generation's first plan is
  * published) records where that plan came from and how many steps the world ran before every rank adopted it.
  * imbalanceBefore, imbalanceAfter and predictedSpeedup are the balancer's prediction for its newest plan; measured
- * (null until a step of the current world was measured) is what the ranks' reports showed.
+ * (null until a step of the current world was measured) is what the ranks' reports showed. stragglers (empty when
+ * none) are the current world's GPU ranks that stopped reporting or run persistently slower than their peers; the
+ * operator raises the Stragglers condition from them.
  * JSON form: {@link BalancerStatusJson}.
  */
 public record BalancerStatus(String planVersion, long planSequence, long adoptedAtStep, double imbalanceBefore,
                              double imbalanceAfter, double predictedSpeedup, StepHeartbeat heartbeat, String planError,
-                             FirstPlan firstPlan, Measured measured) {
+                             FirstPlan firstPlan, Measured measured, List<Straggler> stragglers) {
+
+    /**
+     * A GPU rank of the current world flagged by the balancer, with the worker pod it runs in: {@link #SLOW} when its
+     * time in a window of complete steps stayed at or above a factor of its peers' median for several windows in a
+     * row, {@link #SILENT} when it is missing from the last released steps (docs/elastic.md "Stragglers").
+     */
+    public record Straggler(long rank, String pod, String kind) {
+        public static final String SLOW = "slow";
+        public static final String SILENT = "silent";
+    }
 
     /** The newest step every rank reported, of which world generation, and when the balancer first saw it (RFC 3339). */
     public record StepHeartbeat(long generation, long step, String at) {
@@ -69,28 +81,42 @@ public record BalancerStatus(String planVersion, long planSequence, long adopted
                 planError, firstPlan, null);
     }
 
+    /** A status without stragglers. */
+    public BalancerStatus(String planVersion, long planSequence, long adoptedAtStep, double imbalanceBefore,
+                          double imbalanceAfter, double predictedSpeedup, StepHeartbeat heartbeat, String planError,
+                          FirstPlan firstPlan, Measured measured) {
+        this(planVersion, planSequence, adoptedAtStep, imbalanceBefore, imbalanceAfter, predictedSpeedup, heartbeat,
+                planError, firstPlan, measured, List.of());
+    }
+
     public BalancerStatus {
         planError = planError == null ? "" : planError;
+        stragglers = stragglers == null ? List.of() : List.copyOf(stragglers);
     }
 
     public BalancerStatus withHeartbeat(StepHeartbeat beat) {
         return new BalancerStatus(planVersion, planSequence, adoptedAtStep, imbalanceBefore, imbalanceAfter,
-                predictedSpeedup, beat, planError, firstPlan, measured);
+                predictedSpeedup, beat, planError, firstPlan, measured, stragglers);
     }
 
     public BalancerStatus withPlanError(String error) {
         return new BalancerStatus(planVersion, planSequence, adoptedAtStep, imbalanceBefore, imbalanceAfter,
-                predictedSpeedup, heartbeat, error, firstPlan, measured);
+                predictedSpeedup, heartbeat, error, firstPlan, measured, stragglers);
     }
 
     public BalancerStatus withFirstPlan(FirstPlan first) {
         return new BalancerStatus(planVersion, planSequence, adoptedAtStep, imbalanceBefore, imbalanceAfter,
-                predictedSpeedup, heartbeat, planError, first, measured);
+                predictedSpeedup, heartbeat, planError, first, measured, stragglers);
     }
 
     public BalancerStatus withMeasured(Measured m) {
         return new BalancerStatus(planVersion, planSequence, adoptedAtStep, imbalanceBefore, imbalanceAfter,
-                predictedSpeedup, heartbeat, planError, firstPlan, m);
+                predictedSpeedup, heartbeat, planError, firstPlan, m, stragglers);
+    }
+
+    public BalancerStatus withStragglers(List<Straggler> s) {
+        return new BalancerStatus(planVersion, planSequence, adoptedAtStep, imbalanceBefore, imbalanceAfter,
+                predictedSpeedup, heartbeat, planError, firstPlan, measured, s);
     }
 
     public static final String PLAN_VERSION = "planVersion";
@@ -107,14 +133,21 @@ public record BalancerStatus(String planVersion, long planSequence, long adopted
     public static final String FIRST_PLAN_SOURCE = "firstPlanSource";
     public static final String FIRST_PLAN_STEPS = "firstPlanSteps";
     public static final String MEASURED = "measured";
+    public static final String STRAGGLERS = "stragglers";
     /**
      * The field names in their encoding order: the heartbeat's three only once there is one, planError only when
      * set, the first plan's generation and source once it is published, its steps once every rank adopted it, the
-     * measured block once a step was measured.
+     * measured block once a step was measured, the stragglers only when there are any.
      */
     public static final List<String> FIELDS = List.of(PLAN_VERSION, PLAN_SEQUENCE, ADOPTED_AT_STEP, IMBALANCE_BEFORE,
             IMBALANCE_AFTER, PREDICTED_SPEEDUP, LAST_STEP_GENERATION, LAST_STEP, LAST_STEP_TIME, PLAN_ERROR,
-            FIRST_PLAN_GENERATION, FIRST_PLAN_SOURCE, FIRST_PLAN_STEPS, MEASURED);
+            FIRST_PLAN_GENERATION, FIRST_PLAN_SOURCE, FIRST_PLAN_STEPS, MEASURED, STRAGGLERS);
+
+    public static final String RANK = "rank";
+    public static final String POD = "pod";
+    public static final String KIND = "kind";
+    /** A straggler's field names in their encoding order. */
+    public static final List<String> STRAGGLER_FIELDS = List.of(RANK, POD, KIND);
 
     public static final String STEP_SECONDS_BEFORE = "stepSecondsBefore";
     public static final String STEP_SECONDS_AFTER = "stepSecondsAfter";

@@ -5,7 +5,9 @@ import dev.ballast.contracts.json.JsonException;
 import dev.ballast.contracts.json.JsonFields;
 import dev.ballast.contracts.json.JsonWriter;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 import static dev.ballast.contracts.status.BalancerStatus.ADOPTED_AT_STEP;
@@ -27,6 +29,10 @@ import static dev.ballast.contracts.status.BalancerStatus.PREDICTED_SPEEDUP;
 import static dev.ballast.contracts.status.BalancerStatus.STEP_SECONDS_AFTER;
 import static dev.ballast.contracts.status.BalancerStatus.STEP_SECONDS_BEFORE;
 import static dev.ballast.contracts.status.BalancerStatus.STEP_TIME_SPEEDUP;
+import static dev.ballast.contracts.status.BalancerStatus.KIND;
+import static dev.ballast.contracts.status.BalancerStatus.POD;
+import static dev.ballast.contracts.status.BalancerStatus.RANK;
+import static dev.ballast.contracts.status.BalancerStatus.STRAGGLERS;
 
 /**
  * The JSON form of {@link BalancerStatus}: the fields of {@link BalancerStatus#FIELDS} in that order, ratios rounded
@@ -65,6 +71,17 @@ public final class BalancerStatusJson {
         if (s.measured() != null) {
             m.put(MEASURED, measuredFields(s.measured()));
         }
+        if (!s.stragglers().isEmpty()) {
+            List<Object> list = new ArrayList<>();
+            for (BalancerStatus.Straggler x : s.stragglers()) {
+                Map<String, Object> one = new LinkedHashMap<>();
+                one.put(RANK, x.rank());
+                one.put(POD, x.pod());
+                one.put(KIND, x.kind());
+                list.add(one);
+            }
+            m.put(STRAGGLERS, list);
+        }
         return m;
     }
 
@@ -99,6 +116,14 @@ public final class BalancerStatusJson {
                 w.field(k, t);
             } else if (v instanceof Long l) {
                 w.field(k, l);
+            } else if (v instanceof List<?> list) {
+                w.name(k).beginArray();
+                for (Object item : list) {
+                    @SuppressWarnings("unchecked")
+                    Map<String, Object> block = (Map<String, Object>) item;
+                    write(w, block);
+                }
+                w.endArray();
             } else if (v instanceof Map<?, ?> nested) {
                 @SuppressWarnings("unchecked")
                 Map<String, Object> block = (Map<String, Object>) nested;
@@ -125,7 +150,21 @@ public final class BalancerStatusJson {
         return new BalancerStatus(JsonFields.requireString(m, PLAN_VERSION), JsonFields.requireLong(m, PLAN_SEQUENCE),
                 JsonFields.requireLong(m, ADOPTED_AT_STEP), ratio(m, IMBALANCE_BEFORE), ratio(m, IMBALANCE_AFTER),
                 ratio(m, PREDICTED_SPEEDUP), beat, m.containsKey(PLAN_ERROR) ? JsonFields.requireString(m, PLAN_ERROR) : "",
-                first, m.containsKey(MEASURED) ? measured(JsonFields.object(m.get(MEASURED), MEASURED)) : null);
+                first, m.containsKey(MEASURED) ? measured(JsonFields.object(m.get(MEASURED), MEASURED)) : null,
+                m.containsKey(STRAGGLERS) ? stragglers(JsonFields.requireArray(m, STRAGGLERS)) : List.of());
+    }
+
+    private static List<BalancerStatus.Straggler> stragglers(List<Object> items) {
+        List<BalancerStatus.Straggler> out = new ArrayList<>();
+        for (Object item : items) {
+            Map<String, Object> x = JsonFields.object(item, STRAGGLERS + "[" + out.size() + "]");
+            String kind = JsonFields.requireString(x, KIND);
+            if (!kind.equals(BalancerStatus.Straggler.SLOW) && !kind.equals(BalancerStatus.Straggler.SILENT)) {
+                throw new JsonException("field \"" + KIND + "\" must be \"slow\" or \"silent\", got \"" + kind + "\"");
+            }
+            out.add(new BalancerStatus.Straggler(JsonFields.requireLong(x, RANK), JsonFields.requireString(x, POD), kind));
+        }
+        return out;
     }
 
     /** The measured block; its stepTimeSpeedup is derived from the step times, so it is not read back. */

@@ -3,6 +3,7 @@ package dev.ballast.contracts.status;
 import dev.ballast.contracts.json.JsonException;
 import org.junit.jupiter.api.Test;
 
+import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -13,8 +14,9 @@ class BalancerStatusJsonTest {
     void encodesEveryFieldInOrderWithRatiosToFourDecimals() {
         var beat = new BalancerStatus.StepHeartbeat(3, 4210, "2026-12-03T19:00:00Z");
         var measured = new BalancerStatus.Measured(1.3, 1.1, 0.5, 0.4, 0.3, 0.2);
+        var stragglers = List.of(new BalancerStatus.Straggler(5, "j-g3-w2", BalancerStatus.Straggler.SLOW));
         BalancerStatus s = new BalancerStatus("3.17", 128, 4200, 1.234567, 1.05, 1.17449, beat, "x",
-                new BalancerStatus.FirstPlan(3, BalancerStatus.FROM_STEPS, 2), measured);
+                new BalancerStatus.FirstPlan(3, BalancerStatus.FROM_STEPS, 2), measured, stragglers);
         assertThat(BalancerStatusJson.fields(s).keySet()).containsExactlyElementsOf(BalancerStatus.FIELDS);
         assertThat(((Map<?, ?>) BalancerStatusJson.fields(s).get(BalancerStatus.MEASURED)).keySet().stream().map(Object::toString))
                 .containsExactlyElementsOf(BalancerStatus.MEASURED_FIELDS);
@@ -25,9 +27,25 @@ class BalancerStatusJsonTest {
                 + "\"planError\":\"x\",\"firstPlanGeneration\":3,\"firstPlanSource\":\"steps\",\"firstPlanSteps\":2,"
                 + "\"measured\":{\"imbalanceBefore\":1.3,\"imbalanceAfter\":1.1,\"stepSecondsBefore\":0.5,"
                 + "\"stepSecondsAfter\":0.4,\"stepTimeSpeedup\":1.25,\"computeSecondsBefore\":0.3,"
-                + "\"computeSecondsAfter\":0.2}}");
+                + "\"computeSecondsAfter\":0.2},\"stragglers\":[{\"rank\":5,\"pod\":\"j-g3-w2\",\"kind\":\"slow\"}]}");
         assertThat(BalancerStatusJson.decode(json)).isEqualTo(new BalancerStatus("3.17", 128, 4200, 1.2346, 1.05,
-                1.1745, beat, "x", new BalancerStatus.FirstPlan(3, BalancerStatus.FROM_STEPS, 2), measured));
+                1.1745, beat, "x", new BalancerStatus.FirstPlan(3, BalancerStatus.FROM_STEPS, 2), measured,
+                stragglers));
+    }
+
+    @Test
+    void carriesStragglersOnlyWhenThereAreSomeAndRefusesAnUnknownKind() {
+        BalancerStatus none = new BalancerStatus("1.0", 0, -1, 1.0, 1.0, 1.0, null);
+        assertThat(BalancerStatusJson.fields(none)).doesNotContainKey(BalancerStatus.STRAGGLERS);
+        BalancerStatus two = none.withStragglers(List.of(
+                new BalancerStatus.Straggler(0, "j-g1-w0", BalancerStatus.Straggler.SILENT),
+                new BalancerStatus.Straggler(3, "j-g1-w1", BalancerStatus.Straggler.SLOW)));
+        String json = BalancerStatusJson.encode(two);
+        assertThat(json).endsWith(",\"stragglers\":[{\"rank\":0,\"pod\":\"j-g1-w0\",\"kind\":\"silent\"},"
+                + "{\"rank\":3,\"pod\":\"j-g1-w1\",\"kind\":\"slow\"}]}");
+        assertThat(BalancerStatusJson.decode(json)).isEqualTo(two);
+        assertThatThrownBy(() -> BalancerStatusJson.decode(json.replace("silent", "late")))
+                .isInstanceOf(JsonException.class).hasMessageContaining("\"kind\" must be \"slow\" or \"silent\"");
     }
 
     @Test

@@ -126,6 +126,7 @@ public final class ProcessKubelet implements AutoCloseable {
         return;
       }
       for (Container c : pod.getSpec().getContainers()) rp.main.add(spawn(rp, c));
+      PortForwards.apply(client, pod, rp.ip);
       reportRunning(rp, started);
       for (Proc p : rp.main) p.process.onExit().thenRun(() -> events.execute(() -> mainExited(rp)));
     } catch (Exception e) {

@@ -66,10 +66,63 @@ class GangAdmissionTest {
 
     env.kubectl("wait", "--for=condition=Ready", "tj/packed", "-n", jobs.namespace(), "--timeout=60s").ok();
     String table = env.kubectl("get", "tj", "packed", "-n", jobs.namespace()).ok().stdout();
-    assertThat(table.lines().findFirst().orElseThrow().split("\\s+"))
-        .containsExactly("NAME", "PHASE", "READY", "DESIRED", "TARGET", "GEN", "RESTARTS", "IMBALANCE", "PLAN", "AGE");
+    assertThat(table.lines().findFirst().orElseThrow().split("\\s+")).containsExactly("NAME", "PHASE", "READY",
+        "DESIRED", "RESTARTS", "IMBALANCE", "PLAN", "REASON", "AGE");
+    assertThat(env.kubectl("get", "tj", "packed", "-n", jobs.namespace(), "-o", "wide").ok().stdout().lines()
+        .findFirst().orElseThrow().split("\\s+")).as("-o wide adds the transition's target and the generation")
+        .containsExactly("NAME", "PHASE", "READY", "DESIRED", "TARGET", "GEN", "RESTARTS", "IMBALANCE", "PLAN",
+            "REASON", "AGE");
     assertThat(table).contains("Running");
+    assertThat(column(table, "REASON")).as("nothing in the way of a running job").isEmpty();
+    assertFitsOneLine(table);
     env.kubectl("delete", "tj", "packed", "-n", jobs.namespace(), "--wait=false").ok();
+  }
+
+  /**
+   * The value under {@code header} in the table's one row: kubectl left-aligns every column at its header's
+   * offset, so the header's position locates it.
+   */
+  static String column(String table, String header) {
+    List<String> lines = table.lines().toList();
+    assertThat(lines).hasSize(2);
+    int at = lines.get(0).indexOf(header);
+    String row = lines.get(1);
+    if (row.length() <= at) return "";
+    String rest = row.substring(at);
+    int end = rest.indexOf("   ");
+    return (end < 0 ? rest : rest.substring(0, end)).trim();
+  }
+
+  /**
+   * The widest value of each column in a listing of realistic jobs: a 24-character name, the longest phase and the
+   * longest reason the operator sets, the plan version of a long run, an age such as 5m12s.
+   */
+  static final Map<String, Integer> WORST = Map.of("NAME", 24, "PHASE", "Restarting".length(),
+      "REASON", "BalancerConfigError".length(), "PLAN", "12.34567".length(), "AGE", "5m12s".length());
+
+  /**
+   * Every line within 120 columns, and also the line kubectl would print with the {@link #WORST} values in place of
+   * this job's (kubectl pads each column to its widest value plus 3 spaces): a listing must not wrap on a
+   * 120-column terminal.
+   */
+  static void assertFitsOneLine(String table) {
+    List<String> lines = table.lines().toList();
+    assertThat(lines).allSatisfy(l -> assertThat(l.length()).as(l).isLessThanOrEqualTo(120));
+    String header = lines.get(0);
+    String[] names = header.trim().split("\\s+");
+    int[] starts = new int[names.length];
+    for (int i = 0, from = 0; i < names.length; i++) {
+      starts[i] = header.indexOf(names[i], from);
+      from = starts[i] + names[i].length();
+    }
+    int widest = 0;
+    for (int i = 0; i < names.length; i++) {
+      int at = starts[i];
+      int width = i + 1 < names.length ? starts[i + 1] - at - 3
+          : lines.stream().mapToInt(l -> l.length() - at).max().orElseThrow();
+      widest += Math.max(width, WORST.getOrDefault(names[i], 0)) + (i + 1 < names.length ? 3 : 0);
+    }
+    assertThat(widest).as("the line with the widest realistic values %s", WORST).isLessThanOrEqualTo(120);
   }
 
   @Test
@@ -83,6 +136,10 @@ class GangAdmissionTest {
       });
     });
     assertThat(jobs.workers("too-big")).isEmpty();
+    String table = env.kubectl("get", "tj", "too-big", "-n", jobs.namespace()).ok().stdout();
+    assertThat(column(table, "PHASE")).isEqualTo("Pending");
+    assertThat(column(table, "REASON")).as("kubectl get says why it waits").isEqualTo("InsufficientGPUs");
+    assertFitsOneLine(table);
     assertThat(new ArgoHealth(env.root()).of(jobs.get("too-big"))).as("Argo CD health").satisfies(h -> {
       assertThat(h.status()).isEqualTo("Progressing");
       assertThat(h.message()).startsWith("Pending: ").contains("20");

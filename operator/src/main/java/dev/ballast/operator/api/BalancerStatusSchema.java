@@ -50,4 +50,7 @@ public class BalancerStatusSchema {
 
   @JsonPropertyDescription("What the ranks' reports of the current world's recent complete steps measured, beside the prediction above; absent until a step was measured, each field absent until it was.")
   public BalancerMeasuredSchema measured;
+
+  @JsonPropertyDescription("GPU ranks of the current world that run persistently slower than their peers or stopped reporting, with their pods; absent when none (the operator's Stragglers condition).")
+  public java.util.List<BalancerStragglerSchema> stragglers;
 }

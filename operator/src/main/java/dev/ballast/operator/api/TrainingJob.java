@@ -23,11 +23,12 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @AdditionalPrinterColumn(name = "Phase", jsonPath = ".status.phase", type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "Ready", jsonPath = ".status.readyWorkers", type = AdditionalPrinterColumn.Type.INTEGER)
 @AdditionalPrinterColumn(name = "Desired", jsonPath = ".status.desiredWorkers", type = AdditionalPrinterColumn.Type.INTEGER)
-@AdditionalPrinterColumn(name = "Target", jsonPath = ".status.transition.workers", type = AdditionalPrinterColumn.Type.INTEGER)
-@AdditionalPrinterColumn(name = "Gen", jsonPath = ".status.world.generation", type = AdditionalPrinterColumn.Type.INTEGER)
+@AdditionalPrinterColumn(name = "Target", jsonPath = ".status.transition.workers", type = AdditionalPrinterColumn.Type.INTEGER, priority = 1)
+@AdditionalPrinterColumn(name = "Gen", jsonPath = ".status.world.generation", type = AdditionalPrinterColumn.Type.INTEGER, priority = 1)
 @AdditionalPrinterColumn(name = "Restarts", jsonPath = ".status.restarts", type = AdditionalPrinterColumn.Type.INTEGER)
 @AdditionalPrinterColumn(name = "Imbalance", jsonPath = ".status.balancer.imbalanceAfter", type = AdditionalPrinterColumn.Type.NUMBER)
 @AdditionalPrinterColumn(name = "Plan", jsonPath = ".status.balancer.planVersion", type = AdditionalPrinterColumn.Type.STRING)
+@AdditionalPrinterColumn(name = "Reason", jsonPath = ".status.reason", type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = AdditionalPrinterColumn.Type.DATE)
 @ValidationRule(
     value = "self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$') && size(self.metadata.name) <= " + TrainingJob.MAX_NAME_LENGTH,

@@ -19,6 +19,10 @@ public class TrainingJobStatus {
   @JsonPropertyDescription("Where the job is in its lifecycle.")
   public Phase phase;
 
+  @JsonPropertyDescription("Why the job is not simply running, in one CamelCase word (the reason of the condition that"
+      + " says it, e.g. InsufficientGPUs, PodRefused, Stragglers); absent when nothing is in the way. Shown by kubectl get.")
+  public String reason;
+
   @JsonPropertyDescription("The newest metadata.generation that is in effect: the running world (or the admission under way) reflects it.")
   public Long observedGeneration;
 

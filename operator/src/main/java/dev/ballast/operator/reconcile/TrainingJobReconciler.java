@@ -22,6 +22,7 @@ import dev.ballast.operator.metrics.ReconcileStep;
 import dev.ballast.operator.metrics.ReconcileStepFailed;
 import dev.ballast.operator.status.BalancerHealth;
 import dev.ballast.operator.status.Conditions;
+import dev.ballast.operator.status.Stragglers;
 import dev.ballast.operator.status.StatusAggregator;
 import dev.ballast.operator.status.StatusChange;
 import dev.ballast.operator.validate.SpecValidator;
@@ -210,6 +211,7 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
       }
       AdmissionWait.of(job, decision.step(), now).ifPresent(steps::admissionWaited);
       if (decision.step() instanceof WorldStep.Transition t) steps.worldReplaced(t.countsAsRestart());
+      stragglerEvents(job, next);
       return writeStatus(job, next, requeue, now);
     });
   }
@@ -392,6 +394,8 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
 
   /** How long a running world waits for its balancer to describe it in status.balancer before looking again. */
   static final Duration BALANCER_RECHECK = Duration.ofSeconds(5);
+  /** How often a running job's status.balancer is read again once the balancer described its world. */
+  static final Duration STRAGGLER_RECHECK = Duration.ofSeconds(30);
 
   /**
    * When to reconcile again: what the decision asks for, and while the balancer has not described the
@@ -399,9 +403,13 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
    */
   private Duration requeueAfter(TrainingJob job, Decision decision, TrainingJobStatus next, Instant now) {
     Duration decided = decidedRequeue(job, decision, next, now);
-    if (decision.step() instanceof WorldStep.Run run && BalancerHealth.of(job.getSpec(), run.world().generation(),
-        job.getStatus() == null ? null : job.getStatus().balancer).state() == BalancerHealth.State.UNKNOWN) {
-      return decided == null || decided.compareTo(BALANCER_RECHECK) > 0 ? BALANCER_RECHECK : decided;
+    if (decision.step() instanceof WorldStep.Run run) {
+      var state = BalancerHealth.of(job.getSpec(), run.world().generation(),
+          job.getStatus() == null ? null : job.getStatus().balancer).state();
+      // status.balancer changes (stragglers, a plan error) do not bump the generation, so they wake no reconcile
+      Duration recheck = state == BalancerHealth.State.UNKNOWN ? BALANCER_RECHECK
+          : state == BalancerHealth.State.NOT_WANTED ? null : STRAGGLER_RECHECK;
+      if (recheck != null) return decided == null || decided.compareTo(recheck) > 0 ? recheck : decided;
     }
     return decided;
   }
@@ -430,6 +438,7 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
   private UpdateControl<TrainingJob> writeStatus(TrainingJob job, TrainingJobStatus next, Duration requeue,
       Instant now) {
     StatusAggregator.reconciled(job, next, now);
+    StatusAggregator.summarize(next);
     UpdateControl<TrainingJob> control;
     if (StatusChange.changed(job, next)) {
       control = UpdateControl.patchStatus(statusPatch(job, next));
@@ -445,6 +454,18 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
         .withNamespace(job.getMetadata().getNamespace()).build());
     patch.setStatus(next);
     return patch;
+  }
+
+  /** One event per change of the Stragglers condition: who is flagged now, or that none is left. */
+  private void stragglerEvents(TrainingJob job, TrainingJobStatus next) {
+    Stragglers.Event e = Stragglers.event(job.getStatus() == null ? List.of() : job.getStatus().conditions,
+        next.conditions);
+    if (e == null) return;
+    if (e.warning()) {
+      events.warning(job, e.reason(), e.message());
+    } else {
+      events.normal(job, e.reason(), e.message());
+    }
   }
 
   private boolean sameAdmissionMessage(TrainingJob job, String message) {

@@ -20,6 +20,12 @@ public final class Conditions {
   /** Set only when spec.recovery.progressDeadlineSeconds is: whether the running world reports steps. */
   public static final String PROGRESSING = "Progressing";
 
+  /**
+   * From status.balancer.stragglers, while the world runs: True naming the GPU ranks (and pods) that run persistently
+   * slower than their peers or stopped reporting; False once none is left (a job that never had one never shows it).
+   */
+  public static final String STRAGGLERS = "Stragglers";
+
   /** Set once a child's name was found held by another object: False while it is, True after. */
   public static final String CHILDREN_OWNED = "ChildrenOwned";
 

@@ -1,6 +1,7 @@
 package dev.ballast.operator.status;
 
 import dev.ballast.operator.admission.GangAdmission;
+import dev.ballast.operator.api.BalancerStatusSchema;
 import dev.ballast.operator.api.BindingBackoff;
 import dev.ballast.operator.api.CommittedSpec;
 import dev.ballast.operator.api.TrainingJob;
@@ -44,6 +45,7 @@ public final class StatusAggregator {
   public static TrainingJobStatus reconcileFailed(TrainingJob job, String message, Instant now) {
     TrainingJobStatus s = carriedOver(job);
     new ConditionSetter(s, generation(job), now.toString()).set(Conditions.RECONCILED, false, RECONCILE_ERROR, message);
+    summarize(s);
     return s;
   }
 
@@ -66,6 +68,11 @@ public final class StatusAggregator {
     } else if (Conditions.has(next.conditions, Conditions.CHILDREN_OWNED)) {
       c.set(Conditions.CHILDREN_OWNED, true, "Owned", "every child of the job is controlled by it");
     }
+  }
+
+  /** Sets status.reason from the conditions as they now are ({@link StatusReason}); call after the last condition. */
+  public static void summarize(TrainingJobStatus next) {
+    next.reason = StatusReason.of(next);
   }
 
   /** Status for a spec the operator cannot act on: only the Ready condition says why. */
@@ -177,6 +184,10 @@ public final class StatusAggregator {
       c.set(Conditions.ADMITTED, true, "WorldCommitted", "all " + cm.world().size() + " workers of world "
           + cm.world().generation() + " are bound to their nodes");
       c.set(Conditions.READY, false, "Starting", "workers are starting");
+      if (Conditions.isTrue(s.conditions, Conditions.STRAGGLERS)) {
+        c.set(Conditions.STRAGGLERS, false, "NewWorld", "world " + cm.world().generation()
+            + " starts without known stragglers");
+      }
       if (finished != null && Boolean.TRUE.equals(finished.voluntary)) {
         clearResizing(c, s, "Resized", "world " + cm.world().generation() + " has " + cm.world().size()
             + " workers (" + finished.reason + ")");
@@ -190,6 +201,7 @@ public final class StatusAggregator {
       var balancer = BalancerHealth.of(job.getSpec(), run.world().generation(),
           job.getStatus() == null ? null : job.getStatus().balancer);
       balancerCondition(c, balancer);
+      stragglersCondition(c, s, run.world().generation(), job.getStatus() == null ? null : job.getStatus().balancer);
       if (run.ready() == size) {
         s.phase = Phase.Running;
         if (s.startTime == null) s.startTime = ts;
@@ -274,6 +286,19 @@ public final class StatusAggregator {
       case PLANNING -> c.set(Conditions.BALANCING, true, "Planning", health.message());
       case CONFIG_ERROR -> c.set(Conditions.BALANCING, false, BalancerHealth.CONFIG_ERROR_REASON, health.message());
       case NOT_WANTED, UNKNOWN -> { }
+    }
+  }
+
+  /** The Stragglers condition from status.balancer.stragglers, once the balancer describes world {@code generation}. */
+  private static void stragglersCondition(ConditionSetter c, TrainingJobStatus s, long generation,
+      BalancerStatusSchema balancer) {
+    if (balancer == null || balancer.planVersion == null || !balancer.planVersion.startsWith(generation + ".")) return;
+    String named = Stragglers.describe(balancer.stragglers);
+    if (!named.isEmpty()) {
+      c.set(Conditions.STRAGGLERS, true, Conditions.STRAGGLERS, named);
+    } else if (Conditions.isTrue(s.conditions, Conditions.STRAGGLERS)) {
+      c.set(Conditions.STRAGGLERS, false, "NoStragglers", "every GPU rank of world " + generation
+          + " reports and keeps pace with its peers");
     }
   }
 

@@ -234,6 +234,7 @@ class TrainingJobReconcilerTest {
     node.getStatus().getConditions().get(0).setLastTransitionTime("2026-01-01T00:00:00Z");
     client.resource(node).updateStatus();
     await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(job("lost").getStatus().transition).as("the transition").isNotNull(); // an NPE would end the wait
       assertThat(job("lost").getStatus().transition.reason).isEqualTo("NodeLost");
       assertThat(workers("lost")).filteredOn(p -> p.getMetadata().getName().startsWith("lost-g2-"))
           .hasSize(2).allSatisfy(p -> assertThat(p.getMetadata().getAnnotations().get(Labels.ASSIGNED_NODE))

@@ -140,6 +140,109 @@ class StatusAggregatorTest {
     assertThat(condition(fixed.conditions, Conditions.READY).getStatus()).isEqualTo("True");
   }
 
+  static BalancerStatusSchema withStragglers(String planVersion, Object... rankPodKind) {
+    var b = balancer(planVersion, null);
+    b.stragglers = new java.util.ArrayList<>();
+    for (int i = 0; i < rankPodKind.length; i += 3) {
+      var x = new dev.ballast.operator.api.BalancerStragglerSchema();
+      x.rank = ((Number) rankPodKind[i]).longValue();
+      x.pod = (String) rankPodKind[i + 1];
+      x.kind = (String) rankPodKind[i + 2];
+      b.stragglers.add(x);
+    }
+    return b;
+  }
+
+  @Test
+  void stragglersTheBalancerNamesBecomeAConditionAndTheReasonUntilNoneIsLeft() {
+    job.setStatus(StatusAggregator.aggregate(job, d(new WorldStep.Run(world, 2, List.of())), null, T0));
+    job.getStatus().balancer = withStragglers("0.3", 5L, "olmoe-g0-w0", "slow");
+    var stale = StatusAggregator.aggregate(job, d(new WorldStep.Run(world, 2, List.of())), null, T0);
+    assertThat(stale.conditions).as("stragglers of another world").noneMatch(c -> c.getType().equals(Conditions.STRAGGLERS));
+
+    job.getStatus().balancer = withStragglers("1.3", 5L, "olmoe-g1-w0", "slow", 9L, "olmoe-g1-w1", "silent");
+    var flagged = StatusAggregator.aggregate(job, d(new WorldStep.Run(world, 2, List.of())), null, T0.plusSeconds(5));
+    Condition c = condition(flagged.conditions, Conditions.STRAGGLERS);
+    assertThat(c.getStatus()).isEqualTo("True");
+    assertThat(c.getReason()).isEqualTo("Stragglers");
+    assertThat(c.getMessage()).isEqualTo("GPU rank 5 (pod olmoe-g1-w0) runs slower than its peers (at least 1.3× their"
+        + " median for 3 windows of 8 steps); GPU rank 9 (pod olmoe-g1-w1) stopped reporting");
+    assertThat(flagged.phase).as("the job still runs").isEqualTo(Phase.Running);
+    assertThat(StatusReason.of(flagged)).isEqualTo("Stragglers");
+
+    job.setStatus(flagged);
+    job.getStatus().balancer = balancer("1.4", null);
+    var cleared = StatusAggregator.aggregate(job, d(new WorldStep.Run(world, 2, List.of())), null, T0.plusSeconds(60));
+    c = condition(cleared.conditions, Conditions.STRAGGLERS);
+    assertThat(c.getStatus()).isEqualTo("False");
+    assertThat(c.getReason()).isEqualTo("NoStragglers");
+    assertThat(StatusReason.of(cleared)).isNull();
+
+    job.setStatus(flagged);
+    var next = StatusAggregator.aggregate(job, d(new WorldStep.Commit(new World(2, world.seats()))), null,
+        T0.plusSeconds(90));
+    assertThat(condition(next.conditions, Conditions.STRAGGLERS).getReason()).as("a new world").isEqualTo("NewWorld");
+  }
+
+  @Test
+  void oneEventPerChangeOfTheStragglersNotPerReconcile() {
+    job.setStatus(StatusAggregator.aggregate(job, d(new WorldStep.Run(world, 2, List.of())), null, T0));
+    var quiet = job.getStatus().conditions;
+    job.getStatus().balancer = balancer("1.2", null);
+    assertThat(Stragglers.event(quiet, StatusAggregator.aggregate(job, d(new WorldStep.Run(world, 2, List.of())),
+        null, T0).conditions)).as("never had one").isNull();
+
+    job.getStatus().balancer = withStragglers("1.2", 5L, "olmoe-g1-w0", "slow");
+    var one = StatusAggregator.aggregate(job, d(new WorldStep.Run(world, 2, List.of())), null, T0);
+    assertThat(Stragglers.event(quiet, one.conditions)).isEqualTo(new Stragglers.Event(true, "Stragglers",
+        "Stragglers: GPU rank 5 (pod olmoe-g1-w0) runs slower than its peers (at least 1.3× their median for 3"
+            + " windows of 8 steps)"));
+    job.setStatus(one);
+    job.getStatus().balancer = withStragglers("1.3", 5L, "olmoe-g1-w0", "slow");
+    var same = StatusAggregator.aggregate(job, d(new WorldStep.Run(world, 2, List.of())), null, T0.plusSeconds(30));
+    assertThat(Stragglers.event(one.conditions, same.conditions)).as("the same set again").isNull();
+
+    job.getStatus().balancer = withStragglers("1.3", 5L, "olmoe-g1-w0", "slow", 9L, "olmoe-g1-w1", "silent");
+    var two = StatusAggregator.aggregate(job, d(new WorldStep.Run(world, 2, List.of())), null, T0.plusSeconds(60));
+    assertThat(Stragglers.event(one.conditions, two.conditions)).satisfies(e -> {
+      assertThat(e.warning()).isTrue();
+      assertThat(e.message()).contains("GPU rank 9 (pod olmoe-g1-w1) stopped reporting");
+    });
+    job.setStatus(two);
+    job.getStatus().balancer = balancer("1.4", null);
+    var none = StatusAggregator.aggregate(job, d(new WorldStep.Run(world, 2, List.of())), null, T0.plusSeconds(90));
+    assertThat(Stragglers.event(two.conditions, none.conditions)).satisfies(e -> {
+      assertThat(e.warning()).isFalse();
+      assertThat(e.reason()).isEqualTo("NoStragglers");
+    });
+  }
+
+  @Test
+  void theReasonSaysWhyAJobWaitsOrIsNotSimplyRunning() {
+    var pending = StatusAggregator.aggregate(job, d(new WorldStep.Place(1)),
+        new GangAdmission.Result.Unschedulable("InsufficientGPUs", "needs 2 workers × 8 GPUs"), T0);
+    assertThat(StatusReason.of(pending)).isEqualTo("InsufficientGPUs");
+    var refused = StatusAggregator.aggregate(job, d(new WorldStep.Place(1)),
+        new GangAdmission.Result.Refused("olmoe-g1-w0", "forbidden"), T0);
+    assertThat(StatusReason.of(refused)).isEqualTo(StatusAggregator.PODS_REFUSED);
+
+    var committed = StatusAggregator.aggregate(job, d(new WorldStep.Commit(world)), null, T0);
+    assertThat(StatusReason.of(committed)).as("admitted, workers starting").isEqualTo("Starting");
+    job.setStatus(committed);
+    var running = StatusAggregator.aggregate(job, d(new WorldStep.Run(world, 2, List.of())), null, T0);
+    StatusAggregator.summarize(running);
+    assertThat(running.reason).as("nothing in the way").isNull();
+
+    job.setStatus(running);
+    job.getStatus().balancer = balancer("1.0", "cannot plan world generation 1: too small");
+    var broken = StatusAggregator.aggregate(job, d(new WorldStep.Run(world, 2, List.of())), null, T0);
+    assertThat(StatusReason.of(broken)).isEqualTo(BalancerHealth.CONFIG_ERROR_REASON);
+
+    job.setStatus(running);
+    var failed = StatusAggregator.reconcileFailed(job, "reconcile step desired failed: boom", T0);
+    assertThat(failed.reason).as("a failing reconcile comes first").isEqualTo(StatusAggregator.RECONCILE_ERROR);
+  }
+
   @Test
   void failureIsTerminalWithItsCause() {
     var s = StatusAggregator.aggregate(job,

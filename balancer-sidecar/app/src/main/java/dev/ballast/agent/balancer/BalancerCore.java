@@ -23,6 +23,10 @@ import dev.ballast.planner.policy.PlacementScore;
 import dev.ballast.planner.policy.ReplanPolicy;
 
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
@@ -88,6 +92,9 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
     private final AdoptionTracker adoptions = new AdoptionTracker();
     private final FirstPlanTracker firstPlan = new FirstPlanTracker();
     private final MeasuredSteps measuredSteps = new MeasuredSteps();
+    private final SidecarHealthTally sidecarHealth = new SidecarHealthTally();
+    private SlowRanks slowRanks;         // the current usable layout's, null without one
+    private int[] silentRanks = new int[0];
     private final HistoryPersistence history;
     /** The steps of the load history restored at start (0: none), shown on the dashboard. */
     private final long historyRestoredSteps;
@@ -188,6 +195,9 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
 
     private void rebuild() {
         setup = null;
+        slowRanks = null;
+        silentRanks = new int[0];
+        status.stragglers(List.of());
         if (spec == null || world == null || world.nodes().isEmpty()) {
             intake.unusable(configError);
             return;
@@ -195,6 +205,7 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
         try {
             setup = PlanningSetup.of(identity.job(), spec, world);
             intake.use(setup.parallelism(), spec.moeLayers(), spec.experts());
+            slowRanks = new SlowRanks(setup.parallelism().gpus());
             forecast.restart(spec.moeLayers(), setup.parallelism().dp(), setup.parallelism().ep(), spec.experts());
             configError = "";
         } catch (RuntimeException e) {
@@ -232,6 +243,7 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
         switch (m.getKindCase()) {
             case REPORT -> warnIfRefused(s, intake.take(s.podIndex, s.nodeRank, world, m.getReport(), this::released));
             case ADOPTION -> onAdoption(s, m.getAdoption());
+            case HEALTH -> warnIfRefused(s, sidecarHealth.record(s, m.getHealth(), clock.getAsLong()));
             case RESYNC -> resync(s, m.getResync().hasAfter() ? Protocol.fromWire(m.getResync().getAfter()) : null);
             case HELLO -> sessions.refuse(id, new Refusal(ErrorNotice.Code.PROTOCOL_VIOLATION, "hello sent twice on one stream"));
             case KIND_NOT_SET -> sessions.warn(s, new Refusal(ErrorNotice.Code.PROTOCOL_VIOLATION, "empty message"));
@@ -249,7 +261,7 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
         s.nodeRank = world.byPodIndex(h.getPodIndex()).nodeRank();
         s.send(BalancerMessage.newBuilder().setWelcome(Welcome.newBuilder()
                 .setProtocolVersion(Protocol.VERSION).setBalancerId(identity.balancerId()).setLayers(spec.moeLayers())
-                .setExperts(spec.experts()).setGpusPerWorker(world.gpusPerWorker())).build());
+                .setExperts(spec.experts()).setGpusPerWorker(world.gpusPerWorker()).setAcceptsHealth(true)).build());
         // Plans before the world: a trainer that waits for the world before its first step (docs/protocol.md) then
         // finds the world's first plan already held, and adopts it at that step.
         resync(s, null);
@@ -332,6 +344,7 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
             measure(step, r.loads());
             measuredSteps.timed(step, r.slowestStepSeconds(), r.slowestComputeSeconds());
         }
+        stragglers(r.complete() && slowRanks.step(r.rankComputeSeconds(), r.rankStepSeconds()));
         lastObservedStep = Math.max(lastObservedStep, step);
         lastObservedGeneration = world.generation();
         firstPlan.stepSeen(step);
@@ -339,6 +352,40 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
         policy.stepObserved(() -> PlacementScore.of(setup.context(), setup.planner().routing(), planInUse,
                 forecast.predict()).imbalance());
         maybeStartPlanning();
+    }
+
+    /**
+     * Keeps status.balancer.stragglers to the slow and silent ranks, rebuilt only when either set changed. A rank
+     * flagged slow that then stops reporting is listed once, as silent (its slow flag stays until windows close).
+     */
+    private void stragglers(boolean slowChanged) {
+        int[] silent = intake.silentRankList();
+        if (!slowChanged && Arrays.equals(silent, silentRanks)) {
+            return;
+        }
+        silentRanks = silent;
+        List<BalancerStatus.Straggler> list = new ArrayList<>();
+        for (int rank : slowRanks.flagged()) {
+            if (Arrays.binarySearch(silent, rank) < 0) {
+                list.add(new BalancerStatus.Straggler(rank, podOf(rank), BalancerStatus.Straggler.SLOW));
+            }
+        }
+        for (int rank : silent) {
+            list.add(new BalancerStatus.Straggler(rank, podOf(rank), BalancerStatus.Straggler.SILENT));
+        }
+        list.sort(Comparator.comparingLong(BalancerStatus.Straggler::rank));
+        status.stragglers(list);
+    }
+
+    /** The worker pod GPU rank {@code rank} of the current world runs in ("" when the world does not name one). */
+    private String podOf(int rank) {
+        int nodeRank = rank / world.gpusPerWorker();
+        for (WorldWorker w : world.nodes()) {
+            if (w.nodeRank() == nodeRank) {
+                return w.pod();
+            }
+        }
+        return "";
     }
 
     /**
@@ -367,7 +414,7 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
     /** Before only: every rank runs a plan this balancer does not hold (published before it restarted). */
     private static BalancerMetricsState.Scores unknownAfter(PlacementScore.Breakdown before) {
         double[] none = new double[before.layers().length];
-        java.util.Arrays.fill(none, Double.NaN);
+        Arrays.fill(none, Double.NaN);
         return new BalancerMetricsState.Scores(before.whole().imbalance(), Double.NaN, before.layers(), none);
     }
 
@@ -501,7 +548,8 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
                 predictedGain, plansComputed, planNanosTotal, lastBytesMoved, bytesMovedTotal,
                 sessions.authenticatedCount(),
                 world == null ? 0 : current ? adoptions.ranksBehind(newest) : world.gpus(), intake.silentRanks(),
-                sessions.refusals());
+                slowRanks == null ? 0 : slowRanks.count(), sessions.refusals(),
+                sidecarHealth.totals(sessions.authenticated(), clock.getAsLong()));
     }
 
     /** Knows its world and spec (readiness); safe from any thread. */

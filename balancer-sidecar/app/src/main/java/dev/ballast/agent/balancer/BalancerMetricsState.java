@@ -17,16 +17,19 @@ import java.util.Map;
  * @param lastBytesMoved expert weights the newest published plan moved onto GPUs ({@code bytesMoved} all plans)
  * @param ranksBehind GPU ranks of the world not yet running the newest published plan
  * @param ranksSilent GPU ranks missing from the last few released steps (stragglers that stopped reporting)
+ * @param ranksSlow GPU ranks flagged as persistently slower than their peers ({@link SlowRanks})
+ * @param sidecarHealth the sidecars' health messages summed ({@link SidecarHealthTally})
  */
 public record BalancerMetricsState(long worldGeneration, long planSequence, Scores predicted, Scores measured,
                                    double predictedGain, long plans, long planNanos, long lastBytesMoved,
                                    long bytesMoved, int sidecarsConnected,
-                                   int ranksBehind, int ranksSilent, Map<ErrorNotice.Code, Long> refusals) {
+                                   int ranksBehind, int ranksSilent, int ranksSlow,
+                                   Map<ErrorNotice.Code, Long> refusals, SidecarHealthTally.Totals sidecarHealth) {
 
     /** Imbalance (busiest GPU's tokens over the mean) before and after, whole-model and per layer. */
     public record Scores(double before, double after, double[] layersBefore, double[] layersAfter) {
     }
 
     public static final BalancerMetricsState EMPTY = new BalancerMetricsState(0, 0, null, null, 1.0, 0, 0, 0, 0, 0, 0,
-            0, Map.of());
+            0, 0, Map.of(), SidecarHealthTally.Totals.NONE);
 }

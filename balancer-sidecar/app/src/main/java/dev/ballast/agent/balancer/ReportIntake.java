@@ -103,6 +103,11 @@ final class ReportIntake {
         return assembler == null ? 0 : assembler.silentRanks();
     }
 
+    /** The silent ranks ({@link StepAssembler#silentRankList()}); none without a usable layout. */
+    int[] silentRankList() {
+        return assembler == null ? new int[0] : assembler.silentRankList();
+    }
+
     long accepted() {
         return accepted;
     }

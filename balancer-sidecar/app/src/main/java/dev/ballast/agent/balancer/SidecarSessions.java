@@ -22,6 +22,9 @@ final class SidecarSessions {
         int nodeRank = -1;
         /** Its world is held back until the first plan of the generation, on its way, is sent ahead of it. */
         boolean worldHeldBack;
+        /** Its latest health message and when it arrived (the loop's clock); null before the first. */
+        dev.ballast.agent.proto.SidecarHealth latestHealth;
+        long latestHealthAt;
 
         Sidecar(long id, SidecarSession session) {
             this.id = id;

@@ -4,6 +4,7 @@ import dev.ballast.contracts.status.BalancerStatus;
 import dev.ballast.contracts.plan.PlanVersion;
 
 import java.time.Instant;
+import java.util.List;
 import java.util.Objects;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -55,11 +56,18 @@ final class StatusWriter {
         }
     }
 
+    /** The current world's stragglers (empty: none); written only when the set changes. */
+    void stragglers(List<BalancerStatus.Straggler> now) {
+        if (!status.stragglers().equals(now)) {
+            change(status.withStragglers(now));
+        }
+    }
+
     /** Persists the sequence high-water mark now; throws when the store could not take it. */
     void reserveSequencesUpTo(long upTo, long nowNanos) {
         BalancerStatus s = new BalancerStatus(status.planVersion(), upTo, status.adoptedAtStep(),
                 status.imbalanceBefore(), status.imbalanceAfter(), status.predictedSpeedup(), status.heartbeat(),
-                status.planError(), status.firstPlan(), status.measured());
+                status.planError(), status.firstPlan(), status.measured(), status.stragglers());
         store.write(s);
         status = s;
         dirty = false;
@@ -70,7 +78,7 @@ final class StatusWriter {
     void planned(double imbalanceBefore, double imbalanceAfter, double predictedSpeedup) {
         change(new BalancerStatus(status.planVersion(), status.planSequence(), status.adoptedAtStep(),
                 imbalanceBefore, imbalanceAfter, predictedSpeedup, status.heartbeat(), status.planError(),
-                status.firstPlan(), status.measured()));
+                status.firstPlan(), status.measured(), status.stragglers()));
     }
 
     /** Every rank now runs {@code version} or newer; the last of them moved to it at {@code atStep}. */
@@ -78,7 +86,7 @@ final class StatusWriter {
         if (!status.planVersion().equals(version.toString())) {
             change(new BalancerStatus(version.toString(), status.planSequence(), atStep, status.imbalanceBefore(),
                     status.imbalanceAfter(), status.predictedSpeedup(), status.heartbeat(), status.planError(),
-                    status.firstPlan(), status.measured()));
+                    status.firstPlan(), status.measured(), status.stragglers()));
         }
     }
 

@@ -14,7 +14,7 @@ import java.util.TreeMap;
  * GPU has reported it; steps that fall {@link #MAX_OPEN_STEPS} behind the newest reported step are released
  * incomplete (a missing GPU then counts as zero load). A second report of the same (rank, step) is ignored. A rank
  * missing from {@link #SILENT_AFTER} released steps in a row counts as silent (a straggler that stopped reporting)
- * until it reports again. A step also keeps the slowest rank's reported step and compute time.
+ * until it reports again. A step also keeps each rank's reported step and compute time, and the slowest of each.
  */
 final class StepAssembler {
     static final int MAX_OPEN_STEPS = 4;
@@ -28,18 +28,25 @@ final class StepAssembler {
         int computeTimed;
         double slowestStep;
         double slowestCompute;
+        final double[] stepSeconds;
+        final double[] computeSeconds;
 
-        Open(ModelLoads loads) {
+        Open(ModelLoads loads, int gpus) {
             this.loads = loads;
+            this.stepSeconds = new double[gpus];
+            this.computeSeconds = new double[gpus];
+            java.util.Arrays.fill(stepSeconds, Double.NaN);
+            java.util.Arrays.fill(computeSeconds, Double.NaN);
         }
     }
 
     /**
      * A released step: {@code complete} when every GPU reported it; the slowest rank's step and compute time when
-     * it is complete and every rank reported that time, NaN otherwise.
+     * it is complete and every rank reported that time, NaN otherwise; each rank's times by GPU rank (NaN: not
+     * reported).
      */
     record Released(long step, ModelLoads loads, boolean complete, double slowestStepSeconds,
-                    double slowestComputeSeconds) {
+                    double slowestComputeSeconds, double[] rankStepSeconds, double[] rankComputeSeconds) {
     }
 
     /** Read access to one report's counts, so they are copied once, straight from the wire message. */
@@ -78,7 +85,7 @@ final class StepAssembler {
             return done;
         }
         Open o = open.computeIfAbsent(step, s -> new Open(spare.isEmpty()
-                ? new ModelLoads(layers, par.dp(), par.ep(), experts) : spare.pop()));
+                ? new ModelLoads(layers, par.dp(), par.ep(), experts) : spare.pop(), par.gpus()));
         if (o.ranks.get(rank)) {
             duplicates++;
             return done;
@@ -86,10 +93,12 @@ final class StepAssembler {
         o.ranks.set(rank);
         if (!Double.isNaN(stepSeconds)) {
             o.stepTimed++;
+            o.stepSeconds[rank] = stepSeconds;
             o.slowestStep = Math.max(o.slowestStep, stepSeconds);
         }
         if (!Double.isNaN(computeSeconds)) {
             o.computeTimed++;
+            o.computeSeconds[rank] = computeSeconds;
             o.slowestCompute = Math.max(o.slowestCompute, computeSeconds);
         }
         int copy = (rank / par.ep()) % par.dp();
@@ -118,7 +127,8 @@ final class StepAssembler {
             }
             done.add(new Released(first.getKey(), f.loads, complete,
                     complete && f.stepTimed == par.gpus() ? f.slowestStep : Double.NaN,
-                    complete && f.computeTimed == par.gpus() ? f.slowestCompute : Double.NaN));
+                    complete && f.computeTimed == par.gpus() ? f.slowestCompute : Double.NaN, f.stepSeconds,
+                    f.computeSeconds));
         }
         return done;
     }
@@ -144,6 +154,18 @@ final class StepAssembler {
             }
         }
         return n;
+    }
+
+    /** The GPU ranks missing from the last {@link #SILENT_AFTER} or more released steps, ascending. */
+    int[] silentRankList() {
+        int[] out = new int[silentRanks()];
+        int i = 0;
+        for (int r = 0; r < missedInARow.length; r++) {
+            if (missedInARow[r] >= SILENT_AFTER) {
+                out[i++] = r;
+            }
+        }
+        return out;
     }
 
     long duplicates() {

@@ -53,6 +53,32 @@ public final class BalancerMetrics {
                 Tags.empty(), BalancerMetricsState::ranksBehind);
         gauge(registry, "ballast.balancer.ranks.silent", "GPU ranks missing from the last 3 released steps"
                 + " (stragglers that stopped reporting)", Tags.empty(), BalancerMetricsState::ranksSilent);
+        gauge(registry, "ballast.balancer.ranks.slow", "GPU ranks whose compute (or step) time stayed at or above"
+                + " 1.3x their peers' median for 3 windows of 8 complete steps (stragglers)", Tags.empty(),
+                BalancerMetricsState::ranksSlow);
+        FunctionTimer.builder("ballast.balancer.sidecar.report.latency", this,
+                        m -> m.state.sidecarHealth().reportsSent(), m -> m.state.sidecarHealth().reportSeconds(),
+                        TimeUnit.SECONDS)
+                .description("Load reports the sidecars sent, and their time from the trainer's call to the stream")
+                .tags(job).register(registry);
+        Gauge.builder("ballast.balancer.sidecar.report.latency.max", this,
+                        m -> m.state.sidecarHealth().reportMaxSeconds()).baseUnit("seconds")
+                .description("Longest report latency in the connected sidecars' latest 5 s intervals (0: none)")
+                .tags(job).register(registry);
+        FunctionTimer.builder("ballast.balancer.sidecar.plan.latency", this,
+                        m -> m.state.sidecarHealth().plansReceived(), m -> m.state.sidecarHealth().planSeconds(),
+                        TimeUnit.SECONDS)
+                .description("New plans the sidecars received, and their time from publication to the sidecar")
+                .tags(job).register(registry);
+        Gauge.builder("ballast.balancer.sidecar.plan.latency.max", this,
+                        m -> m.state.sidecarHealth().planMaxSeconds()).baseUnit("seconds")
+                .description("Longest plan latency in the connected sidecars' latest 5 s intervals (0: none)")
+                .tags(job).register(registry);
+        FunctionCounter.builder("ballast.balancer.sidecar.reports.dropped", this,
+                        m -> m.state.sidecarHealth().reportsDropped())
+                .description("Load reports the sidecars dropped from their full outboxes").tags(job).register(registry);
+        gauge(registry, "ballast.balancer.sidecar.reports.queued", "Load reports waiting in the connected sidecars'"
+                + " outboxes", Tags.empty(), st -> st.sidecarHealth().reportsQueued());
         FunctionTimer.builder("ballast.balancer.plan.computation", this, m -> m.state.plans(),
                         m -> m.state.planNanos(), TimeUnit.NANOSECONDS)
                 .description("Plans computed and the time spent computing them").tags(job).register(registry);

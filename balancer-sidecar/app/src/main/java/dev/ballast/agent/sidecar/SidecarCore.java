@@ -39,6 +39,8 @@ public final class SidecarCore {
     private final PlanStore store;
     private final ReportOutbox outbox;
     private final LongSupplier clock;
+    private final LongSupplier wallClock;
+    private final SidecarHealthMeter health = new SidecarHealthMeter();
     private final TreeMap<Integer, AdoptionReport> adoptions = new TreeMap<>();
 
     private boolean connected;
@@ -49,6 +51,8 @@ public final class SidecarCore {
     private long generationSeen;
     private PlanVersion balancerNewest;
     private long lastResyncNanos = Long.MIN_VALUE / 2;
+    /** Wall-clock time (unix nanos) the current stream opened: plans published before it are resends. */
+    private long connectedAtUnixNanos = Long.MAX_VALUE;
 
     private long reportsAccepted;
     private long reportsRefused;
@@ -58,10 +62,22 @@ public final class SidecarCore {
     private String lastError = "";
 
     public SidecarCore(SidecarIdentity identity, int planCapacity, int outboxCapacity, LongSupplier nanoClock) {
+        this(identity, planCapacity, outboxCapacity, nanoClock, SidecarCore::unixNanosNow);
+    }
+
+    /** @param unixNanoClock wall clock in nanoseconds since the epoch, compared with plans' publication times */
+    public SidecarCore(SidecarIdentity identity, int planCapacity, int outboxCapacity, LongSupplier nanoClock,
+                       LongSupplier unixNanoClock) {
         this.identity = identity;
         this.store = new PlanStore(planCapacity);
         this.outbox = new ReportOutbox(outboxCapacity);
         this.clock = nanoClock;
+        this.wallClock = unixNanoClock;
+    }
+
+    static long unixNanosNow() {
+        java.time.Instant now = java.time.Instant.now();
+        return now.getEpochSecond() * 1_000_000_000L + now.getNano();
     }
 
     // ---------------------------------------------------------------- balancer side
@@ -79,6 +95,7 @@ public final class SidecarCore {
     /** After the hello went out: what each rank adopted, so a restarted balancer learns it again. */
     public synchronized List<SidecarMessage> onConnected() {
         connected = true;
+        connectedAtUnixNanos = wallClock.getAsLong();
         List<SidecarMessage> out = new ArrayList<>();
         for (AdoptionReport a : adoptions.values()) {
             out.add(SidecarMessage.newBuilder().setAdoption(a).build());
@@ -88,6 +105,7 @@ public final class SidecarCore {
 
     public synchronized void onDisconnected() {
         connected = false;
+        connectedAtUnixNanos = Long.MAX_VALUE;
     }
 
     /** Handles one message from the balancer; returns messages to send back (a resync request when a gap shows). */
@@ -143,6 +161,10 @@ public final class SidecarCore {
         }
         if (store.offer(plan, pm.hasPrevious() ? Protocol.fromWire(pm.getPrevious()) : null)) {
             plansReceived++;
+            // Only plans published while this stream was open: those sent after a hello are older resends.
+            if (pm.getPublishedUnixNanos() >= connectedAtUnixNanos) {
+                health.planReceived(wallClock.getAsLong() - pm.getPublishedUnixNanos());
+            }
         }
         if (balancerNewest == null || v.compareTo(balancerNewest) > 0) {
             balancerNewest = v;
@@ -173,9 +195,27 @@ public final class SidecarCore {
         return List.of(SidecarMessage.newBuilder().setResync(r).build());
     }
 
-    /** Next queued report for the balancer, or null. */
+    /** Next queued report for the balancer, or null; the caller hands it to the stream at once. */
     public synchronized SidecarMessage pollOutbound() {
-        return connected ? outbox.poll() : null;
+        ReportOutbox.Entry e = connected ? outbox.poll() : null;
+        if (e == null) {
+            return null;
+        }
+        if (e.message().hasReport()) {
+            health.reportSent(clock.getAsLong() - e.queuedNanos());
+        }
+        return e.message();
+    }
+
+    /**
+     * The health message of the interval since the previous one (docs/protocol.md "Sidecar health"), or null while
+     * not connected or when the balancer did not say it takes them (an older balancer would refuse the unknown kind).
+     */
+    public synchronized SidecarMessage healthMessage() {
+        if (!connected || welcome == null || !welcome.getAcceptsHealth()) {
+            return null;
+        }
+        return SidecarMessage.newBuilder().setHealth(health.take(outbox.dropped(), outbox.size())).build();
     }
 
     // ---------------------------------------------------------------- trainer side
@@ -211,7 +251,7 @@ public final class SidecarCore {
             }
         }
         generationSeen = Math.max(generationSeen, r.getWorldGeneration());
-        outbox.add(SidecarMessage.newBuilder().setReport(r).build());
+        outbox.add(SidecarMessage.newBuilder().setReport(r).build(), clock.getAsLong());
         reportsAccepted++;
         if (p.adopted() != null) {
             AdoptionReport a = AdoptionReport.newBuilder().setGpuRank(r.getGpuRank())
@@ -221,7 +261,7 @@ public final class SidecarCore {
             if (before == null || !before.getAdopted().equals(a.getAdopted())) {
                 adoptions.put(r.getGpuRank(), a);
                 // Also re-sent from `adoptions` after every reconnect, so dropping it from a full outbox loses nothing.
-                outbox.add(SidecarMessage.newBuilder().setAdoption(a).build());
+                outbox.add(SidecarMessage.newBuilder().setAdoption(a).build(), clock.getAsLong());
             }
         }
     }

@@ -26,6 +26,8 @@ public final class SidecarLink implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(SidecarLink.class.getName());
     static final long BACKOFF_MIN_MILLIS = 250;
     static final long BACKOFF_MAX_MILLIS = 15_000;
+    /** How often the sidecar sends its health (report and plan latency, dropped reports) while connected. */
+    static final long HEALTH_EVERY_NANOS = 5_000_000_000L;
 
     private final SidecarCore core;
     private final ManagedChannel channel;
@@ -129,6 +131,7 @@ public final class SidecarLink implements AutoCloseable {
             out.onNext(m);
         }
         long lastTick = System.nanoTime();
+        long lastHealth = lastTick;
         while (!closed && !streamDone) {
             SidecarMessage r;
             while ((r = replies.poll()) != null) {
@@ -144,6 +147,13 @@ public final class SidecarLink implements AutoCloseable {
             if (System.nanoTime() - lastTick > TimeUnit.SECONDS.toNanos(1)) {
                 lastTick = System.nanoTime();
                 replies.addAll(core.tick());
+            }
+            if (System.nanoTime() - lastHealth > HEALTH_EVERY_NANOS) {
+                lastHealth = System.nanoTime();
+                SidecarMessage h = core.healthMessage();
+                if (h != null) {
+                    out.onNext(h);
+                }
             }
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
         }

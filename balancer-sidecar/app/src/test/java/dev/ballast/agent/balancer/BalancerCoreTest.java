@@ -545,4 +545,104 @@ class BalancerCoreTest {
         core.onWorld(world(SPEC, 5));
         assertThat(core.status().planError()).isEmpty();
     }
+
+    /** Steps [from, to) from both pods, every rank computing 0.2 s but {@code slowRank} ({@code factor} times that). */
+    void computeSteps(long[] ids, long from, long to, int slowRank, double factor) {
+        computeSteps(ids, from, to, slowRank, factor, -1);
+    }
+
+    /** The same without any report of {@code missingRank}. */
+    void computeSteps(long[] ids, long from, long to, int slowRank, double factor, int missingRank) {
+        long[] counts = {2_000, 2_000, 2_000, 2_000, 2_000, 2_000, 2_000, 2_000};
+        for (long step = from; step < to; step++) {
+            for (int rank = 0; rank < 4; rank++) {
+                if (rank == missingRank) {
+                    continue;
+                }
+                LoadReport.Builder b = report(3, step, rank, 4, counts).getReport().toBuilder()
+                        .setStepSeconds(0.5).setComputeSeconds(rank == slowRank ? 0.2 * factor : 0.2);
+                core.onMessage(rank < 2 ? ids[0] : ids[1], SidecarMessage.newBuilder().setReport(b).build());
+            }
+        }
+    }
+
+    @Test
+    void aRankThatComputesPersistentlySlowerIsAStragglerInStatusAndMetricsWithItsPodUntilItKeepsPace() {
+        long[] ids = connectBoth(new Recorder(), new Recorder());
+        int flagAt = SlowRanks.WINDOWS * SlowRanks.WINDOW_STEPS;
+        computeSteps(ids, 0, flagAt - 1, 1, 1.5);
+        assertThat(core.status().stragglers()).isEmpty();
+        assertThat(core.metricsNow().ranksSlow()).isZero();
+        computeSteps(ids, flagAt - 1, flagAt, 1, 1.5);
+        String pod = WORLD.nodes().get(0).pod(); // GPU rank 1 is node rank 0's second GPU
+        assertThat(core.status().stragglers())
+                .containsExactly(new BalancerStatus.Straggler(1, pod, BalancerStatus.Straggler.SLOW));
+        assertThat(core.metricsNow().ranksSlow()).isEqualTo(1);
+        now += StatusWriter.MIN_INTERVAL_NANOS;
+        core.tick();
+        assertThat(status.last().stragglers()).as("written").hasSize(1);
+
+        computeSteps(ids, flagAt, 2 * flagAt, -1, 1);
+        assertThat(core.status().stragglers()).as("three windows at pace clear it").isEmpty();
+        assertThat(core.metricsNow().ranksSlow()).isZero();
+    }
+
+    @Test
+    void aSlowRankThatStopsReportingIsListedOnceAsSilent() {
+        long[] ids = connectBoth(new Recorder(), new Recorder());
+        int flagAt = SlowRanks.WINDOWS * SlowRanks.WINDOW_STEPS;
+        computeSteps(ids, 0, flagAt, 1, 1.5);
+        computeSteps(ids, flagAt, flagAt + 10, -1, 1, 1);
+        assertThat(core.status().stragglers()).containsExactly(new BalancerStatus.Straggler(1,
+                WORLD.nodes().get(0).pod(), BalancerStatus.Straggler.SILENT));
+    }
+
+    @Test
+    void aRankThatStopsReportingIsASilentStragglerAndAWorldChangeClearsTheList() {
+        long[] ids = connectBoth(new Recorder(), new Recorder());
+        long[] counts = {2_000, 2_000, 2_000, 2_000, 2_000, 2_000, 2_000, 2_000};
+        for (long step = 0; step < 10; step++) {
+            for (int rank = 0; rank < 4; rank++) {
+                if (rank != 2 || step < 3) {
+                    core.onMessage(rank < 2 ? ids[0] : ids[1], report(3, step, rank, 4, counts));
+                }
+            }
+        }
+        assertThat(core.status().stragglers()).containsExactly(new BalancerStatus.Straggler(2,
+                WORLD.nodes().get(1).pod(), BalancerStatus.Straggler.SILENT));
+        assertThat(core.metricsNow().ranksSilent()).isEqualTo(1);
+        core.onWorld(world(SPEC, 4));
+        assertThat(core.status().stragglers()).isEmpty();
+    }
+
+    static SidecarMessage health(long reports, double reportSum, double reportMax, long dropped, long plans,
+                                 double planSum, double planMax, int queued) {
+        return SidecarMessage.newBuilder().setHealth(dev.ballast.agent.proto.SidecarHealth.newBuilder()
+                .setReportsSent(reports).setReportLatencySecondsSum(reportSum).setReportLatencyMaxSeconds(reportMax)
+                .setReportsDropped(dropped).setPlansReceived(plans).setPlanLatencySecondsSum(planSum)
+                .setPlanLatencyMaxSeconds(planMax).setReportsQueued(queued)).build();
+    }
+
+    @Test
+    void sidecarHealthIsSummedPerJobTheMaximaAreRecentAndABadOneIsRefusedWithoutEffect() {
+        Recorder a = new Recorder();
+        Recorder b = new Recorder();
+        long[] ids = connectBoth(a, b);
+        assertThat(a.got.get(0).getWelcome().getAcceptsHealth()).as("the welcome invites health").isTrue();
+        core.onMessage(ids[0], health(100, 0.5, 0.02, 3, 2, 0.04, 0.03, 5));
+        core.onMessage(ids[1], health(50, 0.25, 0.05, 0, 1, 0.01, 0.01, 1));
+        now += 5_000_000_000L;
+        core.onMessage(ids[0], health(100, 0.5, 0.01, 1, 0, 0, 0, 0));
+        SidecarHealthTally.Totals t = core.metricsNow().sidecarHealth();
+        assertThat(t).isEqualTo(new SidecarHealthTally.Totals(250, 1.25, 0.05, 4, 3, 0.05, 0.01, 1));
+
+        core.onMessage(ids[1], health(1, -1, 0, 0, 0, 0, 0, 0));
+        assertThat(b.errors()).singleElement().satisfies(e -> {
+            assertThat(e.getCode()).isEqualTo(ErrorNotice.Code.PROTOCOL_VIOLATION);
+            assertThat(e.getFatal()).isFalse();
+        });
+        now += SidecarHealthTally.LATEST_FOR_NANOS + 1;
+        assertThat(core.metricsNow().sidecarHealth()).as("totals stay, stale maxima go")
+                .isEqualTo(new SidecarHealthTally.Totals(250, 1.25, 0, 4, 3, 0.05, 0, 0));
+    }
 }

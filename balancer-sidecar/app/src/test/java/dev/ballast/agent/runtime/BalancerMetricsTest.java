@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ballast.agent.balancer.BalancerMetricsState;
 import dev.ballast.agent.balancer.BalancerMetricsState.Scores;
+import dev.ballast.agent.balancer.SidecarHealthTally;
 import dev.ballast.agent.proto.ErrorNotice;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -27,6 +28,13 @@ class BalancerMetricsTest {
             Map.entry("ballast.balancer.sidecars.connected", l -> 1),
             Map.entry("ballast.balancer.ranks.behind", l -> 1),
             Map.entry("ballast.balancer.ranks.silent", l -> 1),
+            Map.entry("ballast.balancer.ranks.slow", l -> 1),
+            Map.entry("ballast.balancer.sidecar.report.latency", l -> 1),
+            Map.entry("ballast.balancer.sidecar.report.latency.max", l -> 1),
+            Map.entry("ballast.balancer.sidecar.plan.latency", l -> 1),
+            Map.entry("ballast.balancer.sidecar.plan.latency.max", l -> 1),
+            Map.entry("ballast.balancer.sidecar.reports.dropped", l -> 1),
+            Map.entry("ballast.balancer.sidecar.reports.queued", l -> 1),
             Map.entry("ballast.balancer.plan.computation", l -> 1),
             Map.entry("ballast.balancer.refusals", l -> ErrorNotice.Code.values().length - 1));
 
@@ -43,8 +51,9 @@ class BalancerMetricsTest {
         double[] after = filled(layers, predictedAfter);
         after[layers - 1] = 1.0;
         return new BalancerMetricsState(4, 7, new Scores(2.5, predictedAfter, filled(layers, 2.5), after),
-                new Scores(2.0, 1.5, filled(layers, 2.0), filled(layers, 1.5)), 1.6, 3, 3_000_000_000L, 4096, 8192, 8, 2, 1,
-                Map.of(ErrorNotice.Code.BAD_REPORT, 5L));
+                new Scores(2.0, 1.5, filled(layers, 2.0), filled(layers, 1.5)), 1.6, 3, 3_000_000_000L, 4096, 8192, 8, 2, 1, 3,
+                Map.of(ErrorNotice.Code.BAD_REPORT, 5L),
+                new SidecarHealthTally.Totals(400, 2.0, 0.05, 7, 10, 0.3, 0.12, 9));
     }
 
     double gauge(String name, String... tags) {
@@ -67,6 +76,17 @@ class BalancerMetricsTest {
         assertThat(gauge("ballast.balancer.sidecars.connected")).isEqualTo(8);
         assertThat(gauge("ballast.balancer.ranks.behind")).isEqualTo(2);
         assertThat(gauge("ballast.balancer.ranks.silent")).isEqualTo(1);
+        assertThat(gauge("ballast.balancer.ranks.slow")).isEqualTo(3);
+        var reports = registry.get("ballast.balancer.sidecar.report.latency").functionTimer();
+        assertThat(reports.count()).isEqualTo(400);
+        assertThat(reports.totalTime(java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(2.0);
+        assertThat(gauge("ballast.balancer.sidecar.report.latency.max")).isEqualTo(0.05);
+        var plans = registry.get("ballast.balancer.sidecar.plan.latency").functionTimer();
+        assertThat(plans.count()).isEqualTo(10);
+        assertThat(plans.totalTime(java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(0.3);
+        assertThat(gauge("ballast.balancer.sidecar.plan.latency.max")).isEqualTo(0.12);
+        assertThat(registry.get("ballast.balancer.sidecar.reports.dropped").functionCounter().count()).isEqualTo(7);
+        assertThat(gauge("ballast.balancer.sidecar.reports.queued")).isEqualTo(9);
         assertThat(gauge("ballast.balancer.plan.moved.bytes")).isEqualTo(4096);
         assertThat(registry.get("ballast.balancer.plans.moved.bytes").functionCounter().count()).isEqualTo(8192);
         assertThat(registry.get("ballast.balancer.refusals").tag("reason", "bad_report").functionCounter().count())
