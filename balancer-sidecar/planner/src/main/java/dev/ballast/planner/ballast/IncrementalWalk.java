@@ -72,7 +72,8 @@ public final class IncrementalWalk {
                 }
                 int[] before = lists[op.gpu()];
                 lists[op.gpu()] = SlotChanges.replace(before, op.removed(), op.added());
-                double sc = scorer.seconds(LayerPlacement.of(current.experts(), lists), chargeFrom);
+                // The placement keeps the array it is given, so it gets a copy of the (ascending) lists.
+                double sc = scorer.seconds(LayerPlacement.ofAscending(current.experts(), lists.clone()), chargeFrom);
                 lists[op.gpu()] = before;
                 gains.add(new Gain(op, keep - sc, sc));
             }

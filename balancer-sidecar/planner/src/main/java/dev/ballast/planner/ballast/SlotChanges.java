@@ -65,21 +65,31 @@ public final class SlotChanges {
             SlotChange op = ops.get(i);
             lists[op.gpu()] = replace(lists[op.gpu()], op.removed(), op.added());
         }
-        return LayerPlacement.of(current.experts(), lists);
+        return LayerPlacement.ofAscending(current.experts(), lists);
     }
 
-    /** {@code list} without {@code removed} (if >= 0) and with {@code added} (if >= 0) at its end. */
+    /**
+     * {@code list} without {@code removed} (if >= 0) and with {@code added} (if >= 0 and not in it already): ascending
+     * when {@code list} is, as a placement's lists are, so the result can go to {@link LayerPlacement#ofAscending}.
+     */
     public static int[] replace(int[] list, int removed, int added) {
         int[] next = new int[list.length + (added >= 0 ? 1 : 0)];
         int k = 0;
+        boolean in = added < 0;
         for (int e : list) {
+            if (!in && e >= added) {
+                in = true;
+                if (e != added) {
+                    next[k++] = added;
+                }
+            }
             if (e != removed) {
                 next[k++] = e;
             }
         }
-        if (added >= 0) {
+        if (!in) {
             next[k++] = added;
         }
-        return Arrays.copyOf(next, k);
+        return k == next.length ? next : Arrays.copyOf(next, k);
     }
 }

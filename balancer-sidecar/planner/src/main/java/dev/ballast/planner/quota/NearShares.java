@@ -66,8 +66,12 @@ final class NearShares {
             out[start + j] = d / m + (rank[g] < d % m ? 1 : 0);
             rank[g]++;
         }
-        int groups = byRack ? gt.rackCount() : gt.nodeCount();
-        Arrays.fill(copies, 0, groups, 0);
-        Arrays.fill(rank, 0, groups, 0);
+        // Only the copies' groups were touched: clear those (k of them at most, against every node or rack).
+        for (int j = 0; j < k; j++) {
+            int gpu = p.copyGpu(start + j);
+            int g = byRack ? gt.rackIndex(gpu) : gt.nodeIndex(gpu);
+            copies[g] = 0;
+            rank[g] = 0;
+        }
     }
 }

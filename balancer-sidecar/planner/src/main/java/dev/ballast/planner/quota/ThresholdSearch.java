@@ -3,7 +3,6 @@ package dev.ballast.planner.quota;
 import dev.ballast.planner.model.GroupTopology;
 import dev.ballast.planner.model.LayerPlacement;
 
-import java.util.Arrays;
 
 /**
  * Steps 6-9 of the quota rule (docs/quota-rule.md) on a {@link PreparedPlacement}: the greedy fill at a threshold and
@@ -130,13 +129,15 @@ final class ThresholdSearch {
             long rem = total[e];
             int start = p.copyStart(e);
             int end = start + p.copies(e);
-            Arrays.fill(quota, start, end, 0);
-            // Pass A: each copy first takes its near demand, within its slack.
-            for (int c = start; c < end && rem > 0; c++) {
-                int g = p.copyGpu(c);
-                long a = Math.min(Math.min(near[c], Math.max(0, limit(t, cap, g) - load[g])), rem);
-                load[g] += a;
-                rem -= a;
+            // Pass A: each copy first takes its near demand, within its slack (and starts from zero once none is left).
+            for (int c = start; c < end; c++) {
+                long a = 0;
+                if (rem > 0) {
+                    int g = p.copyGpu(c);
+                    a = Math.min(Math.min(near[c], Math.max(0, limit(t, cap, g) - load[g])), rem);
+                    load[g] += a;
+                    rem -= a;
+                }
                 quota[c] = a;
             }
             // Pass A2: then its rack's share, within its slack.

@@ -55,4 +55,14 @@ class SlotChangesTest {
         assertThat(SlotChanges.replace(new int[] {1, 2, 3}, -1, 7)).containsExactly(1, 2, 3, 7);
         assertThat(SlotChanges.replace(new int[] {1, 2, 3}, 1, -1)).containsExactly(2, 3);
     }
+
+    @Test
+    void replaceKeepsAnAscendingListAscending() {
+        // Placements take the lists without sorting them again (LayerPlacement.ofAscending), so order matters.
+        assertThat(SlotChanges.replace(new int[] {1, 4, 9}, 9, 0)).containsExactly(0, 1, 4);
+        assertThat(SlotChanges.replace(new int[] {1, 4, 9}, 1, 5)).containsExactly(4, 5, 9);
+        assertThat(SlotChanges.replace(new int[] {1, 4, 9}, -1, 4)).containsExactly(1, 4, 9);
+        assertThat(SlotChanges.replace(new int[] {}, -1, 3)).containsExactly(3);
+        assertThat(SlotChanges.replace(new int[] {2}, 2, -1)).isEmpty();
+    }
 }
