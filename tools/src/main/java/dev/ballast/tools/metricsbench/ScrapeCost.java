@@ -2,6 +2,7 @@ package dev.ballast.tools.metricsbench;
 
 import dev.ballast.agent.balancer.BalancerMetricsState;
 import dev.ballast.agent.balancer.BalancerMetricsState.Scores;
+import dev.ballast.agent.balancer.SidecarHealthTally;
 import dev.ballast.agent.proto.ErrorNotice;
 import dev.ballast.agent.runtime.BalancerMetrics;
 import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
@@ -78,7 +79,8 @@ public final class ScrapeCost {
         Scores predicted = new Scores(2.0, 1.05, before, after);
         Scores measured = new Scores(2.1, 1.08, before.clone(), after.clone());
         return new BalancerMetricsState(3, 41, predicted, measured, 1.9, 120, 90_000_000_000L, 6L << 30, 200L << 30,
-                32, 8, 0, Map.of(ErrorNotice.Code.BAD_REPORT, 2L, ErrorNotice.Code.STALE_GENERATION, 17L));
+                32, 8, 0, 1, Map.of(ErrorNotice.Code.BAD_REPORT, 2L, ErrorNotice.Code.STALE_GENERATION, 17L),
+                new SidecarHealthTally.Totals(96_000, 4.8, 0.02, 3, 32, 0.4, 0.03, 12)); // every sidecar series drawn
     }
 
     private static int positive(String arg, String name) {
