@@ -30,7 +30,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <li>The {@link CandidateSelector} takes it if it is predicted no slower than static and its quota-rule max/mean is
  *     within {@link CandidateSelector#BALANCE_CAP}, or can be topped up to it ({@link TopUp}). Otherwise (rare) the
  *     {@link LocalShareCandidates} decide. Slots the choice leaves empty take the node-local replicas that shorten the
- *     predicted layer time ({@link LocalFill}), in layers of at most {@link LocalFill#MAX_COUNTS} counts.</li>
+ *     predicted layer time ({@link LocalFill}), in layers small enough for its work ({@link LocalFill#MAX_WORK}).</li>
  * <li>Incremental (plan in use given, {@code ballast}): an {@link IncrementalWalk} from the plan in use towards the
  *     scratch winner re-aligned to it ({@link Realignment}) and a repair that keeps its still-useful replicas
  *     ({@link BalanceThenLocal} seeded with it). {@code ballast-scratch} ignores the plan in use.</li>
@@ -203,7 +203,7 @@ public final class BallastPlanner implements Planner {
         CandidateSelector selector = new CandidateSelector(scorer, staticP);
         LayerPlacement first = BalanceThenLocal.place(c, scorer.cost(), gt, demand, null);
         LayerPlacement best = selector.pick(selector.score(first));
-        // LocalFill runs only where its quota-rule runs are cheap next to the rest of the plan (LocalFill.MAX_COUNTS).
+        // LocalFill runs only where its quota-rule runs are cheap next to the rest of the plan (LocalFill.MAX_WORK).
         boolean fill = LocalFill.applies(gt, c.shape().experts());
         if (best == null) {
             best = LocalShareCandidates.choose(c, gt, demand, selector);

@@ -22,19 +22,19 @@ public final class LocalFill {
     static final int CANDIDATES = 8;
 
     /**
-     * Layers with more counts than this (EP ranks × experts) are not filled (nor the extra candidates weighed): every
-     * candidate weighed is a run of the quota rule and the cost model over all the layer's counts, and a fill runs one,
-     * then up to {@link #CANDIDATES} per round (a round per replica added, and the last), several times what the rest
-     * of the layer's plan costs. On the 64-rank,
-     * 256-expert whole-model input the fill raised the fraction of ideal 0.874 → 0.895 but took the from-scratch plan
-     * from about 25 to 115 ms of thread CPU, past issue 17's budget (docs/planner.md, "Structure of the ballast
-     * planner"). The 16 × 256 and 64 × 64 layers keep it.
+     * Layers whose EP² × experts exceeds this are not filled (nor the extra candidates weighed). Every candidate weighed
+     * is a run of the quota rule and the cost model over the layer's EP × experts counts, and a fill weighs up to
+     * {@link #CANDIDATES} per replica added, of which there are up to EP × redundant slots: its work grows as EP² ×
+     * experts where the rest of the layer's plan grows as EP × experts. Measured (docs/planner.md, "Structure of the
+     * ballast planner"): on 16 ranks × 256 experts (2x8 zipf rows) it raised the fraction of ideal by up to 0.14 at about
+     * twice the plan time; on 64 × 256 (the whole-model input) 0.874 → 0.895 for 4–5 times the plan time; on 64 × 64
+     * (the load benchmark's balancer world, OLMoE 8x8) +0.001 for 5 times. So 16² × 256 is the bound.
      */
-    public static final int MAX_COUNTS = 64 * 64;
+    public static final long MAX_WORK = 16L * 16 * 256;
 
-    /** Whether {@link #fill} runs on layers of {@code gt} with {@code experts} experts (see {@link #MAX_COUNTS}). */
+    /** Whether {@link #fill} runs on layers of {@code gt} with {@code experts} experts (see {@link #MAX_WORK}). */
     public static boolean applies(GroupTopology gt, int experts) {
-        return (long) gt.ep() * experts <= MAX_COUNTS;
+        return (long) gt.ep() * gt.ep() * experts <= MAX_WORK;
     }
 
     private LocalFill() {
