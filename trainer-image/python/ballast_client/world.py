@@ -8,6 +8,8 @@ the operator committed the world.
 from __future__ import annotations
 
 import json
+import math
+from decimal import ROUND_HALF_UP, Context, Decimal
 from typing import List, NamedTuple, Optional
 
 CONFIG_MAP_KEY = "world.json"
@@ -32,6 +34,22 @@ _SPEC_INTS = (
     ("balancer", "memoryBudgetBytes", "memory_budget_bytes", 0, _LONG_MAX),
 )
 
+# spec.balancer.hardware's rates in their encoding order (all required, all positive; gemmEfficiency at most 1).
+_HARDWARE = (("nvlinkGBps", "nvlink_gbps"), ("nicGBps", "nic_gbps"), ("crossRackGBps", "cross_rack_gbps"),
+             ("peakTflops", "peak_tflops"), ("gemmEfficiency", "gemm_efficiency"))
+
+
+class HardwareSpec(NamedTuple):
+    """The rates the balancer's cost model prices plans with (GB/s per GPU and direction, TFLOP/s, a fraction)."""
+    nvlink_gbps: float
+    nic_gbps: float
+    cross_rack_gbps: float
+    peak_tflops: float
+    gemm_efficiency: float
+
+
+DEFAULT_HARDWARE = HardwareSpec(450.0, 50.0, 25.0, 989.0, 0.6)
+
 
 class PlanningSpec(NamedTuple):
     """Every spec field that shapes plans, frozen at commit (memory_budget_bytes 0: no cap)."""
@@ -49,6 +67,7 @@ class PlanningSpec(NamedTuple):
     memory_budget_bytes: int
     mode: str
     planner: str
+    hardware: HardwareSpec
 
 
 class WorldWorker(NamedTuple):
@@ -94,6 +113,37 @@ def _int(obj: dict, key: str, path: str, lo: int, hi: int) -> int:
     return v
 
 
+def _number(obj: dict, key: str, path: str) -> float:
+    v = obj.get(key)
+    if v is None:
+        _fail(path, f'missing field "{key}"')
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        _fail(path, f'field "{key}" must be a number, got {v!r}')
+    return float(v)
+
+
+def _hardware(balancer: dict) -> HardwareSpec:
+    """The one optional section: a world written before it existed means the defaults (an H100 SXM node)."""
+    if "hardware" not in balancer:
+        return DEFAULT_HARDWARE
+    path = "spec.balancer.hardware"
+    h = _object(balancer["hardware"], path)
+    values = {attr: _number(h, key, path) for key, attr in _HARDWARE}
+    for key, attr in _HARDWARE[:-1]:
+        if not 0 < values[attr] < math.inf:
+            _fail(path, f"balancer.hardware.{key} must be a positive number, got {values[attr]}")
+    if not 0 < values["gemm_efficiency"] <= 1:
+        _fail(path, f"balancer.hardware.gemmEfficiency must be in (0, 1], got {values['gemm_efficiency']}")
+    return HardwareSpec(**values)
+
+
+def _number_text(v: float) -> str:
+    """As the Java JsonWriter writes a double: integral values as integers, others with 6 significant digits."""
+    if v == math.floor(v) and abs(v) < 1e15:
+        return str(int(v))
+    return format(Context(prec=6, rounding=ROUND_HALF_UP).plus(Decimal(v)).normalize(), "f")
+
+
 def _str(obj: dict, key: str, path: str, required: bool = True) -> str:
     v = obj.get(key)
     if v is None and not required:
@@ -115,7 +165,7 @@ def _spec(raw) -> PlanningSpec:
         _fail("spec", f"balancer.mode must be one of {list(MODES)}, got {mode!r}")
     if planner not in PLANNERS:
         _fail("spec", f"balancer.planner must be one of {list(PLANNERS)}, got {planner!r}")
-    return PlanningSpec(mode=mode, planner=planner, **ints)
+    return PlanningSpec(mode=mode, planner=planner, hardware=_hardware(sections["balancer"]), **ints)
 
 
 def decode(text: str) -> WorldDocument:
@@ -148,14 +198,19 @@ def decode(text: str) -> WorldDocument:
 
 def encode(w: WorldDocument) -> str:
     """The canonical encoding: fixed field order, empty domain and rack left out, no spaces."""
+    hardware = None
     doc = {"job": w.job, "namespace": w.namespace, "generation": w.generation, "gpusPerWorker": w.gpus_per_worker}
     if w.spec is not None:
         spec = {"parallelism": {}, "model": {}, "balancer": {}}
         for sec, key, attr, _, _ in _SPEC_INTS:
             spec[sec][key] = getattr(w.spec, attr)
-        spec["balancer"] = {"mode": w.spec.mode, "planner": w.spec.planner, **spec["balancer"]}
+        spec["balancer"] = {"mode": w.spec.mode, "planner": w.spec.planner, **spec["balancer"], "hardware": None}
         doc["spec"] = spec
+        hardware = "{" + ",".join(f'"{key}":{_number_text(getattr(w.spec.hardware, attr))}'
+                                  for key, attr in _HARDWARE) + "}"
     doc["nodes"] = [{"index": n.index, "pod": n.pod, "nodeRank": n.node_rank, "node": n.node,
                      **({"domain": n.domain} if n.domain else {}), **({"rack": n.rack} if n.rack else {})}
                     for n in w.nodes]
-    return json.dumps(doc, separators=(",", ":"), ensure_ascii=False)
+    text = json.dumps(doc, separators=(",", ":"), ensure_ascii=False)
+    # json.dumps writes floats as repr does; the hardware rates take the Java writer's form, spliced in.
+    return text if hardware is None else text.replace('"hardware":null', '"hardware":' + hardware, 1)

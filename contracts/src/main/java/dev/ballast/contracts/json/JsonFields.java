@@ -28,6 +28,21 @@ public final class JsonFields {
         return l;
     }
 
+    /** An integer or a decimal number, as a double. */
+    public static double requireNumber(Map<String, Object> m, String key) {
+        Object v = m.get(key);
+        if (v == null) {
+            throw new JsonException("missing field \"" + key + "\"");
+        }
+        if (v instanceof Long l) {
+            return l;
+        }
+        if (!(v instanceof Double d)) {
+            throw new JsonException("field \"" + key + "\" must be a number, got " + v);
+        }
+        return d;
+    }
+
     public static int requireInt(Map<String, Object> m, String key, long min, long max) {
         long v = requireLong(m, key);
         if (v < min || v > max) {

@@ -10,12 +10,13 @@ import java.util.List;
  * @param expertParallel     spec.parallelism.expert: expert-parallel group size in GPUs
  * @param pipeline           spec.parallelism.pipeline
  * @param memoryBudgetBytes  spec.balancer.memoryBudgetBytes, 0 when unset (no cap)
+ * @param hardware           spec.balancer.hardware, every rate present (the CRD's defaults applied)
  */
 public record PlanningSpec(int expertParallel, int pipeline,
                            int moeLayers, int experts, int topK, int sharedExperts, int hiddenSize, int ffnHiddenSize,
                            int bytesPerParam,
                            String mode, String planner, int redundantSlotsPerGpu, int replanEverySteps,
-                           long memoryBudgetBytes) {
+                           long memoryBudgetBytes, HardwareSpec hardware) {
     /** spec.balancer.mode values (the CRD's enum). */
     public static final List<String> MODES = List.of("replicate", "fssdp", "off");
     /** spec.balancer.planner values (the CRD's enum). */
@@ -34,6 +35,9 @@ public record PlanningSpec(int expertParallel, int pipeline,
         atLeast("balancer.redundantSlotsPerGpu", redundantSlotsPerGpu, 0);
         atLeast("balancer.replanEverySteps", replanEverySteps, 1);
         atLeast("balancer.memoryBudgetBytes", memoryBudgetBytes, 0);
+        if (hardware == null) {
+            throw new IllegalArgumentException("balancer.hardware is required");
+        }
         if (topK > experts) {
             throw new IllegalArgumentException("model.topK (" + topK + ") must not exceed model.experts (" + experts + ")");
         }

@@ -32,7 +32,12 @@ public final class WorldDocumentJson {
                     .field("ffnHiddenSize", s.ffnHiddenSize()).field("bytesPerParam", s.bytesPerParam()).endObject();
             j.name("balancer").beginObject().field("mode", s.mode()).field("planner", s.planner())
                     .field("redundantSlotsPerGpu", s.redundantSlotsPerGpu()).field("replanEverySteps", s.replanEverySteps())
-                    .field("memoryBudgetBytes", s.memoryBudgetBytes()).endObject();
+                    .field("memoryBudgetBytes", s.memoryBudgetBytes());
+            HardwareSpec hw = s.hardware();
+            j.name("hardware").beginObject().field("nvlinkGBps", hw.nvlinkGBps()).field("nicGBps", hw.nicGBps())
+                    .field("crossRackGBps", hw.crossRackGBps()).field("peakTflops", hw.peakTflops())
+                    .field("gemmEfficiency", hw.gemmEfficiency()).endObject();
+            j.endObject();
             j.endObject();
         }
         j.name("nodes").beginArray();
@@ -88,8 +93,18 @@ public final class WorldDocumentJson {
         int slots = in("spec.balancer", () -> JsonFields.requireInt(bal, "redundantSlotsPerGpu", 0, Integer.MAX_VALUE));
         int every = in("spec.balancer", () -> JsonFields.requireInt(bal, "replanEverySteps", 1, Integer.MAX_VALUE));
         long budget = in("spec.balancer", () -> JsonFields.requireLong(bal, "memoryBudgetBytes"));
+        HardwareSpec hardware = bal.get("hardware") == null ? HardwareSpec.DEFAULT : hardware(bal.get("hardware"));
         return in("spec", () -> new PlanningSpec(expert, pipeline, shape[0], shape[1], shape[2], shape[3], shape[4],
-                shape[5], shape[6], mode, planner, slots, every, budget));
+                shape[5], shape[6], mode, planner, slots, every, budget, hardware));
+    }
+
+    /** spec.balancer.hardware; the one optional section: a world written before it existed means the defaults. */
+    private static HardwareSpec hardware(Object raw) {
+        Map<String, Object> hw = section(raw, "spec.balancer.hardware");
+        return in("spec.balancer.hardware", () -> new HardwareSpec(
+                JsonFields.requireNumber(hw, "nvlinkGBps"), JsonFields.requireNumber(hw, "nicGBps"),
+                JsonFields.requireNumber(hw, "crossRackGBps"), JsonFields.requireNumber(hw, "peakTflops"),
+                JsonFields.requireNumber(hw, "gemmEfficiency")));
     }
 
     private static Map<String, Object> section(Object v, String path) {

@@ -21,7 +21,7 @@ class WorldDocumentJsonVectorsTest {
     @Test
     void theTypedCommittedWorldEncodesToItsVector() {
         Map<String, Object> committed = VectorFiles.cases(VECTORS, "valid").get(1);
-        PlanningSpec spec = new PlanningSpec(4, 2, 4, 8, 2, 1, 2048, 1024, 2, "replicate", "ballast", 2, 50, 0);
+        PlanningSpec spec = new PlanningSpec(4, 2, 4, 8, 2, 1, 2048, 1024, 2, "replicate", "ballast", 2, 50, 0, HardwareSpec.DEFAULT);
         WorldDocument w = new WorldDocument("olmoe", "team-a", 3, 2, spec, List.of(
                 new WorldWorker(3, "olmoe-worker-3", 3, "gpu-d", "nvl-1", "rack-1"),
                 new WorldWorker(0, "olmoe-worker-0", 0, "gpu-a", "nvl-0", "rack-0"),

@@ -84,7 +84,9 @@ public final class Jobs {
 
   /**
    * The trainer container names the reference trainer's image (the process kubelet runs DistributedTrainMain for it,
-   * with these args); a small model, so that 400 steps take about a minute on a shared 2-core machine.
+   * with these args); a small model, so that 400 steps take about a minute on a shared 2-core machine. Its experts run
+   * on this machine's CPUs and its pods talk over loopback, so the job declares those rates, the trainbench's
+   * calibration (docs/cost-model.md, "Default constants and their sources"), not an H100's.
    */
   public static String referenceTrainerManifest(String name, int steps) {
     return """
@@ -104,7 +106,12 @@ public final class Jobs {
           gpusPerWorker: 2
           parallelism: {expert: 4}
           model: {moeLayers: 2, experts: 8, topK: 2, hiddenSize: 16, ffnHiddenSize: 32}
-          balancer: {mode: replicate, planner: ballast, redundantSlotsPerGpu: 1, replanEverySteps: 20}
+          balancer:
+            mode: replicate
+            planner: ballast
+            redundantSlotsPerGpu: 1
+            replanEverySteps: 20
+            hardware: {peakTflops: 0.058, gemmEfficiency: 1, nvlinkGBps: 0.0128, nicGBps: 0.022, crossRackGBps: 0.022}
         """.formatted(name, steps);
   }
 

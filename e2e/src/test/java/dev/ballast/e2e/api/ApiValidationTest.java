@@ -63,9 +63,10 @@ class ApiValidationTest {
           examples().resolve(example).toString()).ok();
     }
     String defaulted = env.kubectl("apply", "--dry-run=server", "-n", jobs.namespace(), "-o",
-        "jsonpath={.spec.gpusPerWorker} {.spec.balancer.mode} {.spec.topology.rackLabel} {.spec.parallelism.pipeline}",
+        "jsonpath={.spec.gpusPerWorker} {.spec.balancer.mode} {.spec.topology.rackLabel} {.spec.parallelism.pipeline}"
+            + " {.spec.balancer.hardware.peakTflops} {.spec.balancer.hardware.gemmEfficiency}",
         "-f", examples().resolve("minimal.yaml").toString()).ok().stdout();
-    assertThat(defaulted).isEqualTo("8 replicate topology.kubernetes.io/rack 1");
+    assertThat(defaulted).isEqualTo("8 replicate topology.kubernetes.io/rack 1 989 0.6");
   }
 
   @Test

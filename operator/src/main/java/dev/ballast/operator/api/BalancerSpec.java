@@ -45,4 +45,8 @@ public class BalancerSpec {
   @Min(0)
   @JsonPropertyDescription("Peak bytes per GPU for expert weights, gradients and optimizer state over its MoE layers; caps the replicas per GPU below redundantSlotsPerGpu where tighter. Unset: no cap.")
   public Long memoryBudgetBytes;
+
+  @Default("{}")
+  @JsonPropertyDescription("The hardware the job runs on, as the balancer's cost model prices it (link rates and compute); defaults: an H100 SXM node.")
+  public HardwareSpec hardware = new HardwareSpec();
 }

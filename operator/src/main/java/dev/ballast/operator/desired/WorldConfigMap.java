@@ -1,5 +1,6 @@
 package dev.ballast.operator.desired;
 
+import dev.ballast.contracts.world.HardwareSpec;
 import dev.ballast.contracts.world.PlanningSpec;
 import dev.ballast.contracts.world.WorldDocument;
 import dev.ballast.contracts.world.WorldDocumentJson;
@@ -48,6 +49,12 @@ public final class WorldConfigMap {
         s.model.ffnHiddenSize, s.model.bytesPerParam,
         s.balancer.mode.name().toLowerCase(Locale.ROOT), s.balancer.planner.name().toLowerCase(Locale.ROOT),
         s.balancer.redundantSlotsPerGpu, s.balancer.replanEverySteps,
-        s.balancer.memoryBudgetBytes == null ? 0 : s.balancer.memoryBudgetBytes);
+        s.balancer.memoryBudgetBytes == null ? 0 : s.balancer.memoryBudgetBytes, hardware(s.balancer.hardware));
+  }
+
+  /** A world committed before spec.balancer.hardware existed was planned for the defaults, and still is. */
+  private static HardwareSpec hardware(dev.ballast.operator.api.HardwareSpec h) {
+    return h == null ? HardwareSpec.DEFAULT
+        : new HardwareSpec(h.nvlinkGBps, h.nicGBps, h.crossRackGBps, h.peakTflops, h.gemmEfficiency);
   }
 }

@@ -80,6 +80,18 @@ class WorldConfigMapTest {
     assertThat(w.gpusPerWorker()).isEqualTo(8);
   }
 
+  @Test
+  void theDeclaredHardwareIsFrozenAtCommitAndAnOlderSnapshotWithoutItMeansTheDefaults() {
+    job.getSpec().balancer.hardware.peakTflops = 312.0;
+    job.getSpec().balancer.hardware.nicGBps = 25.0;
+    commit();
+    job.getSpec().balancer.hardware.peakTflops = 1979.0;
+    assertThat(rendered().spec().hardware())
+        .isEqualTo(new dev.ballast.contracts.world.HardwareSpec(450, 25, 25, 312, 0.6));
+    job.getStatus().world.spec.balancer.hardware = null;
+    assertThat(rendered().spec().hardware()).isEqualTo(dev.ballast.contracts.world.HardwareSpec.DEFAULT);
+  }
+
   /** The CRD class status.world.spec and the contract's spec section must use the same field names and values. */
   @Test
   void theStatusSnapshotSerializesExactlyAsTheContractsSpecSection() {
@@ -90,6 +102,16 @@ class WorldConfigMapTest {
         List.of(new WorldWorker(0, "j-worker-0", 0, "n0", "", "")));
     Object contract = JsonFields.object(Json.parse(WorldDocumentJson.encode(document)), "document").get("spec");
     Object crd = Json.parse(Serialization.asJson(snapshot));
-    assertThat(crd).isEqualTo(contract);
+    // Jackson writes the hardware rates as 450.0, the contract's writer as 450: the same JSON number.
+    assertThat(integralAsLong(crd)).isEqualTo(contract);
+  }
+
+  private static Object integralAsLong(Object json) {
+    if (json instanceof java.util.Map<?, ?> m) {
+      var out = new java.util.LinkedHashMap<Object, Object>();
+      m.forEach((k, v) -> out.put(k, integralAsLong(v)));
+      return out;
+    }
+    return json instanceof Double d && d == Math.rint(d) ? (Object) d.longValue() : json;
   }
 }

@@ -26,8 +26,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The per-step quota rule's CPU time per layer as a function of experts E, EP sources S and replicas per GPU R (copies
- * = E + R × S), for the layer shapes the bench uses: the measurement behind the fitted term
- * (docs/cost-model.md "Quota rule work: measured, not charged"). Each invocation applies the rule
+ * = E + R × S), for the layer shapes the bench uses: the source of the cost model's quota-rule term
+ * ({@code CostModel.quotaRuleSeconds}, docs/cost-model.md "Quota rule work"). Each invocation applies the rule
  * {@link #BATCH} times and adds the batch's thread CPU time to the {@code cpuNanos} counter ({@code rules} counts
  * the applications), so per-rule CPU time is {@code cpuNanos / rules} even on a loaded machine, where wall time is not.
  * Counts: 8192 tokens per source × top-k 8 over E experts, Zipf (s = 1) with per-source noise; replicas: the hottest

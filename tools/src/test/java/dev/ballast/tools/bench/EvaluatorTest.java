@@ -1,6 +1,13 @@
 package dev.ballast.tools.bench;
 
+import dev.ballast.planner.cost.CostModel;
+import dev.ballast.planner.load.ModelLoads;
+import dev.ballast.planner.load.SourceMapping;
+import dev.ballast.planner.model.Mode;
+import dev.ballast.planner.model.MoeShape;
+import dev.ballast.planner.model.Parallelism;
 import dev.ballast.planner.model.Topology;
+import dev.ballast.planner.planners.PlanningContext;
 import dev.ballast.planner.planners.Planners;
 import dev.ballast.planner.policy.ReplanPolicy;
 import dev.ballast.tools.synth.Scenarios;
@@ -8,6 +15,7 @@ import dev.ballast.tools.synth.SyntheticTrace;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 /** The bench drives the balancer's own {@link ReplanPolicy}, so its re-plan counts are the policy's. */
 class EvaluatorTest {
@@ -41,5 +49,31 @@ class EvaluatorTest {
         BenchResult a = run("ballast", 10);
         BenchResult b = run("ballast", 10);
         assertThat(b).usingRecursiveComparison().ignoringFields("planMillisMedian", "planMillisP99").isEqualTo(a);
+    }
+
+    @Test
+    void theQuotaRulesWorkIsChargedToPlansItRoutesAndOnlyToThem() {
+        // Static's experts are single-copy, so the rule and the equal split send the same flows: the planned step
+        // times differ by exactly the rule's CPU time per layer (docs/cost-model.md, "Quota rule work").
+        SyntheticTrace t = new SyntheticTrace(Scenarios.byName("exact16-top1"));
+        Topology topo = Topology.parse("nodes=2,gpusPerNode=4");
+        BenchConfig cfg = BenchConfig.defaults();
+        BenchResult rule = Evaluator.run(t, topo, RoutedPlanner.byName("static"), cfg, 50);
+        BenchResult split = Evaluator.run(t, topo, RoutedPlanner.byName("static@equal-split"), cfg, 50);
+        var h = t.header();
+        MoeShape shape = MoeShape.forModel(h.model(), h.layers(), h.experts(), h.topK());
+        Parallelism par = Parallelism.resolve(topo.gpus(), h.experts(), null, 1);
+        PlanningContext ctx = new PlanningContext(topo, par, shape, Mode.REPLICATE, cfg.redundantSlots(), 50);
+        ModelLoads loads = SourceMapping.toGpus(t.counts(0), par, h.experts(), (long) cfg.tokensPerGpu() * h.topK());
+        CostModel cost = ctx.newCostModel();
+        double ideal = 0;
+        for (int l = 0; l < h.layers(); l++) {
+            ideal += cost.ideal(ctx.group(0, 0), loads.counts(l, 0)).totalSec();
+        }
+        double perLayer = CostModel.quotaRuleSeconds(par.ep(), h.experts(), h.experts());
+        assertThat(rule.scoredSteps()).isEqualTo(1);
+        assertThat(perLayer).isGreaterThan(0);
+        assertThat(ideal / rule.fractionOfIdeal() - ideal / split.fractionOfIdeal())
+                .isCloseTo(h.layers() * perLayer, within(perLayer * 1e-3));
     }
 }

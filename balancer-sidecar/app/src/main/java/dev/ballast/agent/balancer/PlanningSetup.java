@@ -40,7 +40,7 @@ record PlanningSetup(PlanningContext context, Planner planner) {
         Mode mode = spec.mode().equals("off") ? Mode.REPLICATE : Mode.parse(spec.mode());
         // A memory budget caps the replicas per GPU below redundantSlotsPerGpu where it is the tighter limit.
         int slots = MemoryBudget.slotsWithin(shape, mode, par, spec.memoryBudgetBytes(), spec.redundantSlotsPerGpu());
-        PlanningContext ctx = new PlanningContext(Topology.of(gpus, Hardware.DEFAULT), par, shape, mode, slots,
+        PlanningContext ctx = new PlanningContext(Topology.of(gpus, Hardware.of(spec.hardware())), par, shape, mode, slots,
                 spec.replanEverySteps());
         // Layers are planned on every CPU the balancer may use (the plan does not depend on how many).
         return new PlanningSetup(ctx, Planners.byName(spec.planner(), Runtime.getRuntime().availableProcessors()));

@@ -1,5 +1,6 @@
 package dev.ballast.agent.sim;
 
+import dev.ballast.contracts.world.HardwareSpec;
 import dev.ballast.contracts.world.PlanningSpec;
 import dev.ballast.contracts.world.WorldDocument;
 import dev.ballast.contracts.world.WorldWorker;
@@ -20,7 +21,7 @@ public final class TestWorlds {
     public static PlanningSpec withBudget(int moeLayers, int experts, int topK, int expertParallel,
                                           int redundantSlotsPerGpu, int replanEverySteps, long memoryBudgetBytes) {
         return new PlanningSpec(expertParallel, 1, moeLayers, experts, topK, 0, 2048, 1024, 2, "replicate", "ballast",
-                redundantSlotsPerGpu, replanEverySteps, memoryBudgetBytes);
+                redundantSlotsPerGpu, replanEverySteps, memoryBudgetBytes, HardwareSpec.DEFAULT);
     }
 
     public static WorldDocument world(String job, long generation, int gpusPerWorker, PlanningSpec spec,

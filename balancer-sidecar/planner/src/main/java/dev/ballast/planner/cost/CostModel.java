@@ -25,6 +25,16 @@ public final class CostModel {
     /** Dispatch and combine in forward, their gradients in backward. */
     public static final int ALL_TO_ALLS_PER_LAYER = 4;
 
+    /**
+     * The quota rule's CPU time per layer: fixed, per (source, expert) count it reads, and per replica (a copy beyond
+     * an expert's first) plus per replica and expert. Fitted to QuotaRuleCostBench's thread CPU time
+     * (docs/cost-model.md, "Quota rule work": the command, the machine and the fit's error).
+     */
+    public static final double QUOTA_RULE_BASE_SEC = 0.185e-6;
+    public static final double QUOTA_RULE_PER_COUNT_SEC = 0.000894e-6;
+    public static final double QUOTA_RULE_PER_REPLICA_SEC = 0.474e-6;
+    public static final double QUOTA_RULE_PER_REPLICA_EXPERT_SEC = 0.00882e-6;
+
     /** Re-plan interval a master migration is amortized over when the caller names none (the project's default). */
     public static final int DEFAULT_REPLAN_INTERVAL = 50;
 
@@ -92,7 +102,7 @@ public final class CostModel {
             maxTokens = Math.max(maxTokens, r.gpuLoad(g));
             sum += r.gpuLoad(g);
         }
-        return finish(gt, p, adoptedFrom, mastersBefore, maxTokens, sum);
+        return finish(gt, p, adoptedFrom, mastersBefore, maxTokens, sum, r.byQuotaRule());
     }
 
     /**
@@ -132,7 +142,7 @@ public final class CostModel {
     private LayerCost finishTokens(GroupTopology gt, LayerPlacement p, long sum, LayerPlacement adoptedFrom,
                                    long maxTokens) {
         tokensToBytes(gt.ep(), shape.tokenBytes());
-        return finish(gt, p, adoptedFrom, null, maxTokens, sum);
+        return finish(gt, p, adoptedFrom, null, maxTokens, sum, true);
     }
 
     /**
@@ -149,7 +159,8 @@ public final class CostModel {
                 recv[i] = homeRecv[i] * tokenBytes;
             }
         }
-        return computeSeconds(maxTokens, gt.hardware()) + ALL_TO_ALLS_PER_LAYER * busiestLinkSeconds(ep, gt.hardware());
+        return computeSeconds(maxTokens, gt.hardware()) + ALL_TO_ALLS_PER_LAYER * busiestLinkSeconds(ep, gt.hardware())
+                + quotaRuleSeconds(ep, shape.experts(), shape.experts());
     }
 
     /**
@@ -174,7 +185,8 @@ public final class CostModel {
         double paramSec = busiestLinkSeconds(ep, hw);
         // The exact time sums a link's classes before dividing; a part in 10^12 covers any rounding that could put it
         // above this bound.
-        return (compute + ALL_TO_ALLS_PER_LAYER * a2a + Math.max(0, paramSec - compute)) * (1 + 1e-12);
+        return (compute + ALL_TO_ALLS_PER_LAYER * a2a + Math.max(0, paramSec - compute)
+                + quotaRuleSeconds(ep, p.experts(), p.totalCopies())) * (1 + 1e-12);
     }
 
     /** Token sums per (GPU, link class) into the byte arrays the busiest-link time reads, and the inter-node total. */
@@ -194,7 +206,7 @@ public final class CostModel {
 
     /** Compute, all-to-all and parameter terms, from the token traffic already in send/recv. */
     private LayerCost finish(GroupTopology gt, LayerPlacement p, LayerPlacement adoptedFrom, LayerPlacement mastersBefore,
-                             long maxTokens, long sum) {
+                             long maxTokens, long sum, boolean quotaRule) {
         int ep = gt.ep();
         Hardware hw = gt.hardware();
         double a2a = busiestLinkSeconds(ep, hw);
@@ -204,7 +216,8 @@ public final class CostModel {
         double paramSec = busiestLinkSeconds(ep, hw);
         double exposed = Math.max(0, paramSec - compute);
         return new LayerCost(compute, ALL_TO_ALLS_PER_LAYER * a2a, paramSec, exposed, maxTokens, (double) sum / ep,
-                ALL_TO_ALLS_PER_LAYER * interTokens, param[1], param[0], param[2], peakMemory(gt, p));
+                ALL_TO_ALLS_PER_LAYER * interTokens, param[1], param[0], param[2], peakMemory(gt, p),
+                quotaRule ? quotaRuleSeconds(ep, p.experts(), p.totalCopies()) : 0);
     }
 
     private void clearTokens(int ep) {
@@ -229,7 +242,8 @@ public final class CostModel {
             fssdpTraffic(gt, p);
         }
         double paramSec = busiestLinkSeconds(gt.ep(), gt.hardware());
-        return steady.computeSec() + steady.allToAllSec() + Math.max(0, paramSec - steady.computeSec());
+        return steady.computeSec() + steady.allToAllSec() + Math.max(0, paramSec - steady.computeSec())
+                + steady.quotaRuleSec();
     }
 
     /**
@@ -267,7 +281,7 @@ public final class CostModel {
         double compute = mean * FWD_BWD_FACTOR * shape.forwardFlopsPerAssignment() / hw.flopsPerSecond();
         double a2a = busiestLinkSeconds(ep, hw);
         return new LayerCost(compute, ALL_TO_ALLS_PER_LAYER * a2a, 0, 0, Math.round(mean), mean,
-                ALL_TO_ALLS_PER_LAYER * interTokens, 0, 0, 0, 0);
+                ALL_TO_ALLS_PER_LAYER * interTokens, 0, 0, 0, 0, 0);
     }
 
     /**
@@ -381,6 +395,18 @@ public final class CostModel {
             }
         }
         return a == lo ? perToken * lo : Math.min(perToken * a, param.applyAsDouble(a - 1));
+    }
+
+    /**
+     * CPU seconds of one application of the quota rule (docs/quota-rule.md) to one layer of {@code experts} experts
+     * with {@code copies} copies in all, over {@code sources} EP ranks: every rank runs it on the all-gathered counts
+     * before the layer's dispatch, so it is on the critical path once per layer and step. Fitted to thread CPU time
+     * measured by {@code QuotaRuleCostBench} (docs/cost-model.md, "Quota rule work": command, machine, fit):
+     * {@code A + B × sources × experts + (C + D × experts) × (copies − experts)}.
+     */
+    public static double quotaRuleSeconds(int sources, int experts, int copies) {
+        return QUOTA_RULE_BASE_SEC + QUOTA_RULE_PER_COUNT_SEC * sources * experts
+                + (QUOTA_RULE_PER_REPLICA_SEC + QUOTA_RULE_PER_REPLICA_EXPERT_SEC * experts) * (copies - experts);
     }
 
     public double computeSeconds(long tokens, Hardware hw) {

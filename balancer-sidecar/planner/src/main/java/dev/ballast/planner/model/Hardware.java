@@ -1,23 +1,19 @@
 package dev.ballast.planner.model;
 
+import dev.ballast.contracts.world.HardwareSpec;
+
 /**
  * Link bandwidths (GB/s per GPU per direction) and the GPU's expert-GEMM rate.
  * Defaults and their sources are in docs/cost-model.md.
  */
 public record Hardware(double nvlinkGBps, double nicGBps, double crossRackGBps, double peakTflops, double gemmEfficiency) {
-    /** NVLink 4 (H100/H200 SXM): 450 GB/s per direction. */
-    public static final double DEFAULT_NVLINK_GBPS = 450;
-    /** One 400 Gb/s NDR InfiniBand / ConnectX-7 NIC per GPU: 50 GB/s. */
-    public static final double DEFAULT_NIC_GBPS = 50;
-    /** Assumed 2:1 oversubscribed spine between racks. */
-    public static final double DEFAULT_CROSS_RACK_GBPS = 25;
-    /** H100 SXM dense bf16 peak, TFLOP/s. */
-    public static final double DEFAULT_PEAK_TFLOPS = 989;
-    /** Assumed sustained fraction of peak for grouped expert GEMMs. */
-    public static final double DEFAULT_GEMM_EFFICIENCY = 0.6;
+    /** The CRD's defaults (spec.balancer.hardware), an H100 SXM node: sources in docs/cost-model.md. */
+    public static final Hardware DEFAULT = of(HardwareSpec.DEFAULT);
 
-    public static final Hardware DEFAULT = new Hardware(DEFAULT_NVLINK_GBPS, DEFAULT_NIC_GBPS,
-            DEFAULT_CROSS_RACK_GBPS, DEFAULT_PEAK_TFLOPS, DEFAULT_GEMM_EFFICIENCY);
+    /** The rates a job declared (spec.balancer.hardware, as frozen in its world). */
+    public static Hardware of(HardwareSpec h) {
+        return new Hardware(h.nvlinkGBps(), h.nicGBps(), h.crossRackGBps(), h.peakTflops(), h.gemmEfficiency());
+    }
 
     public Hardware {
         requirePositive("nvlinkGBps", nvlinkGBps);

@@ -75,11 +75,11 @@ public final class Topology {
             throw new IllegalArgumentException("topology: racks=" + racks + " exceeds nodes=" + nodes);
         }
         Hardware hw = new Hardware(
-                doubleKey(kv, "nvlinkGBps", Hardware.DEFAULT_NVLINK_GBPS),
-                doubleKey(kv, "nicGBps", Hardware.DEFAULT_NIC_GBPS),
-                doubleKey(kv, "crossRackGBps", Hardware.DEFAULT_CROSS_RACK_GBPS),
-                doubleKey(kv, "peakTflops", Hardware.DEFAULT_PEAK_TFLOPS),
-                doubleKey(kv, "gemmEfficiency", Hardware.DEFAULT_GEMM_EFFICIENCY));
+                doubleKey(kv, "nvlinkGBps", Hardware.DEFAULT.nvlinkGBps()),
+                doubleKey(kv, "nicGBps", Hardware.DEFAULT.nicGBps()),
+                doubleKey(kv, "crossRackGBps", Hardware.DEFAULT.crossRackGBps()),
+                doubleKey(kv, "peakTflops", Hardware.DEFAULT.peakTflops()),
+                doubleKey(kv, "gemmEfficiency", Hardware.DEFAULT.gemmEfficiency()));
         if (!kv.isEmpty()) {
             throw new IllegalArgumentException("topology: unknown key '" + kv.keySet().iterator().next()
                     + "' (known: nodes, gpusPerNode, racks, nvlinkGBps, nicGBps, crossRackGBps, peakTflops, gemmEfficiency)");

@@ -69,6 +69,6 @@ public final class EqualSplit {
         for (long l : load) {
             max = Math.max(max, l);
         }
-        return new QuotaResult(p, counts, max, false, load, quota, start, fs, fc, ft);
+        return new QuotaResult(p, counts, max, false, load, quota, start, fs, fc, ft, false);
     }
 }

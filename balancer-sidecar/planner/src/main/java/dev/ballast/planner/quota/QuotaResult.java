@@ -24,9 +24,11 @@ public final class QuotaResult {
     private final int[] flowSource;
     private final int[] flowCopy;
     private final long[] flowTokens;
+    private final boolean byQuotaRule;
 
     QuotaResult(LayerPlacement placement, long[] counts, long threshold, boolean capacityExceeded, long[] gpuLoad,
-                long[] copyQuota, int[] expertFlowStart, int[] flowSource, int[] flowCopy, long[] flowTokens) {
+                long[] copyQuota, int[] expertFlowStart, int[] flowSource, int[] flowCopy, long[] flowTokens,
+                boolean byQuotaRule) {
         this.placement = placement;
         this.counts = counts;
         this.threshold = threshold;
@@ -37,6 +39,15 @@ public final class QuotaResult {
         this.flowSource = flowSource;
         this.flowCopy = flowCopy;
         this.flowTokens = flowTokens;
+        this.byQuotaRule = byQuotaRule;
+    }
+
+    /**
+     * True when the quota rule produced this routing (every rank runs it each step: the cost model charges its CPU
+     * time), false for the equal split (no per-step work beyond a division).
+     */
+    public boolean byQuotaRule() {
+        return byQuotaRule;
     }
 
     /**

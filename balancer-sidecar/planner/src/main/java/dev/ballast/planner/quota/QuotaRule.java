@@ -56,7 +56,7 @@ public final class QuotaRule {
         }
         out.start[experts] = out.n;
         return new QuotaResult(p, counts, search.threshold, exceeded, Arrays.copyOf(search.load, gt.ep()),
-                Arrays.copyOf(search.quota, p.totalCopies()), out.start, out.source, out.copy, out.tokens);
+                Arrays.copyOf(search.quota, p.totalCopies()), out.start, out.source, out.copy, out.tokens, true);
     }
 
     /** Step 10's flows as stored in a {@link QuotaResult} (single-copy flows are implied by the counts). */

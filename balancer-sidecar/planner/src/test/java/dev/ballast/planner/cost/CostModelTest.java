@@ -7,6 +7,7 @@ import dev.ballast.planner.model.LinkTokens;
 import dev.ballast.planner.model.Mode;
 import dev.ballast.planner.model.MoeShape;
 import dev.ballast.planner.model.StaticLayout;
+import dev.ballast.planner.quota.EqualSplit;
 import dev.ballast.planner.quota.PlacementSearch;
 import dev.ballast.planner.quota.QuotaResult;
 import dev.ballast.planner.quota.QuotaRule;
@@ -28,7 +29,9 @@ class CostModelTest {
         QuotaResult r = QuotaRule.apply(gt, p, counts, null);
         LayerCost planned = m.layer(gt, p, r, null);
         LayerCost ideal = m.ideal(gt, counts);
-        assertThat(planned.totalSec()).isCloseTo(ideal.totalSec(), within(1e-12));
+        // The ideal runs no quota rule (it is a forced routing); the planned layer pays the rule's work on top.
+        assertThat(planned.totalSec() - planned.quotaRuleSec()).isCloseTo(ideal.totalSec(), within(1e-12));
+        assertThat(planned.quotaRuleSec()).isEqualTo(CostModel.quotaRuleSeconds(4, 4, 4));
         assertThat(planned.imbalance()).isEqualTo(1.0);
         // 4000 tokens per GPU x 3 x 2 x 3 x 2048 x 1024 FLOP at 989e12 x 0.6 FLOP/s.
         assertThat(planned.computeSec()).isCloseTo(4000 * 3 * 2.0 * 3 * 2048 * 1024 / (989e12 * 0.6), within(1e-12));
@@ -120,8 +123,10 @@ class CostModelTest {
         java.util.Arrays.fill(counts, 1000);
         CostModel m = new CostModel(SHAPE, Mode.REPLICATE);
         LayerPlacement p = LayerPlacement.staticLayout(4, 4);
-        double cost = m.layer(gt, p, QuotaRule.apply(gt, p, counts, null), null).totalSec();
-        assertThat(m.lowerBound(gt, counts, 1)).isCloseTo(cost, within(cost * 1e-9));
+        // The bound holds for every routing, the equal split's too, so it leaves out the quota rule's work.
+        LayerCost c = m.layer(gt, p, QuotaRule.apply(gt, p, counts, null), null);
+        double cost = c.totalSec();
+        assertThat(m.lowerBound(gt, counts, 1)).isCloseTo(cost - c.quotaRuleSec(), within(cost * 1e-9));
         assertThat(m.lowerBound(gt, counts, 3)).isLessThan(cost);
     }
 
@@ -306,5 +311,33 @@ class CostModelTest {
     private static PlacementSearch bound(PlacementSearch search, GroupTopology gt, long[] counts, long[] totals) {
         search.startLayer(gt, counts, totals);
         return search;
+    }
+
+    @Test
+    void theQuotaRulesCpuTimeIsChargedWhenTheRuleRoutesAndGrowsWithReplicas() {
+        GroupTopology gt = Fixtures.group(4, 2, 1);
+        LayerPlacement p = LayerPlacement.of(4, new int[][] {{0}, {1}, {2, 0}, {3}});
+        long[] counts = new long[16];
+        java.util.Arrays.fill(counts, 100);
+        CostModel m = new CostModel(SHAPE, Mode.REPLICATE);
+        LayerCost rule = m.layer(gt, p, QuotaRule.apply(gt, p, counts, null), null);
+        LayerCost split = m.layer(gt, p, EqualSplit.apply(p, counts), null);
+        double perLayer = CostModel.quotaRuleSeconds(4, 4, 5);
+        assertThat(rule.quotaRuleSec()).isEqualTo(perLayer);
+        assertThat(split.quotaRuleSec()).isZero();
+        assertThat(rule.totalSec()).isCloseTo(rule.computeSec() + rule.allToAllSec() + rule.exposedParamSec() + perLayer,
+                within(1e-15));
+        // One replica costs more rule work than none; the planner's path charges the same as the rule's.
+        assertThat(perLayer).isGreaterThan(CostModel.quotaRuleSeconds(4, 4, 4)).isGreaterThan(0);
+        PlacementSearch search = new PlacementSearch();
+        long[] totals = new long[4];
+        for (int i = 0; i < counts.length; i++) {
+            totals[i % 4] += counts[i];
+        }
+        search.startLayer(gt, counts, totals);
+        LayerCost viaSearch = m.quotaRuleLayer(search, p, home(gt, counts, 4), null);
+        assertThat(viaSearch.totalSec()).isCloseTo(rule.totalSec(), within(1e-15));
+        // The bound the planner settles comparisons with stays above the exact time.
+        assertThat(m.upperBound(gt, p, rule.maxTokens(), 400)).isGreaterThanOrEqualTo(rule.totalSec());
     }
 }

@@ -20,7 +20,7 @@ class TopologyTest {
         assertThat(t.link(0, 8)).isEqualTo(LinkClass.NETWORK);
         assertThat(t.link(0, 31)).isEqualTo(LinkClass.CROSS_RACK);
         assertThat(t.hardware().nvlinkGBps()).isEqualTo(900);
-        assertThat(t.hardware().crossRackGBps()).isEqualTo(Hardware.DEFAULT_CROSS_RACK_GBPS);
+        assertThat(t.hardware().crossRackGBps()).isEqualTo(25.0);
         assertThat(t.label()).isEqualTo("4x8(2 racks)");
     }
 

@@ -42,7 +42,9 @@ class AgentLoopTest {
                      "model":{"moeLayers":2,"experts":8,"topK":2,"sharedExperts":0,"hiddenSize":15,"ffnHiddenSize":33,
                               "bytesPerParam":4},
                      "balancer":{"mode":"replicate","planner":"ballast","redundantSlotsPerGpu":1,"replanEverySteps":3,
-                                 "memoryBudgetBytes":0}},
+                                 "memoryBudgetBytes":0,
+                                 "hardware":{"nvlinkGBps":0.0128,"nicGBps":0.022,"crossRackGBps":0.022,
+                                             "peakTflops":0.058,"gemmEfficiency":1}}},
              "nodes":[{"index":0,"pod":"loopjob-worker-0","nodeRank":0,"node":"n0","domain":"d0","rack":"r0"},
                       {"index":1,"pod":"loopjob-worker-1","nodeRank":1,"node":"n1","domain":"d0","rack":"r0"}]}
             """;
