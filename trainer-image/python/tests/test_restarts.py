@@ -37,10 +37,16 @@ def test_balancer_restart_never_reuses_a_version(agents):
     world = current_generation(agents)
     gen = world["generation"]
     feed(clients, gen, range(3000, 3010), ranks_by_pod(world))
-    time.sleep(2)
+    # a plan from these reports reaches the sidecars within seconds (longer on a loaded machine)
+    deadline = time.time() + 30
+    newest_before = clients[0].heads(gen, 10**9)[0]
+    while time.time() < deadline and newest_before is None:
+        time.sleep(0.3)
+        newest_before = clients[0].heads(gen, 10**9)[0]
+    assert newest_before is not None
+    time.sleep(2)  # let the balancer settle what these reports trigger before its state is read
     before = balancer_status(agents)
     newest_before = clients[0].heads(gen, 10**9)[0]
-    assert newest_before is not None
     reserved = json.loads((agents["work"] / "status.json").read_text())["planSequence"]
 
     agents["restart"]("balancer")

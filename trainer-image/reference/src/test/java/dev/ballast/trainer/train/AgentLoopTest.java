@@ -117,10 +117,10 @@ class AgentLoopTest {
             // status.balancer (here its file) measures the trainer's steps beside the prediction: the plan in use
             // spreads the skewed routing, and the ranks' step and compute times are there.
             BalancerStatus.Measured measured = awaitMeasuredAfterPlan(dir.resolve("status.json"));
-            // Whether this tiny model's plan spreads the skew is a marginal call of the cost model (its compute is
-            // nanoseconds at the declared GPU's rate), which went both ways between runs on a clean clone (3.05 under
-            // the plan vs 3.02 static, or lower); e2e ReferenceTrainerTest checks the fall over 400 steps. Here: the
-            // skew is measured both ways and the plan does not make it worse.
+            // The world declares the CPU rates the trainer runs at, but in 60 steps of 256 assignments per rank the
+            // measured block is noisy and covers whichever plans ran (three runs: 3.06, 2.98 and 1.59 under the plans
+            // against about 3.03 static); e2e ReferenceTrainerTest checks the fall over 400 steps. Here: the skew is
+            // measured both ways and the plan does not make it worse.
             assertThat(measured.imbalanceBefore()).as("measured imbalance on the static layout").isGreaterThan(1.5);
             assertThat(measured.imbalanceAfter()).as("measured imbalance under the plan")
                     .isGreaterThanOrEqualTo(1).isLessThan(measured.imbalanceBefore() * 1.02);
