@@ -131,9 +131,9 @@ def _hardware(balancer: dict) -> HardwareSpec:
     values = {attr: _number(h, key, path) for key, attr in _HARDWARE}
     for key, attr in _HARDWARE[:-1]:
         if not 0 < values[attr] < math.inf:
-            _fail(path, f"balancer.hardware.{key} must be a positive number, got {values[attr]}")
+            _fail(path, f"{key} must be a positive number, got {values[attr]}")
     if not 0 < values["gemm_efficiency"] <= 1:
-        _fail(path, f"balancer.hardware.gemmEfficiency must be in (0, 1], got {values['gemm_efficiency']}")
+        _fail(path, f"gemmEfficiency must be in (0, 1], got {values['gemm_efficiency']}")
     return HardwareSpec(**values)
 
 

@@ -21,13 +21,13 @@ public record HardwareSpec(double nvlinkGBps, double nicGBps, double crossRackGB
         positive("crossRackGBps", crossRackGBps);
         positive("peakTflops", peakTflops);
         if (!(gemmEfficiency > 0 && gemmEfficiency <= 1)) {
-            throw new IllegalArgumentException("balancer.hardware.gemmEfficiency must be in (0, 1], got " + gemmEfficiency);
+            throw new IllegalArgumentException("gemmEfficiency must be in (0, 1], got " + gemmEfficiency);
         }
     }
 
     private static void positive(String field, double v) {
         if (!(v > 0) || Double.isInfinite(v)) {
-            throw new IllegalArgumentException("balancer.hardware." + field + " must be a positive number, got " + v);
+            throw new IllegalArgumentException(field + " must be a positive number, got " + v);
         }
     }
 }

@@ -15,20 +15,9 @@ public record Hardware(double nvlinkGBps, double nicGBps, double crossRackGBps, 
         return new Hardware(h.nvlinkGBps(), h.nicGBps(), h.crossRackGBps(), h.peakTflops(), h.gemmEfficiency());
     }
 
+    /** The contract's checks: every rate positive and finite, the GEMM efficiency in (0, 1]. */
     public Hardware {
-        requirePositive("nvlinkGBps", nvlinkGBps);
-        requirePositive("nicGBps", nicGBps);
-        requirePositive("crossRackGBps", crossRackGBps);
-        requirePositive("peakTflops", peakTflops);
-        if (!(gemmEfficiency > 0 && gemmEfficiency <= 1)) {
-            throw new IllegalArgumentException("gemmEfficiency must be in (0, 1], got " + gemmEfficiency);
-        }
-    }
-
-    private static void requirePositive(String name, double v) {
-        if (!(v > 0) || Double.isInfinite(v)) {
-            throw new IllegalArgumentException(name + " must be a positive number, got " + v);
-        }
+        new HardwareSpec(nvlinkGBps, nicGBps, crossRackGBps, peakTflops, gemmEfficiency);
     }
 
     /** Sustained expert-GEMM rate in FLOP/s. */
