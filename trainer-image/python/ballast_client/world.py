@@ -34,7 +34,8 @@ _SPEC_INTS = (
     ("balancer", "memoryBudgetBytes", "memory_budget_bytes", 0, _LONG_MAX),
 )
 
-# spec.balancer.hardware's rates in their encoding order (all required, all positive; gemmEfficiency at most 1).
+# spec.balancer.hardware's rates in their encoding order (the section is optional; when present every rate is
+# required and positive, gemmEfficiency at most 1).
 _HARDWARE = (("nvlinkGBps", "nvlink_gbps"), ("nicGBps", "nic_gbps"), ("crossRackGBps", "cross_rack_gbps"),
              ("peakTflops", "peak_tflops"), ("gemmEfficiency", "gemm_efficiency"))
 
