@@ -124,7 +124,7 @@ public final class PlacementSearch {
             rule.search(null);
             searched = p;
         } else if (!atThreshold) {
-            rule.fillAtThreshold(null);
+            rule.fillAtThreshold();
         }
         atThreshold = true;
     }

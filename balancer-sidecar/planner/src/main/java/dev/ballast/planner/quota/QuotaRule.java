@@ -21,6 +21,7 @@ public final class QuotaRule {
 
     private final ThresholdSearch search = new ThresholdSearch();
     private final ExpertRouting routing = new ExpertRouting();
+    private final Flows flows = new Flows();
 
     private QuotaRule() {
     }
@@ -41,13 +42,13 @@ public final class QuotaRule {
         boolean exceeded = search.search(capacity);
         routing.size(gt.ep(), p.totalCopies(), gt.nodeCount(), gt.rackCount());
         int experts = p.experts();
-        int flows = 0;
+        int most = 0;
         for (int e = 0; e < experts; e++) {
             if (p.copies(e) > 1) {
-                flows += gt.ep() + p.copies(e);
+                most += gt.ep() + p.copies(e);
             }
         }
-        Flows out = new Flows(experts, flows);
+        Flows out = flows.reset(experts, most);
         for (int e = 0; e < experts; e++) {
             out.start[e] = out.n;
             if (p.copies(e) > 1) {
@@ -56,22 +57,34 @@ public final class QuotaRule {
         }
         out.start[experts] = out.n;
         return new QuotaResult(p, counts, search.threshold, exceeded, Arrays.copyOf(search.load, gt.ep()),
-                Arrays.copyOf(search.quota, p.totalCopies()), out.start, out.source, out.copy, out.tokens, true);
+                Arrays.copyOf(search.quota, p.totalCopies()), Arrays.copyOf(out.start, experts + 1),
+                Arrays.copyOf(out.source, out.n), Arrays.copyOf(out.copy, out.n), Arrays.copyOf(out.tokens, out.n), true);
     }
 
-    /** Step 10's flows as stored in a {@link QuotaResult} (single-copy flows are implied by the counts). */
+    /**
+     * Step 10's flows as a {@link QuotaResult} stores them (single-copy flows are implied by the counts), built in
+     * buffers kept between calls and copied out at their final length: each flow empties a source or fills a copy, so
+     * an expert of k copies has at most ep + k flows, and the buffers hold that many, but most take far fewer.
+     */
     private static final class Flows {
-        final int[] start;
-        final int[] source;
-        final int[] copy;
-        final long[] tokens;
+        int[] start = new int[0];
+        int[] source = new int[0];
+        int[] copy = new int[0];
+        long[] tokens = new long[0];
         int n;
 
-        Flows(int experts, int capacity) {
-            start = new int[experts + 1];
-            source = new int[capacity];
-            copy = new int[capacity];
-            tokens = new long[capacity];
+        /** Empties the buffers, grown to hold {@code experts} experts and {@code capacity} flows. */
+        Flows reset(int experts, int capacity) {
+            if (start.length < experts + 1) {
+                start = new int[experts + 1];
+            }
+            if (source.length < capacity) {
+                source = new int[capacity];
+                copy = new int[capacity];
+                tokens = new long[capacity];
+            }
+            n = 0;
+            return this;
         }
 
         void add(int s, int copy, long x) {

@@ -24,19 +24,29 @@ final class ThresholdSearch {
     long[] quota = new long[0];
     long threshold;
     private boolean[] done = new boolean[0];
+    /**
+     * The latest feasible fill of the search, at threshold {@code keptAt} (-1: none), so that step 9 need not run the
+     * fill again at the threshold the search has already filled (and a probe's fill can be undone by a copy).
+     */
+    private long[] keptLoad = new long[0];
+    private long[] keptQuota = new long[0];
+    private long keptAt = -1;
 
     /** Steps 1-5 for {@code p} on {@code counts}; {@code totals} as {@link PreparedPlacement#prepare} takes them. */
     void prepare(GroupTopology gt, LayerPlacement p, long[] counts, long[] totals) {
         in.prepare(gt, p, counts, totals);
         if (load.length < in.ep) {
             load = new long[in.ep];
+            keptLoad = new long[in.ep];
         }
         if (done.length < p.experts()) {
             done = new boolean[p.experts()];
         }
         if (quota.length < p.totalCopies()) {
             quota = new long[p.totalCopies()];
+            keptQuota = new long[p.totalCopies()];
         }
+        keptAt = -1;
     }
 
     /**
@@ -49,7 +59,7 @@ final class ThresholdSearch {
         // Step 7: capacities apply only if the rule can meet them at all.
         long[] cap = capacity;
         boolean exceeded = false;
-        if (cap != null && fill(hi, cap) >= 0) {
+        if (cap != null && fillKept(hi, cap) >= 0) {
             cap = null;
             exceeded = true;
         }
@@ -58,7 +68,7 @@ final class ThresholdSearch {
         long step = Math.max(1, lo / 256);
         long probe = lo;
         while (probe < hi) {
-            if (fill(probe, cap) < 0) {
+            if (fillKept(probe, cap) < 0) {
                 hi = probe;
                 break;
             }
@@ -69,27 +79,46 @@ final class ThresholdSearch {
         long tolerance = in.lo / SEARCH_TOLERANCE;
         while (hi - lo > tolerance) {
             long mid = lo + (hi - lo) / 2;
-            if (fill(mid, cap) < 0) {
+            if (fillKept(mid, cap) < 0) {
                 hi = mid;
             } else {
                 lo = mid + 1;
             }
         }
         threshold = hi;
-        fillAtThreshold(cap);
+        // hi is feasible; its fill is kept unless no probe reached it (the gallop stops short of the initial hi).
+        if (keptAt != hi) {
+            fillKept(hi, cap);
+        }
+        LayerPlacement p = in.p;
+        for (int e = 0; e < p.experts(); e++) {
+            if (p.copies(e) == 1) {
+                keptQuota[p.copyStart(e)] = in.total[e];
+            }
+        }
+        fillAtThreshold();
         return exceeded;
     }
 
-    /** Step 9: the fill at the found threshold, single-copy experts' quotas included. */
-    void fillAtThreshold(long[] cap) {
-        LayerPlacement p = in.p;
-        long[] total = in.total;
-        fill(threshold, cap);
-        for (int e = 0; e < p.experts(); e++) {
-            if (p.copies(e) == 1) {
-                quota[p.copyStart(e)] = total[e];
-            }
+    /** Step 9: the fill at the found threshold, single-copy experts' quotas included (a copy of the kept fill). */
+    void fillAtThreshold() {
+        System.arraycopy(keptLoad, 0, load, 0, in.ep);
+        System.arraycopy(keptQuota, 0, quota, 0, in.p.totalCopies());
+    }
+
+    /** {@link #fill}, keeping the result when it is feasible (the buffers swap: nothing is copied). */
+    private int fillKept(long t, long[] cap) {
+        int r = fill(t, cap);
+        if (r < 0) {
+            long[] l = load;
+            load = keptLoad;
+            keptLoad = l;
+            long[] q = quota;
+            quota = keptQuota;
+            keptQuota = q;
+            keptAt = t;
         }
+        return r;
     }
 
     /**
