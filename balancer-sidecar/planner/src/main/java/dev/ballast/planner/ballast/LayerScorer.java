@@ -29,7 +29,7 @@ public final class LayerScorer {
         this.gt = gt;
         this.demand = demand;
         this.interval = context.replanInterval();
-        search.startLayer(gt, counts, demand.totals());
+        search.startLayer(gt, counts, demand.totals(), demand.nodeDemand());
     }
 
     public PlanningContext context() {

@@ -22,6 +22,8 @@ public final class LoadShedder {
     private final long[] nodeDemand;
     private final int nc;
     private final TrafficBytes bytes;
+    /** chooseTarget's scratch: the score of a new copy on each node (every GPU of a node scores the same). */
+    private final double[] nodeScore;
 
     /** Sheds towards the mean of {@code demand}'s tokens over the group, within a thousandth of it. */
     public LoadShedder(GroupTopology gt, SheddingState st, LayerDemand demand, TrafficBytes bytes) {
@@ -33,6 +35,7 @@ public final class LoadShedder {
         this.nodeDemand = demand.nodeDemand();
         this.nc = gt.nodeCount();
         this.bytes = bytes;
+        this.nodeScore = new double[nc];
     }
 
     /** The load shedding aims at: the mean load, rounded up. */
@@ -140,6 +143,9 @@ public final class LoadShedder {
         int srcNode = gt.nodeIndex(src);
         int experts = st.experts();
         double tokenBytes = bytes.perToken();
+        for (int n = 0; n < nc; n++) {
+            nodeScore[n] = (covered[n] ? 0 : nodeDemand[n * experts + e] * tokenBytes) - bytes.perReplica(n == homeNode);
+        }
         int best = -1;
         double bestScore = 0;
         long bestSlack = 0;
@@ -153,8 +159,7 @@ public final class LoadShedder {
                     continue;
                 }
                 long slack = target - load[g];
-                int n = gt.nodeIndex(g);
-                double score = (covered[n] ? 0 : nodeDemand[n * experts + e] * tokenBytes) - bytes.perReplica(n == homeNode);
+                double score = nodeScore[gt.nodeIndex(g)];
                 if (slack >= useful && (best < 0 || betterTarget(srcNode, g, score, slack, best, bestScore, bestSlack))) {
                     best = g;
                     bestScore = score;

@@ -37,6 +37,9 @@ public final class LocalReplicas {
         int[] nodeCoveredBy = new int[nc];
         int[] rackCoveredBy = new int[gt.rackCount()];
         for (int e = 0; e < experts; e++) {
+            if (!(demand.total(e) * tokenBytes > minSavedBytes)) {
+                continue; // no node's share of the expert is worth a replica (each is at most its total)
+            }
             for (int c = 0; c < st.copyCount(e); c++) {
                 int g = st.copyGpu(e, c);
                 nodeCoveredBy[gt.nodeIndex(g)] = e + 1;

@@ -67,7 +67,7 @@ final class ExpertRouting {
             gpuOfCopy[j] = p.copyGpu(first + j);
             left += remaining[j];
         }
-        System.arraycopy(search.in.col, search.in.slot[e] * ep, avail, 0, ep);
+        System.arraycopy(search.in.columns(), search.in.slot[e] * ep, avail, 0, ep);
         for (int j = 0; j < k; j++) {
             int s = gpuOfCopy[j];
             long x = Math.min(avail[s], remaining[j]);

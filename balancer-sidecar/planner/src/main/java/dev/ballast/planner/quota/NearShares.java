@@ -50,6 +50,25 @@ final class NearShares {
         Arrays.fill(rackSum, 0, racks, 0);
     }
 
+    /**
+     * {@link #split} from the tokens of expert e per node as the caller summed them, {@code sums[node * experts +
+     * e]}: the same shares without reading the column.
+     */
+    void splitNodeSums(GroupTopology gt, long[] sums, int experts, int e, LayerPlacement p, int start, int k,
+                       long[] near, long[] nearRack) {
+        int nodes = gt.nodeCount();
+        long[] nodeSum = nodeSums;
+        long[] rackSum = rackSums;
+        for (int n = 0; n < nodes; n++) {
+            nodeSum[n] = sums[n * experts + e];
+            rackSum[gt.rackOfNode(n)] += nodeSum[n];
+        }
+        divide(gt, false, nodeSum, p, start, k, near);
+        divide(gt, true, rackSum, p, start, k, nearRack);
+        Arrays.fill(nodeSum, 0, nodes, 0);
+        Arrays.fill(rackSum, 0, gt.rackCount(), 0);
+    }
+
     /** {@link #split}'s division of the group sums {@code sum} (by node, or by rack with {@code byRack}). */
     private void divide(GroupTopology gt, boolean byRack, long[] sum, LayerPlacement p, int start, int k, long[] out) {
         int[] copies = groupCopies;

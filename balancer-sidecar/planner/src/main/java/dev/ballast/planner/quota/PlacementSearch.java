@@ -23,6 +23,7 @@ public final class PlacementSearch {
     private GroupTopology gt;
     private long[] counts;
     private long[] totals;
+    private long[] nodeSums;
     private long all;
     /** The placement the rule's state describes in this layer, null before the first search. */
     private LayerPlacement searched;
@@ -43,12 +44,22 @@ public final class PlacementSearch {
      * per-expert sums (length experts). Forgets the placement searched before.
      */
     public void startLayer(GroupTopology gt, long[] counts, long[] totals) {
+        startLayer(gt, counts, totals, null);
+    }
+
+    /**
+     * As {@link #startLayer(GroupTopology, long[], long[])}, with the counts' sums per (node, expert) as well,
+     * {@code nodeSums[node * experts + e]} by the group's dense node numbers (read in place; null: summed here): the
+     * rule's near shares then come from them, and the counts are read only to route flows.
+     */
+    public void startLayer(GroupTopology gt, long[] counts, long[] totals, long[] nodeSums) {
         if (counts.length != gt.ep() * totals.length) {
             throw new IllegalArgumentException("counts length " + counts.length + " != ep × experts = " + gt.ep() * totals.length);
         }
         this.gt = gt;
         this.counts = counts;
         this.totals = totals;
+        this.nodeSums = nodeSums;
         long sum = 0;
         for (long t : totals) {
             sum += t;
@@ -120,7 +131,7 @@ public final class PlacementSearch {
             throw new IllegalStateException("no layer: call startLayer first");
         }
         if (p != searched) {
-            rule.prepare(gt, p, counts, totals);
+            rule.prepare(gt, p, counts, totals, nodeSums);
             rule.search(null);
             searched = p;
         } else if (!atThreshold) {

@@ -23,8 +23,13 @@ final class PreparedPlacement {
     int[] order = new int[0];
     /** slot[e]: expert e's position in order (its column in col), -1 for single-copy experts. */
     int[] slot = new int[0];
-    /** The multi-copy experts' columns of counts, col[slot * ep + source]. */
-    long[] col = new long[0];
+    /**
+     * The multi-copy experts' columns of counts, col[slot * ep + source], gathered on first use ({@link #columns}):
+     * with the counts' sums per node given, only step 10's routing reads them.
+     */
+    private long[] col = new long[0];
+    private boolean gathered;
+    private long[] counts;
     /** Per copy: its near demand and rack share. */
     long[] near = new long[0];
     long[] nearRack = new long[0];
@@ -42,9 +47,11 @@ final class PreparedPlacement {
 
     /**
      * Steps 1-5 for {@code p} on {@code counts} (row-major [source][expert]): with {@code totals} the per-expert sums
-     * of {@code counts} as the caller computed them, else summed here.
+     * of {@code counts} as the caller computed them, else summed here; with {@code nodeSums} their sums per (node,
+     * expert), {@code nodeSums[node * experts + e]} by the group's dense node numbers, as the caller computed them, else
+     * summed here from the columns.
      */
-    void prepare(GroupTopology gt, LayerPlacement p, long[] counts, long[] totals) {
+    void prepare(GroupTopology gt, LayerPlacement p, long[] counts, long[] totals, long[] nodeSums) {
         final int ep = gt.ep();
         final int experts = p.experts();
         if (ep > (1 << 15)) {
@@ -87,19 +94,17 @@ final class PreparedPlacement {
         }
         // Step 3: multi-copy experts by load descending, then expert index ascending.
         sortByLoadDescending(experts);
-        // The multi-copy experts' columns, gathered in one pass over the rows (column reads are cache-hostile).
-        if (col.length < multi * ep) {
-            col = new long[multi * ep];
-        }
         Arrays.fill(slot, 0, experts, -1);
         for (int i = 0; i < multi; i++) {
             slot[order[i]] = i;
         }
-        for (int s = 0; s < ep; s++) {
-            int row = s * experts;
-            for (int i = 0; i < multi; i++) {
-                col[i * ep + s] = counts[row + order[i]];
-            }
+        this.counts = counts;
+        gathered = false;
+        if (nodeSums == null) {
+            columns();
+        } else if (nodeSums.length != gt.nodeCount() * experts) {
+            throw new IllegalArgumentException("node sums length " + nodeSums.length + " != nodes × experts = "
+                    + gt.nodeCount() * experts);
         }
         // Step 4: each copy's near demand and rack share. Step 5's reach on the way.
         System.arraycopy(base, 0, reach, 0, ep);
@@ -107,7 +112,11 @@ final class PreparedPlacement {
             int e = order[i];
             int start = p.copyStart(e);
             int k = p.copies(e);
-            nearShares.split(gt, col, i * ep, p, start, k, near, nearRack);
+            if (nodeSums == null) {
+                nearShares.split(gt, col, i * ep, p, start, k, near, nearRack);
+            } else {
+                nearShares.splitNodeSums(gt, nodeSums, experts, e, p, start, k, near, nearRack);
+            }
             for (int j = 0; j < k; j++) {
                 reach[p.copyGpu(start + j)] += total[e];
             }
@@ -121,6 +130,27 @@ final class PreparedPlacement {
         lo = Math.max((all + ep - 1) / ep, maxBase);
         hi = Math.max(maxReach, lo);
         buildCopyTables(experts);
+    }
+
+    /**
+     * The multi-copy experts' columns of the counts, {@code [slot[e] * ep + source]}, gathered in one pass over the rows
+     * (column reads are cache-hostile) the first time they are asked for after {@link #prepare}.
+     */
+    long[] columns() {
+        if (!gathered) {
+            int experts = p.experts();
+            if (col.length < multi * ep) {
+                col = new long[multi * ep];
+            }
+            for (int s = 0; s < ep; s++) {
+                int row = s * experts;
+                for (int i = 0; i < multi; i++) {
+                    col[i * ep + s] = counts[row + order[i]];
+                }
+            }
+            gathered = true;
+        }
+        return col;
     }
 
     /** Step 1 from the counts, rejecting a negative count. */

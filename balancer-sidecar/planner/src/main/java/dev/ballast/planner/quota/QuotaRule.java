@@ -38,7 +38,7 @@ public final class QuotaRule {
     }
 
     private QuotaResult solve(GroupTopology gt, LayerPlacement p, long[] counts, long[] capacity) {
-        search.prepare(gt, p, counts, null);
+        search.prepare(gt, p, counts, null, null);
         boolean exceeded = search.search(capacity);
         routing.size(gt.ep(), p.totalCopies(), gt.nodeCount(), gt.rackCount());
         int experts = p.experts();

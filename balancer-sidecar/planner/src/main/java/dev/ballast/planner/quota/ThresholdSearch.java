@@ -32,9 +32,12 @@ final class ThresholdSearch {
     private long[] keptQuota = new long[0];
     private long keptAt = -1;
 
-    /** Steps 1-5 for {@code p} on {@code counts}; {@code totals} as {@link PreparedPlacement#prepare} takes them. */
-    void prepare(GroupTopology gt, LayerPlacement p, long[] counts, long[] totals) {
-        in.prepare(gt, p, counts, totals);
+    /**
+     * Steps 1-5 for {@code p} on {@code counts}; {@code totals} and {@code nodeSums} as {@link PreparedPlacement#prepare}
+     * takes them.
+     */
+    void prepare(GroupTopology gt, LayerPlacement p, long[] counts, long[] totals, long[] nodeSums) {
+        in.prepare(gt, p, counts, totals, nodeSums);
         if (load.length < in.ep) {
             load = new long[in.ep];
             keptLoad = new long[in.ep];

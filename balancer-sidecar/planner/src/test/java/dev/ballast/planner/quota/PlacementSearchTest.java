@@ -37,6 +37,16 @@ class PlacementSearchTest {
         return totals;
     }
 
+    /** The counts' sums per (node, expert), {@code [node * experts + e]}, as the planner's layer demand holds them. */
+    private static long[] nodeSums(Layer l) {
+        int experts = l.p.experts();
+        long[] sums = new long[l.gt.nodeCount() * experts];
+        for (int i = 0; i < l.counts.length; i++) {
+            sums[l.gt.nodeIndex(i / experts) * experts + i % experts] += l.counts[i];
+        }
+        return sums;
+    }
+
     private static long maxLoad(QuotaResult r) {
         long max = 0;
         for (int g = 0; g < r.gpus(); g++) {
@@ -52,7 +62,8 @@ class PlacementSearchTest {
         for (int trial = 0; trial < 200; trial++) {
             Layer l = Layer.draw(rnd);
             QuotaResult rule = QuotaRule.apply(l.gt, l.p, l.counts, null);
-            search.startLayer(l.gt, l.counts, l.totals);
+            // Every other layer with the counts' node sums given, as the planner gives them: the same answers.
+            search.startLayer(l.gt, l.counts, l.totals, trial % 2 == 0 ? null : nodeSums(l));
             assertThat(search.maxLoad(l.p)).as("trial %d", trial).isEqualTo(maxLoad(rule));
             PlacementSearch.Probe atThreshold = search.probe(l.p, rule.threshold());
             assertThat(atThreshold.unplacedAtAim()).isEqualTo(-1);
@@ -89,7 +100,7 @@ class PlacementSearchTest {
             for (int e = 0; e < experts; e++) {
                 LinkTokens.addColumn(l.gt, l.counts, experts, e, StaticLayout.home(e, ep, experts), 1, send, recv);
             }
-            search.startLayer(l.gt, l.counts, l.totals);
+            search.startLayer(l.gt, l.counts, l.totals, trial % 2 == 0 ? null : nodeSums(l));
             search.addFlows(l.p, send, recv);
             assertThat(send).as("trial %d", trial).containsExactly(wantSend);
             assertThat(recv).as("trial %d", trial).containsExactly(wantRecv);

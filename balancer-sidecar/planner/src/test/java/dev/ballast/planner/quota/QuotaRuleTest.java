@@ -67,6 +67,10 @@ class QuotaRuleTest {
             QuotaResult b = QuotaRule.apply(gt, p, counts.clone(), null);
             assertThat(flows(b)).usingRecursiveComparison().isEqualTo(flows(a));
             assertThat(b.threshold()).isEqualTo(a.threshold());
+            // The rule reuses its buffers from call to call; a result it returned never shares them.
+            QuotaRule.apply(gt, Fixtures.randomPlacement(rnd, ep, experts, 3), Fixtures.counts(rnd, ep, experts, 5000), null);
+            assertThat(flows(a)).usingRecursiveComparison().isEqualTo(flows(b));
+            assertConsistent(gt, p, counts, null, a);
         }
     }
 
