@@ -132,6 +132,10 @@ public final class QuotaRule {
                     }
                 }
             }
+            if (cls < 3 && gt.groupsAreRankRuns()) {
+                left = routeByGroup(gt, cls == 2, left, first, out);
+                continue;
+            }
             int cursor = 0;
             for (int s = 0; s < ep && left > 0; s++) {
                 long had = r.avail[s];
@@ -150,6 +154,32 @@ public final class QuotaRule {
                 left -= had - r.avail[s];
             }
         }
+    }
+
+    /**
+     * Class 1 (by node) or 2 ({@code rack}: by rack) of {@link #routeExpert} where every node and rack is a run of
+     * consecutive ranks: visiting the groups in order and each group's sources in order is visiting the sources in
+     * ascending order, so the flows and their order are the same, but only the groups with a copy with room are
+     * visited. Returns the tokens left.
+     */
+    private long routeByGroup(GroupTopology gt, boolean rack, long left, int first, Flows out) {
+        ExpertRouting r = routing;
+        int groups = rack ? gt.rackCount() : gt.nodeCount();
+        int[] start = rack ? r.rackStart : r.nodeStart;
+        int[] list = rack ? r.byRack : r.byNode;
+        for (int x = 0; x < groups && left > 0; x++) {
+            int fill = start[x];
+            int end = start[x + 1];
+            int to = rack ? gt.rackMemberStart(x + 1) : gt.nodeMemberStart(x + 1);
+            for (int s = rack ? gt.rackMemberStart(x) : gt.nodeMemberStart(x); s < to && fill < end; s++) {
+                long had = r.avail[s];
+                if (had > 0) {
+                    fill = drain(s, list, fill, end, first, out);
+                    left -= had - r.avail[s];
+                }
+            }
+        }
+        return left;
     }
 
     /**

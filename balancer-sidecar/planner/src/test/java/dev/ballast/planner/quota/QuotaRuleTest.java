@@ -2,6 +2,7 @@ package dev.ballast.planner.quota;
 
 import dev.ballast.planner.Fixtures;
 import dev.ballast.planner.model.GroupTopology;
+import dev.ballast.planner.model.Hardware;
 import dev.ballast.planner.model.LayerPlacement;
 import org.junit.jupiter.api.Test;
 
@@ -71,6 +72,64 @@ class QuotaRuleTest {
             QuotaRule.apply(gt, Fixtures.randomPlacement(rnd, ep, experts, 3), Fixtures.counts(rnd, ep, experts, 5000), null);
             assertThat(flows(a)).usingRecursiveComparison().isEqualTo(flows(b));
             assertConsistent(gt, p, counts, null, a);
+        }
+    }
+
+    /**
+     * Step 10 as docs/quota-rule.md words it, from the result's quotas: the implementation visits only the groups with
+     * room where nodes and racks are runs of consecutive ranks, and must emit the same flows in the same order.
+     */
+    @Test
+    void flowsAreStepTenAsWrittenWhetherOrNotNodesAreRunsOfRanks() {
+        SplittableRandom rnd = new SplittableRandom(11);
+        for (int trial = 0; trial < 400; trial++) {
+            int ep = 4 + rnd.nextInt(9);
+            int experts = ep + rnd.nextInt(2 * ep + 1);
+            int nodes = 1 + rnd.nextInt(4);
+            boolean runs = trial % 2 == 0;
+            int[] node = new int[ep];
+            int[] rack = new int[ep];
+            for (int g = 0; g < ep; g++) {
+                node[g] = runs ? g * nodes / ep : rnd.nextInt(nodes);
+                rack[g] = runs ? node[g] / 2 : node[g] % 2;
+            }
+            GroupTopology gt = GroupTopology.ofPlaces(node, rack, Hardware.DEFAULT);
+            LayerPlacement p = Fixtures.randomPlacement(rnd, ep, experts, 1 + rnd.nextInt(3));
+            long[] counts = Fixtures.counts(rnd, ep, experts, 1 + rnd.nextInt(3000));
+            QuotaResult r = QuotaRule.apply(gt, p, counts, null);
+            List<long[]> want = new ArrayList<>();
+            for (int e = 0; e < experts; e++) {
+                int first = p.copyStart(e);
+                int k = p.copies(e);
+                long[] avail = new long[ep];
+                long[] room = new long[k];
+                for (int src = 0; src < ep; src++) {
+                    avail[src] = counts[src * experts + e];
+                    if (k == 1 && avail[src] > 0) {
+                        want.add(new long[] {e, src, first, avail[src]}); // one copy: every source, ascending
+                    }
+                }
+                if (k == 1) {
+                    continue;
+                }
+                for (int j = 0; j < k; j++) {
+                    room[j] = r.copyQuota(first + j);
+                }
+                for (int cls = 0; cls < 4; cls++) {
+                    for (int src = 0; src < ep; src++) {
+                        for (int j = 0; j < k; j++) {
+                            if (gt.linkClass(src, p.copyGpu(first + j)) == cls && avail[src] > 0 && room[j] > 0) {
+                                long t = Math.min(avail[src], room[j]);
+                                want.add(new long[] {e, src, first + j, t});
+                                avail[src] -= t;
+                                room[j] -= t;
+                            }
+                        }
+                    }
+                }
+            }
+            assertThat(flows(r)).as("trial %d (%s)", trial, runs ? "runs" : "interleaved")
+                    .usingRecursiveComparison().isEqualTo(want);
         }
     }
 
