@@ -212,11 +212,12 @@ public final class BallastPlanner implements Planner {
             }
         } else if (fill && freeSlots(best, c.redundantSlots()) > gt.nodeCount()) {
             // Balance left slots that the local replicas' gain threshold refused. Also weigh local replicas at any
-            // gain whose parameter traffic the layer's compute hides, and the locality-first candidates; each filled,
-            // the cost model decides.
+            // gain whose parameter traffic the layer's compute hides, the locality-first candidates and a copy of
+            // every expert on every node first; each filled, the cost model decides.
             best = fastest(scorer, LocalFill.fill(scorer, best),
                     selector.pick(selector.score(BalanceThenLocal.place(c, scorer.cost(), gt, demand, null, 0))),
-                    LocalShareCandidates.choose(c, gt, demand, selector));
+                    LocalShareCandidates.choose(c, gt, demand, selector),
+                    LocalShareCandidates.everyNode(c, gt, demand));
         } else if (fill) {
             best = LocalFill.fill(scorer, best);
         }

@@ -36,4 +36,28 @@ class LocalShareCandidatesTest {
             LayerFixtures.assertValid(LocalShareCandidates.shed(ctx, gt, d, local, null), ctx.redundantSlots());
         }
     }
+
+    @Test
+    void everyNodeGetsACopyOfEveryExpertItsSourcesUseWhenSlotsAllow() {
+        // 2 nodes x 4 GPUs, 8 experts, 2 free slots per GPU: 4 experts are missing on each node and 8 slots are free
+        // there, so every node can hold every expert, whatever a replica would save.
+        PlanningContext ctx = LayerFixtures.context("nodes=2,gpusPerNode=4,racks=1", 8, 2, Mode.REPLICATE);
+        GroupTopology gt = ctx.group(0, 0);
+        SplittableRandom rnd = new SplittableRandom(3);
+        long[] counts = new long[8 * 8];
+        for (int i = 0; i < counts.length; i++) {
+            counts[i] = 1 + rnd.nextInt(50);
+        }
+        LayerPlacement p = LocalShareCandidates.everyNode(ctx, gt, LayerDemand.of(gt, counts, 8));
+        LayerFixtures.assertValid(p, ctx.redundantSlots());
+        for (int node = 0; node < 2; node++) {
+            for (int e = 0; e < 8; e++) {
+                boolean held = false;
+                for (int g = 4 * node; g < 4 * node + 4; g++) {
+                    held |= p.holds(g, e);
+                }
+                assertThat(held).as("expert %d on node %d", e, node).isTrue();
+            }
+        }
+    }
 }
