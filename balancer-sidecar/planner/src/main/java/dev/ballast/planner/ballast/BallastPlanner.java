@@ -217,7 +217,7 @@ public final class BallastPlanner implements Planner {
             best = fastest(scorer, LocalFill.fill(scorer, best),
                     selector.pick(selector.score(BalanceThenLocal.place(c, scorer.cost(), gt, demand, null, 0))),
                     LocalShareCandidates.choose(c, gt, demand, selector),
-                    LocalShareCandidates.everyNode(c, gt, demand));
+                    selector.pick(selector.score(LocalShareCandidates.everyNode(c, gt, demand))));
         } else if (fill) {
             best = LocalFill.fill(scorer, best);
         }
