@@ -101,7 +101,7 @@ public final class LoadShedder {
                 for (int k = 0; k < st.copyCount(e); k++) {
                     covered[gt.nodeIndex(st.copyGpu(e, k))] = true;
                 }
-                int homeNode = gt.nodeIndex(StaticLayout.home(e, ep, experts));
+                int homeNode = gt.nodeIndex(st.home(e));
                 long useful = Math.max(1, Math.min(need, target) / 8);
                 int t = chooseTarget(open, e, gmax, useful, covered, homeNode);
                 if (t >= 0) {

@@ -1,7 +1,6 @@
 package dev.ballast.planner.ballast;
 
 import dev.ballast.planner.model.GroupTopology;
-import dev.ballast.planner.model.StaticLayout;
 
 /**
  * Topology-aware replicas: for (expert, node) pairs whose node has no copy, ranked by the tokens that would otherwise
@@ -20,7 +19,6 @@ public final class LocalReplicas {
      */
     public static int place(GroupTopology gt, SheddingState st, LayerDemand demand, int limit, double tokenBytes,
                             double minSavedBytes, LocalPicks record, ParameterBudget budget) {
-        int ep = gt.ep();
         int experts = st.experts();
         int nc = gt.nodeCount();
         long[] nodeDemand = demand.nodeDemand();
@@ -82,7 +80,7 @@ public final class LocalReplicas {
                     best = g;
                 }
             }
-            if (best < 0 || budget != null && !budget.tryAdd(StaticLayout.home(e, ep, experts), best)) {
+            if (best < 0 || budget != null && !budget.tryAdd(st.home(e), best)) {
                 continue;
             }
             // The new copy takes this node's tokens from the expert's most loaded copy.

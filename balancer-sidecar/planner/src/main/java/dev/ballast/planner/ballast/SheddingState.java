@@ -22,6 +22,12 @@ public final class SheddingState {
     private final int[] replicaCount;
     /** held[e * ep + g]: GPU g has a copy of expert e. */
     private final boolean[] held;
+    /**
+     * The static layout of this shape, looked up instead of divided out in the hot loops: GPU g's homes are experts
+     * firstHome[g] to firstHome[g + 1] - 1, and expert e's home is homeOf[e].
+     */
+    private final int[] firstHome;
+    private final int[] homeOf;
 
     /** The thread's last state, kept for the next shed of the same shape (a plan sheds several times per layer). */
     private static final ThreadLocal<SheddingState> LAST = new ThreadLocal<>();
@@ -55,6 +61,11 @@ public final class SheddingState {
             gpuOf[e] = new int[2];
             amount[e] = new long[2];
         }
+        this.firstHome = new int[ep + 1];
+        for (int g = 0; g <= ep; g++) {
+            firstHome[g] = StaticLayout.firstExpert(g, ep, experts);
+        }
+        this.homeOf = StaticLayout.homes(ep, experts);
     }
 
     private void reset(LayerDemand demand) {
@@ -64,7 +75,7 @@ public final class SheddingState {
             for (int k = 0; k < copies[e]; k++) {
                 held[e * ep + gpuOf[e][k]] = false;
             }
-            int h = StaticLayout.home(e, ep, experts);
+            int h = homeOf[e];
             long t = demand.total(e);
             gpuOf[e][0] = h;
             held[e * ep + h] = true;
@@ -95,6 +106,11 @@ public final class SheddingState {
     /** The loads as the busiest-GPU tree reads them: live, not a copy (read only). */
     long[] loads() {
         return load;
+    }
+
+    /** Expert e's static home (copy 0's GPU). */
+    public int home(int e) {
+        return homeOf[e];
     }
 
     public int copyCount(int e) {
@@ -152,8 +168,8 @@ public final class SheddingState {
     /** Experts with load on g into {@code outE}/{@code outA}, largest amount first (lowest expert on ties); how many. */
     public int expertsOn(int g, int[] outE, long[] outA) {
         int n = 0;
-        int first = StaticLayout.firstExpert(g, ep, experts);
-        int homes = StaticLayout.homeCount(g, ep, experts);
+        int first = firstHome[g];
+        int homes = firstHome[g + 1] - first;
         for (int i = 0; i < homes; i++) {
             int e = first + i;
             if (amount[e][0] > 0) {
@@ -233,8 +249,8 @@ public final class SheddingState {
         int[][] lists = new int[ep][];
         int[] reps = new int[slots];
         for (int g = 0; g < ep; g++) {
-            int first = StaticLayout.firstExpert(g, ep, experts);
-            int homes = StaticLayout.homeCount(g, ep, experts);
+            int first = firstHome[g];
+            int homes = firstHome[g + 1] - first;
             int n = replicaCount[g];
             System.arraycopy(replicasOn[g], 0, reps, 0, n);
             Arrays.sort(reps, 0, n);
