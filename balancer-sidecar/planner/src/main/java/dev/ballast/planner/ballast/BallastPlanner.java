@@ -30,7 +30,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <li>The {@link CandidateSelector} takes it if it is predicted no slower than static and its quota-rule max/mean is
  *     within {@link CandidateSelector#BALANCE_CAP}, or can be topped up to it ({@link TopUp}). Otherwise (rare) the
  *     {@link LocalShareCandidates} decide. Slots the choice leaves empty take the node-local replicas that shorten the
- *     predicted layer time ({@link LocalFill}), in layers small enough for its work ({@link LocalFill#MAX_WORK}).</li>
+ *     predicted layer time ({@link LocalFill}), in layers small enough for its work ({@link LocalFill#MAX_WORK}), and
+ *     in the smallest layers replicas are swapped while a swap shortens it ({@link ReplicaSwaps}).</li>
  * <li>Incremental (plan in use given, {@code ballast}): an {@link IncrementalWalk} from the plan in use towards the
  *     scratch winner re-aligned to it ({@link Realignment}) and a repair that keeps its still-useful replicas
  *     ({@link BalanceThenLocal} seeded with it). {@code ballast-scratch} ignores the plan in use.</li>
@@ -220,6 +221,9 @@ public final class BallastPlanner implements Planner {
                     selector.pick(selector.score(LocalShareCandidates.everyNode(c, gt, demand))));
         } else if (fill) {
             best = LocalFill.fill(scorer, best);
+        }
+        if (fill && ReplicaSwaps.applies(gt, c.shape().experts(), c.redundantSlots())) {
+            best = ReplicaSwaps.improve(scorer, best);
         }
         if (!incremental || current == null) {
             return MaterializationDrops.apply(scorer, best);
