@@ -10,10 +10,10 @@ import dev.ballast.planner.model.LinkClass;
  * A lower bound on the predicted seconds of the plan in use with one {@link SlotChange} applied, from what the change
  * cannot move: an expert with a single copy computes all its tokens there and receives each over its link, whatever
  * the quota rule does with the others. So the busiest GPU computes at least the largest such forced load (and the
- * mean), and the busiest link receives at least those experts' tokens. Most changes of a walk leave the plan in use's
- * bottleneck where it is (it is a single-copy expert's home when the hot set has moved); when the bound already
- * reaches the plan in use's own time, the change cannot gain and needs no exact scoring. O(EP) per change against a
- * run of the quota rule.
+ * mean), and the busiest link receives at least those experts' tokens. The {@link IncrementalWalk} ranks a target's
+ * changes by it: a change that lowers it (a second copy of the single-copy expert at the bottleneck, which is where the
+ * bottleneck is when the hot set has moved) could gain most; one that leaves it where it is gains at most what the rule
+ * balances better. O(EP) per change against a run of the quota rule.
  */
 final class ChangeBound {
     private final GroupTopology gt;

@@ -11,7 +11,10 @@ import java.util.SplittableRandom;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The bound the incremental walk skips exact scores with is never above the exact score, and often reaches it. */
+/**
+ * The bound the incremental walk ranks slot changes by is never above the exact score, often reaches it, and after a
+ * hot-set shift ranks the change that relieves the new bottleneck first.
+ */
 class ChangeBoundTest {
 
     @Test
@@ -44,5 +47,34 @@ class ChangeBoundTest {
         }
         assertThat(changes).isGreaterThan(100);
         assertThat(cannotGain).isGreaterThan(0);
+    }
+
+    /**
+     * After the loadbench's shift the plan in use's bottleneck is the newly hot expert's single copy: among the changes
+     * towards the re-aligned scratch plan, the one with the lowest bound (the walk's first) gives it a second copy.
+     */
+    @Test
+    void ranksTheChangeThatCopiesTheNewlyHotExpertFirst() {
+        int experts = 48;
+        PlanningContext ctx = LayerFixtures.context("nodes=4,gpusPerNode=4,racks=2", experts, 2, Mode.REPLICATE);
+        GroupTopology gt = ctx.group(0, 0);
+        LayerPlacement staticP = LayerPlacement.staticLayout(gt.ep(), experts);
+        for (int shift = 0; shift < 8; shift++) {
+            LayerPlacement current = new BallastPlanner(false).placeLayer(
+                    LayerFixtures.scorer(ctx, gt, LayerFixtures.zipf(gt.ep(), experts, shift)), null, staticP);
+            LayerScorer scorer = LayerFixtures.scorer(ctx, gt, LayerFixtures.zipf(gt.ep(), experts, shift + 1));
+            int hot = Math.floorMod(-(shift + 1), experts);
+            LayerPlacement target = Realignment.align(gt, new BallastPlanner(false).placeLayer(scorer, null, staticP),
+                    current, 2);
+            ChangeBound bound = new ChangeBound(scorer, current);
+            SlotChange first = null;
+            for (SlotChange op : SlotChanges.between(gt, scorer.demand(), current, target)) {
+                if (first == null || bound.seconds(op) < bound.seconds(first)) {
+                    first = op;
+                }
+            }
+            assertThat(first).as("shift %d", shift).isNotNull();
+            assertThat(first.added()).as("shift %d, %s", shift, first).isEqualTo(hot);
+        }
     }
 }

@@ -60,4 +60,28 @@ class IncrementalWalkTest {
         assertThat(IncrementalWalk.towards(scorer, current, current)).isSameAs(current);
         assertThat(IncrementalWalk.towards(scorer, current)).isSameAs(current);
     }
+
+    /**
+     * The loadbench's shift: a Zipf-like popularity order moves by one rank, so the plan in use's hottest expert cools
+     * and a single-copy one becomes hottest: the walk gives it a second copy and wins most of the gain.
+     */
+    @Test
+    void afterTheHotSetShiftsTheWalkCopiesTheNewlyHotExpert() {
+        int experts = 48;
+        PlanningContext ctx = LayerFixtures.context("nodes=4,gpusPerNode=4,racks=2", experts, 2, Mode.REPLICATE);
+        GroupTopology gt = ctx.group(0, 0);
+        LayerPlacement staticP = LayerPlacement.staticLayout(gt.ep(), experts);
+        for (int shift = 0; shift < 8; shift++) {
+            LayerPlacement current = new BallastPlanner(false).placeLayer(
+                    LayerFixtures.scorer(ctx, gt, LayerFixtures.zipf(gt.ep(), experts, shift)), null, staticP);
+            LayerScorer scorer = LayerFixtures.scorer(ctx, gt, LayerFixtures.zipf(gt.ep(), experts, shift + 1));
+            int hot = Math.floorMod(-(shift + 1), experts);
+            assertThat(current.copies(hot)).as("shift %d", shift).isEqualTo(1);
+            LayerPlacement next = new BallastPlanner(true).placeLayer(scorer, current, staticP);
+            double keep = scorer.seconds(current, current);
+            assertThat(next.copies(hot)).as("shift %d", shift).isGreaterThan(1);
+            assertThat(scorer.seconds(next, current)).as("shift %d", shift).isLessThan(0.9 * keep);
+        }
+    }
+
 }

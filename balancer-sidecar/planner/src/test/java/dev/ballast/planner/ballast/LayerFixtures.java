@@ -40,6 +40,20 @@ final class LayerFixtures {
     }
 
     /** A scorer of one layer of {@code ctx} on group {@code gt}, with a cost model and a search of its own. */
+    /**
+     * The loadbench's shape of counts: every source sends expert e at popularity rank (e + shift) % experts with
+     * weight 1 / (rank + 1), so shift + 1 moves the hot set by one rank.
+     */
+    static long[] zipf(int ep, int experts, int shift) {
+        long[] c = new long[ep * experts];
+        for (int s = 0; s < ep; s++) {
+            for (int e = 0; e < experts; e++) {
+                c[s * experts + e] = Math.round(4096.0 / ((e + shift) % experts + 1));
+            }
+        }
+        return c;
+    }
+
     static LayerScorer scorer(PlanningContext ctx, GroupTopology gt, long[] counts) {
         return new LayerScorer(ctx, ctx.newCostModel(), new PlacementSearch(), gt, counts,
                 LayerDemand.of(gt, counts, ctx.shape().experts()));
