@@ -5,6 +5,8 @@ import dev.ballast.planner.model.LayerPlacement;
 import dev.ballast.planner.model.Mode;
 import dev.ballast.planner.planners.PlanningContext;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import java.util.SplittableRandom;
 
@@ -63,13 +65,16 @@ class IncrementalWalkTest {
 
     /**
      * The loadbench's shift: a Zipf-like popularity order moves by one rank, so the plan in use's hottest expert cools
-     * and a single-copy one becomes hottest: the walk gives it a second copy and wins most of the gain.
+     * and a single-copy one becomes hottest: the walk gives it a second copy and wins most of the gain. In a small
+     * layer (EP 16, 48 experts) the walk ranks its changes by exact scores, in a larger one (EP 32, 96 experts: above
+     * {@link LocalFill#MAX_WORK}) by their bounds.
      */
-    @Test
-    void afterTheHotSetShiftsTheWalkCopiesTheNewlyHotExpert() {
-        int experts = 48;
-        PlanningContext ctx = LayerFixtures.context("nodes=4,gpusPerNode=4,racks=2", experts, 2, Mode.REPLICATE);
+    @ParameterizedTest
+    @CsvSource({"'nodes=4,gpusPerNode=4,racks=2', 48, true", "'nodes=8,gpusPerNode=4,racks=2', 96, false"})
+    void afterTheHotSetShiftsTheWalkCopiesTheNewlyHotExpert(String topology, int experts, boolean exactRanking) {
+        PlanningContext ctx = LayerFixtures.context(topology, experts, 2, Mode.REPLICATE);
         GroupTopology gt = ctx.group(0, 0);
+        assertThat(LocalFill.applies(gt, experts)).isEqualTo(exactRanking);
         LayerPlacement staticP = LayerPlacement.staticLayout(gt.ep(), experts);
         for (int shift = 0; shift < 8; shift++) {
             LayerPlacement current = new BallastPlanner(false).placeLayer(
