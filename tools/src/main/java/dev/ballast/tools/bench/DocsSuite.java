@@ -177,12 +177,17 @@ final class DocsSuite {
 
         sb.append("## Named drift scenario (incremental vs from-scratch re-plans)\n\n");
         SyntheticTrace drift = new SyntheticTrace(Scenarios.byName("drift"));
-        sb.append("`drift` — ").append(drift.spec().describe()).append(", scored causally at 8x8. ")
-                .append("`ballast-scratch` is the same planner ignoring the plan in use.\n\n");
+        sb.append("`drift` — ").append(drift.spec().describe()).append(", scored causally at 8x8, and at 2x8 and 32x8 ")
+                .append("for the incremental targets. `ballast-scratch` is the same planner ignoring the plan in use.\n\n");
         List<BenchResult> dr = runAll(drift, TOPOLOGIES[1][1], List.of("static", "eplb", "ballast", "ballast-scratch"), cfg, progress, null);
         SyntheticTrace fast = new SyntheticTrace(Scenarios.byName("drift-fast"));
         sb.append("`drift-fast` (five times the drift rate) for comparison: ").append(fast.spec().describe()).append(".\n\n");
         dr.addAll(runAll(fast, TOPOLOGIES[1][1], List.of("eplb", "ballast", "ballast-scratch"), cfg, progress, null));
+        for (String[] topo : List.of(TOPOLOGIES[0], TOPOLOGIES[2])) {
+            for (SyntheticTrace t : List.of(drift, fast)) {
+                dr.addAll(runAll(t, topo[1], List.of("eplb", "ballast", "ballast-scratch"), cfg, progress, null));
+            }
+        }
         sb.append(Table.markdown(dr)).append('\n');
         all.addAll(dr);
 
@@ -373,25 +378,27 @@ final class DocsSuite {
                     Table.f("%.3f vs %.3f (max/mean %.3f vs %.3f)", hb.fractionOfIdeal(), he.fractionOfIdeal(), hb.imbalance(), he.imbalance()),
                     hb.fractionOfIdeal() - he.fractionOfIdeal() >= CLEAR_MARGIN);
         }
-        for (String scenario : List.of("drift", "drift-fast")) {
-            BenchResult inc = null;
-            BenchResult scr = null;
-            for (BenchResult r : drift) {
-                if (r.trace().equals(scenario) && r.planner().equals("ballast")) {
-                    inc = r;
-                } else if (r.trace().equals(scenario) && r.planner().equals("ballast-scratch")) {
-                    scr = r;
+        for (String[] topo : TOPOLOGIES) {
+            for (String scenario : List.of("drift", "drift-fast")) {
+                BenchResult inc = null;
+                BenchResult scr = null;
+                for (BenchResult r : drift) {
+                    if (r.trace().equals(scenario) && r.topology().startsWith(topo[0] + "(")) {
+                        inc = r.planner().equals("ballast") ? r : inc;
+                        scr = r.planner().equals("ballast-scratch") ? r : scr;
+                    }
                 }
+                if (inc == null || scr == null) {
+                    continue;
+                }
+                String name = scenario + " " + topo[0];
+                double ratio = scr.paramBytesMoved() == 0 ? 0 : inc.paramBytesMoved() / scr.paramBytesMoved();
+                row(sb, name + ": incremental moves <= 10% of from-scratch bytes", Table.f("%.1f%% (%.1f MB vs %.1f MB per re-plan)",
+                        100 * ratio, inc.paramBytesMoved() / 1e6, scr.paramBytesMoved() / 1e6), ratio <= 0.10);
+                double d = scr.fractionOfIdeal() - inc.fractionOfIdeal();
+                row(sb, name + ": incremental within 0.01 of from-scratch fraction of ideal",
+                        Table.f("%.3f vs %.3f", inc.fractionOfIdeal(), scr.fractionOfIdeal()), d <= 0.01);
             }
-            if (inc == null || scr == null) {
-                continue;
-            }
-            double ratio = scr.paramBytesMoved() == 0 ? 0 : inc.paramBytesMoved() / scr.paramBytesMoved();
-            row(sb, scenario + ": incremental moves <= 10% of from-scratch bytes", Table.f("%.1f%% (%.1f MB vs %.1f MB per re-plan)",
-                    100 * ratio, inc.paramBytesMoved() / 1e6, scr.paramBytesMoved() / 1e6), ratio <= 0.10);
-            double d = scr.fractionOfIdeal() - inc.fractionOfIdeal();
-            row(sb, scenario + ": incremental within 0.01 of from-scratch fraction of ideal",
-                    Table.f("%.3f vs %.3f", inc.fractionOfIdeal(), scr.fractionOfIdeal()), d <= 0.01);
         }
         for (BenchResult r : planTime) {
             if (r.planner().equals("ballast-scratch")) {

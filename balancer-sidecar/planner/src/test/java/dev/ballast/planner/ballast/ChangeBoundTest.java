@@ -60,10 +60,9 @@ class ChangeBoundTest {
         GroupTopology gt = ctx.group(0, 0);
         LayerPlacement staticP = LayerPlacement.staticLayout(gt.ep(), experts);
         for (int shift = 0; shift < 8; shift++) {
-            LayerPlacement current = new BallastPlanner(false).placeLayer(
-                    LayerFixtures.scorer(ctx, gt, LayerFixtures.zipf(gt.ep(), experts, shift)), null, staticP);
-            LayerScorer scorer = LayerFixtures.scorer(ctx, gt, LayerFixtures.zipf(gt.ep(), experts, shift + 1));
-            int hot = Math.floorMod(-(shift + 1), experts);
+            LayerFixtures.Shift sh = LayerFixtures.Shift.of(ctx, gt, experts, shift);
+            LayerPlacement current = sh.current();
+            LayerScorer scorer = sh.scorer();
             LayerPlacement target = Realignment.align(gt, new BallastPlanner(false).placeLayer(scorer, null, staticP),
                     current, 2);
             ChangeBound bound = new ChangeBound(scorer, current);
@@ -74,7 +73,7 @@ class ChangeBoundTest {
                 }
             }
             assertThat(first).as("shift %d", shift).isNotNull();
-            assertThat(first.added()).as("shift %d, %s", shift, first).isEqualTo(hot);
+            assertThat(first.added()).as("shift %d, %s", shift, first).isEqualTo(sh.hot());
         }
     }
 }

@@ -77,10 +77,10 @@ class IncrementalWalkTest {
         assertThat(LocalFill.applies(gt, experts)).isEqualTo(exactRanking);
         LayerPlacement staticP = LayerPlacement.staticLayout(gt.ep(), experts);
         for (int shift = 0; shift < 8; shift++) {
-            LayerPlacement current = new BallastPlanner(false).placeLayer(
-                    LayerFixtures.scorer(ctx, gt, LayerFixtures.zipf(gt.ep(), experts, shift)), null, staticP);
-            LayerScorer scorer = LayerFixtures.scorer(ctx, gt, LayerFixtures.zipf(gt.ep(), experts, shift + 1));
-            int hot = Math.floorMod(-(shift + 1), experts);
+            LayerFixtures.Shift sh = LayerFixtures.Shift.of(ctx, gt, experts, shift);
+            LayerPlacement current = sh.current();
+            LayerScorer scorer = sh.scorer();
+            int hot = sh.hot();
             assertThat(current.copies(hot)).as("shift %d", shift).isEqualTo(1);
             LayerPlacement next = new BallastPlanner(true).placeLayer(scorer, current, staticP);
             double keep = scorer.seconds(current, current);

@@ -39,7 +39,6 @@ final class LayerFixtures {
         return x;
     }
 
-    /** A scorer of one layer of {@code ctx} on group {@code gt}, with a cost model and a search of its own. */
     /**
      * The loadbench's shape of counts: every source sends expert e at popularity rank (e + shift) % experts with
      * weight 1 / (rank + 1), so shift + 1 moves the hot set by one rank.
@@ -54,9 +53,25 @@ final class LayerFixtures {
         return c;
     }
 
+    /** A scorer of one layer of {@code ctx} on group {@code gt}, with a cost model and a search of its own. */
     static LayerScorer scorer(PlanningContext ctx, GroupTopology gt, long[] counts) {
         return new LayerScorer(ctx, ctx.newCostModel(), new PlacementSearch(), gt, counts,
                 LayerDemand.of(gt, counts, ctx.shape().experts()));
+    }
+
+    /**
+     * The loadbench's shift of the hot set on layers of {@code ctx} with {@code experts} experts: {@code current}, the
+     * from-scratch plan for {@link #zipf} order {@code shift}; {@code scorer}, a scorer of order {@code shift + 1};
+     * {@code hot}, the expert that has just become hottest.
+     */
+    record Shift(LayerPlacement current, LayerScorer scorer, int hot) {
+        static Shift of(PlanningContext ctx, GroupTopology gt, int experts, int shift) {
+            LayerPlacement current = new BallastPlanner(false).placeLayer(
+                    LayerFixtures.scorer(ctx, gt, zipf(gt.ep(), experts, shift)), null,
+                    LayerPlacement.staticLayout(gt.ep(), experts));
+            return new Shift(current, LayerFixtures.scorer(ctx, gt, zipf(gt.ep(), experts, shift + 1)),
+                    Math.floorMod(-(shift + 1), experts));
+        }
     }
 
     /** Every expert on its home, at most {@code slots} other copies per GPU, none twice on a GPU. */
