@@ -175,10 +175,17 @@ ok "agent processes run as uid 65532, gid 65532, no supplementary groups, rooted
 
 start trainer "$WORK/trainer.log" BALLAST_SIDECAR_URL="http://127.0.0.1:$SIDECAR" -- -c '
 import os, time
-from ballast_client import SidecarClient
+from ballast_client import SidecarClient, SidecarError
 sidecar = SidecarClient()
+def world_nodes():
+    try:
+        return sidecar.world().get("nodes")
+    except SidecarError as e:                    # 503 until the balancer has sent the world over gRPC
+        if e.status != 503:
+            raise
+        return None
 deadline = time.time() + 60
-while not sidecar.world().get("nodes"):          # the world comes from the balancer over gRPC
+while not world_nodes():
     if time.time() > deadline:
         raise SystemExit("the sidecar has no world from the balancer")
     time.sleep(0.5)
