@@ -58,11 +58,10 @@ public final class IncrementalWalk {
             if (target.equals(current)) {
                 continue;
             }
-            // Exact single scores rank best where they are cheap (the reference trainer's routing at 2x8: 1.341 of
-            // ideal against 1.162 ranked by the bound). In large layers the bound ranks in O(EP) a change where an
-            // exact score takes a run of the rule, about as well (drift 0.910 against 0.934, drift-fast 0.854
-            // against 0.839) at under half the balancer's re-plan time. Ties keep the node-local order; a change the
-            // bound does not cover (it leaves an expert without a copy alone) comes last, as its infinite score alone
+            // Exact single scores rank best where they are cheap; in large layers the bound ranks a change in O(EP)
+            // where an exact score takes a run of the rule, about as well, at under half the balancer's re-plan time
+            // (docs/planner.md, step 4, has the measurements). Ties keep the node-local order; a change the bound
+            // does not cover (it leaves an expert without a copy alone) comes last, as its infinite score alone
             // would put it.
             List<Ranked> ranked = new ArrayList<>();
             for (SlotChange op : SlotChanges.between(scorer.group(), scorer.demand(), current, target)) {
