@@ -11,6 +11,10 @@ import java.util.Arrays;
  * 1/k of the expert's tokens) and where each expert's master (weights of record with optimizer state) lives when it
  * is not the static home. Neither travels in the plan codecs; both are absent (one replica per copy, masters at home)
  * for every placement Ballast's own planners make.
+ * <p>
+ * In fssdp mode a placement also says how each expert's state is sharded ({@link ShardLayout}): over the whole group
+ * (the default), or over the GPUs of its static home's node only ({@link #withNodeShards}), so that copies on that
+ * node gather over NVLink. This one travels in the plan codecs.
  */
 public final class LayerPlacement {
     private final int experts;
@@ -21,16 +25,23 @@ public final class LayerPlacement {
     private final int[] replicas;
     /** Master GPU per expert, or null for the static home. */
     private final int[] masters;
+    /** Per expert: state sharded over its home node's GPUs (fssdp), or null for every expert over the whole group. */
+    private final boolean[] nodeShards;
 
     private LayerPlacement(int experts, int[][] gpuExperts) {
         this(experts, gpuExperts, null, null);
     }
 
     private LayerPlacement(int experts, int[][] gpuExperts, int[] replicas, int[] masters) {
+        this(experts, gpuExperts, replicas, masters, null);
+    }
+
+    private LayerPlacement(int experts, int[][] gpuExperts, int[] replicas, int[] masters, boolean[] nodeShards) {
         this.experts = experts;
         this.gpuExperts = gpuExperts;
         this.replicas = replicas;
         this.masters = masters;
+        this.nodeShards = nodeShards;
         int[] count = new int[experts + 1];
         for (int[] list : gpuExperts) {
             for (int e : list) {
@@ -105,7 +116,37 @@ public final class LayerPlacement {
             }
             moved |= g != StaticLayout.home(e, gpus(), experts);
         }
-        return new LayerPlacement(experts, gpuExperts, replicas, moved ? masters.clone() : null);
+        return new LayerPlacement(experts, gpuExperts, replicas, moved ? masters.clone() : null, nodeShards);
+    }
+
+    /**
+     * This placement with expert e's state sharded over its static home's node when {@code nodeSharded[e]}, over the
+     * whole group otherwise. All false gives a placement equal to one without node shards.
+     */
+    public LayerPlacement withNodeShards(boolean[] nodeSharded) {
+        if (nodeSharded.length != experts) {
+            throw new IllegalArgumentException("node shards: " + nodeSharded.length + " entries for " + experts + " experts");
+        }
+        boolean any = false;
+        for (boolean b : nodeSharded) {
+            any |= b;
+        }
+        return new LayerPlacement(experts, gpuExperts, replicas, masters, any ? nodeSharded.clone() : null);
+    }
+
+    /** Whether expert e's state is sharded over its static home's node only (else over the whole group). */
+    public boolean nodeSharded(int e) {
+        return nodeShards != null && nodeShards[e];
+    }
+
+    /** Whether some expert's state is sharded over its home node only. */
+    public boolean hasNodeShards() {
+        return nodeShards != null;
+    }
+
+    /** Whether every expert is sharded as in {@code o} (same expert count assumed). */
+    public boolean sameShards(LayerPlacement o) {
+        return Arrays.equals(nodeShards, o.nodeShards);
     }
 
     /**
@@ -276,13 +317,17 @@ public final class LayerPlacement {
     @Override
     public boolean equals(Object o) {
         return o instanceof LayerPlacement p && p.experts == experts && Arrays.deepEquals(p.gpuExperts, gpuExperts)
-                && Arrays.equals(p.replicas, replicas) && Arrays.equals(p.masters, masters);
+                && Arrays.equals(p.replicas, replicas) && Arrays.equals(p.masters, masters)
+                && Arrays.equals(p.nodeShards, nodeShards);
     }
 
     @Override
     public int hashCode() {
         int h = 31 * experts + Arrays.deepHashCode(gpuExperts);
-        return replicas == null && masters == null ? h : 31 * (31 * h + Arrays.hashCode(replicas)) + Arrays.hashCode(masters);
+        if (replicas == null && masters == null && nodeShards == null) {
+            return h;
+        }
+        return 31 * (31 * (31 * h + Arrays.hashCode(replicas)) + Arrays.hashCode(masters)) + Arrays.hashCode(nodeShards);
     }
 
     @Override
