@@ -14,16 +14,23 @@ import java.nio.charset.StandardCharsets;
  * worldGeneration, sequence, earliestStep, mode (0 replicate, 1 fssdp), planner name (length + UTF-8 bytes),
  * experts, ep, dp, pp, layers; then for each layer, copy and GPU: the expert count followed by the experts as
  * gaps (first expert, then each next minus previous minus one).
+ * <p>
+ * A plan in which some placement shards an expert over its home node ({@link LayerPlacement#nodeSharded}) is written
+ * with magic "BPL2" and, after each (layer, copy)'s GPUs, the node-sharded experts the same way (count, then gaps).
+ * Every other plan keeps "BPL1", byte for byte, so its fingerprint is unchanged; a decoder that predates node shards
+ * refuses a BPL2 plan by its magic instead of reading its layout wrong.
  */
 public final class PlanBinary {
     private static final byte[] MAGIC = {'B', 'P', 'L', '1'};
+    private static final byte[] MAGIC_NODE_SHARDS = {'B', 'P', 'L', '2'};
 
     private PlanBinary() {
     }
 
     public static byte[] encode(Plan p) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        out.writeBytes(MAGIC);
+        boolean shards = hasNodeShards(p);
+        out.writeBytes(shards ? MAGIC_NODE_SHARDS : MAGIC);
         varint(out, p.version().worldGeneration());
         varint(out, p.version().sequence());
         varint(out, p.earliestStep());
@@ -50,18 +57,50 @@ public final class PlanBinary {
                         prev = e;
                     }
                 }
+                if (shards) {
+                    writeNodeShards(out, lp);
+                }
             }
         }
         return out.toByteArray();
     }
 
-    public static Plan decode(byte[] bytes) {
-        Reader r = new Reader(bytes);
-        for (byte b : MAGIC) {
-            if (r.pos >= bytes.length || bytes[r.pos++] != b) {
-                throw new IllegalArgumentException("not a ballast plan: bad magic");
+    private static boolean hasNodeShards(Plan p) {
+        for (int l = 0; l < p.layers(); l++) {
+            for (int c = 0; c < p.parallelism().dp(); c++) {
+                if (p.placement(l, c).hasNodeShards()) {
+                    return true;
+                }
             }
         }
+        return false;
+    }
+
+    private static void writeNodeShards(ByteArrayOutputStream out, LayerPlacement lp) {
+        int n = 0;
+        for (int e = 0; e < lp.experts(); e++) {
+            n += lp.nodeSharded(e) ? 1 : 0;
+        }
+        varint(out, n);
+        int prev = -1;
+        for (int e = 0; e < lp.experts(); e++) {
+            if (lp.nodeSharded(e)) {
+                varint(out, e - prev - 1);
+                prev = e;
+            }
+        }
+    }
+
+    public static Plan decode(byte[] bytes) {
+        Reader r = new Reader(bytes);
+        for (int i = 0; i < MAGIC.length; i++) {
+            boolean last = i == MAGIC.length - 1;
+            if (r.pos >= bytes.length || bytes[r.pos] != MAGIC[i] && !(last && bytes[r.pos] == MAGIC_NODE_SHARDS[i])) {
+                throw new IllegalArgumentException("not a ballast plan: bad magic");
+            }
+            r.pos++;
+        }
+        boolean shards = bytes[MAGIC.length - 1] == MAGIC_NODE_SHARDS[MAGIC.length - 1];
         PlanVersion v = new PlanVersion(r.varint("worldGeneration"), r.varint("sequence"));
         long earliest = r.varint("earliestStep");
         int modeIdx = r.small("mode", Mode.values().length - 1);
@@ -91,13 +130,29 @@ public final class PlanBinary {
                         prev = (int) e;
                     }
                 }
-                pl[l][c] = LayerPlacement.of(experts, lists);
+                LayerPlacement lp = LayerPlacement.of(experts, lists);
+                pl[l][c] = shards ? lp.withNodeShards(readNodeShards(r, experts, "layer " + l + " group " + c)) : lp;
             }
         }
         if (r.pos != bytes.length) {
             throw new IllegalArgumentException("trailing bytes after plan");
         }
         return new Plan(v, earliest, Mode.values()[modeIdx], planner, experts, par, pl);
+    }
+
+    private static boolean[] readNodeShards(Reader r, int experts, String where) {
+        boolean[] sharded = new boolean[experts];
+        int n = r.small("node-sharded expert count", experts);
+        long prev = -1;
+        for (int i = 0; i < n; i++) {
+            long e = prev + 1 + r.varint("node-sharded expert");
+            if (e >= experts) {
+                throw new IllegalArgumentException(where + ": node-sharded expert " + e + " >= " + experts);
+            }
+            sharded[(int) e] = true;
+            prev = e;
+        }
+        return sharded;
     }
 
     /** FNV-1a 64 of the binary encoding: the hash ranks all-reduce to check they hold the same plan. */

@@ -18,17 +18,28 @@ import java.util.Map;
  * <pre>{"format":"ballast-plan/v1","worldGeneration":3,"sequence":7,"earliestStep":1200,"mode":"replicate",
  * "planner":"ballast","experts":64,"ep":8,"dp":1,"pp":1,
  * "layers":[{"layer":0,"groups":[{"copy":0,"gpus":[[0,1,12],[2,3],...]}]}]}</pre>
+ * A plan in which some placement shards experts over their home node ({@link LayerPlacement#nodeSharded}) is
+ * {@code ballast-plan/v2}, and every group of it lists them after its GPUs: {@code "nodeShards":[3,17]} (ascending,
+ * possibly empty). Every other plan stays v1, so a reader that predates node shards refuses v2 by its format instead
+ * of ignoring the layout.
  */
 public final class PlanJson {
     public static final String FORMAT = "ballast-plan/v1";
+    public static final String FORMAT_NODE_SHARDS = "ballast-plan/v2";
 
     private PlanJson() {
     }
 
     public static String encode(Plan p) {
         Parallelism par = p.parallelism();
+        boolean shards = false;
+        for (int l = 0; l < p.layers(); l++) {
+            for (int c = 0; c < par.dp(); c++) {
+                shards |= p.placement(l, c).hasNodeShards();
+            }
+        }
         JsonWriter w = new JsonWriter().beginObject()
-                .field("format", FORMAT)
+                .field("format", shards ? FORMAT_NODE_SHARDS : FORMAT)
                 .field("worldGeneration", p.version().worldGeneration())
                 .field("sequence", p.version().sequence())
                 .field("earliestStep", p.earliestStep())
@@ -51,7 +62,17 @@ public final class PlanJson {
                     }
                     w.endArray();
                 }
-                w.endArray().endObject();
+                w.endArray();
+                if (shards) {
+                    w.name("nodeShards").beginArray();
+                    for (int e = 0; e < lp.experts(); e++) {
+                        if (lp.nodeSharded(e)) {
+                            w.value(e);
+                        }
+                    }
+                    w.endArray();
+                }
+                w.endObject();
             }
             w.endArray().endObject();
         }
@@ -61,8 +82,9 @@ public final class PlanJson {
     /** Parses and validates; errors name the field or the layer/group/GPU at fault. */
     public static Plan decode(String json) {
         Map<String, Object> m = JsonFields.object(Json.parse(json), "plan");
-        if (!FORMAT.equals(m.get("format"))) {
-            throw new JsonException("\"format\" must be \"" + FORMAT + "\"");
+        boolean shards = FORMAT_NODE_SHARDS.equals(m.get("format"));
+        if (!shards && !FORMAT.equals(m.get("format"))) {
+            throw new JsonException("\"format\" must be \"" + FORMAT + "\" or \"" + FORMAT_NODE_SHARDS + "\"");
         }
         PlanVersion v = new PlanVersion(JsonFields.requireLong(m, "worldGeneration"), JsonFields.requireLong(m, "sequence"));
         long earliest = JsonFields.requireLong(m, "earliestStep");
@@ -107,9 +129,27 @@ public final class PlanJson {
                         lists[g][i] = e.intValue();
                     }
                 }
-                placements[l][c] = LayerPlacement.of(experts, lists);
+                LayerPlacement lp = LayerPlacement.of(experts, lists);
+                placements[l][c] = shards ? lp.withNodeShards(nodeShards(go, experts, "layer " + l + " group " + c)) : lp;
             }
         }
         return new Plan(v, earliest, mode, planner, experts, par, placements);
+    }
+
+    private static boolean[] nodeShards(Map<String, Object> group, int experts, String where) {
+        boolean[] sharded = new boolean[experts];
+        List<Object> list = JsonFields.requireArray(group, "nodeShards");
+        long prev = -1;
+        for (Object o : list) {
+            if (!(o instanceof Long e) || e < 0 || e >= experts) {
+                throw new JsonException(where + ": bad node-sharded expert " + o);
+            }
+            if (e <= prev) {
+                throw new JsonException(where + ": nodeShards must be strictly ascending");
+            }
+            sharded[e.intValue()] = true;
+            prev = e;
+        }
+        return sharded;
     }
 }

@@ -32,6 +32,10 @@ public final class Plan {
                 if (p.gpus() != parallelism.ep() || p.experts() != experts) {
                     throw new IllegalArgumentException("layer " + l + ": placement shape does not match ep/experts");
                 }
+                if (p.hasNodeShards() && mode != Mode.FSSDP) {
+                    throw new IllegalArgumentException("layer " + l + ": node-sharded experts in a " + mode.wireName()
+                            + " plan (only fssdp shards expert state)");
+                }
             }
         }
         this.version = version;

@@ -47,6 +47,47 @@ class PlanCodecTest {
         assertThat(PlanBinary.fingerprint(other)).isNotEqualTo(PlanBinary.fingerprint(p));
     }
 
+    /** An fssdp plan whose first placement shards experts 1 and 4 over their home nodes. */
+    static Plan nodeSharded() {
+        Plan p = sample();
+        LayerPlacement a = p.placement(0, 0).withNodeShards(new boolean[] {false, true, false, false, true});
+        LayerPlacement b = p.placement(0, 1);
+        return new Plan(p.version(), p.earliestStep(), Mode.FSSDP, "ballast", 5, p.parallelism(),
+                new LayerPlacement[][] {{a, b}, {b, b}});
+    }
+
+    @Test
+    void nodeShardsTravelInBothEncodingsUnderTheirOwnFormat() {
+        Plan p = nodeSharded();
+        byte[] bin = PlanBinary.encode(p);
+        assertThat(new String(bin, 0, 4)).isEqualTo("BPL2");
+        Plan back = PlanBinary.decode(bin);
+        assertThat(back).isEqualTo(p);
+        assertThat(back.placement(0, 0).nodeSharded(4)).isTrue();
+        assertThat(back.placement(0, 0).nodeSharded(0)).isFalse();
+        assertThat(back.placement(1, 0).hasNodeShards()).isFalse();
+        Plan even = new Plan(p.version(), p.earliestStep(), Mode.FSSDP, "ballast", 5, p.parallelism(),
+                new LayerPlacement[][] {{sample().placement(0, 0), p.placement(0, 1)}, {p.placement(1, 0), p.placement(1, 1)}});
+        assertThat(PlanBinary.fingerprint(even)).isNotEqualTo(PlanBinary.fingerprint(p));
+        assertThat(new String(PlanBinary.encode(even), 0, 4)).isEqualTo("BPL1");
+
+        String json = PlanJson.encode(p);
+        assertThat(json).startsWith("{\"format\":\"ballast-plan/v2\"");
+        assertThat(json).contains("\"gpus\":[[0,1,4],[0,2],[3,4]],\"nodeShards\":[1,4]}");
+        assertThat(json).contains("\"nodeShards\":[]");
+        assertThat(PlanJson.decode(json)).isEqualTo(p);
+        assertThat(PlanJson.encode(even)).startsWith("{\"format\":\"ballast-plan/v1\"").doesNotContain("nodeShards");
+
+        assertThatThrownBy(() -> PlanJson.decode(json.replace("[1,4]", "[4,1]"))).hasMessageContaining("strictly ascending");
+        assertThatThrownBy(() -> PlanJson.decode(json.replace("[1,4]", "[1,5]"))).hasMessageContaining("bad node-sharded expert 5");
+        assertThatThrownBy(() -> new Plan(p.version(), 0, Mode.REPLICATE, "x", 5, p.parallelism(),
+                new LayerPlacement[][] {{p.placement(0, 0), b(p)}, {b(p), b(p)}})).hasMessageContaining("only fssdp");
+    }
+
+    private static LayerPlacement b(Plan p) {
+        return p.placement(0, 1);
+    }
+
     @Test
     void malformedInputIsRejectedWithTheProblem() {
         byte[] bin = PlanBinary.encode(sample());
