@@ -36,7 +36,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *     scratch winner re-aligned to it ({@link Realignment}) and a repair that keeps its still-useful replicas
  *     ({@link BalanceThenLocal} seeded with it). {@code ballast-scratch} ignores the plan in use.</li>
  * <li>In fssdp mode, {@link MaterializationDrops} drops the copies (home ones included) whose gathers cost more than
- *     they serve.</li>
+ *     they serve, and {@link NodeShards} shards over its home node the state of experts whose copies all sit there,
+ *     where the cost model says it pays.</li>
  * </ol>
  * Every placement is weighed by one {@link LayerScorer} per layer: the quota rule the trainers run and the cost model.
  */
@@ -225,11 +226,11 @@ public final class BallastPlanner implements Planner {
         if (fill && ReplicaSwaps.applies(gt, c.shape().experts(), c.redundantSlots())) {
             best = ReplicaSwaps.improve(scorer, best);
         }
-        if (!incremental || current == null) {
-            return MaterializationDrops.apply(scorer, best);
+        if (incremental && current != null) {
+            best = IncrementalWalk.towards(scorer, current, Realignment.align(gt, best, current, c.redundantSlots()),
+                    BalanceThenLocal.place(c, scorer.cost(), gt, demand, current));
         }
-        return MaterializationDrops.apply(scorer, IncrementalWalk.towards(scorer, current,
-                Realignment.align(gt, best, current, c.redundantSlots()),
-                BalanceThenLocal.place(c, scorer.cost(), gt, demand, current)));
+        return NodeShards.apply(scorer, MaterializationDrops.apply(scorer, NodeShards.even(best)),
+                incremental ? current : null);
     }
 }

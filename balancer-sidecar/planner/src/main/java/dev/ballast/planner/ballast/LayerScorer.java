@@ -4,6 +4,7 @@ import dev.ballast.planner.cost.CostModel;
 import dev.ballast.planner.cost.LayerCost;
 import dev.ballast.planner.model.GroupTopology;
 import dev.ballast.planner.model.LayerPlacement;
+import dev.ballast.planner.model.Mode;
 import dev.ballast.planner.planners.PlanningContext;
 import dev.ballast.planner.quota.PlacementSearch;
 
@@ -19,6 +20,7 @@ public final class LayerScorer {
     private final GroupTopology gt;
     private final LayerDemand demand;
     private final double interval;
+    private final boolean fssdp;
 
     /** Binds {@code search} to this layer (it forgets any earlier one); {@code demand} is summed from {@code counts}. */
     public LayerScorer(PlanningContext context, CostModel cost, PlacementSearch search, GroupTopology gt, long[] counts,
@@ -29,6 +31,7 @@ public final class LayerScorer {
         this.gt = gt;
         this.demand = demand;
         this.interval = context.replanInterval();
+        this.fssdp = context.mode() == Mode.FSSDP;
         search.startLayer(gt, counts, demand.totals(), demand.nodeDemand());
     }
 
@@ -65,7 +68,16 @@ public final class LayerScorer {
 
     /** The cost model's steady-state cost of {@code p} for one step under the quota rule (no adoption). */
     public LayerCost steady(LayerPlacement p) {
-        return cost.quotaRuleLayer(search, p, demand.home(), null);
+        return cost.quotaRuleLayer(search, shaped(p), demand.home(), null);
+    }
+
+    /**
+     * The placement a score weighs: in fssdp mode a placement without node shards is weighed with the ones
+     * {@link NodeShards} would give it, so every step searches for placements that gather over NVLink where they can;
+     * {@link NodeShards#apply} makes the final choice with {@link #secondsAsIs}.
+     */
+    private LayerPlacement shaped(LayerPlacement p) {
+        return fssdp && !p.hasNodeShards() ? NodeShards.homeNodeOnly(this, p) : p;
     }
 
     /**
@@ -74,6 +86,11 @@ public final class LayerScorer {
      * copy (invalid: never chosen).
      */
     public double seconds(LayerPlacement p, LayerPlacement chargeFrom) {
+        return secondsAsIs(shaped(p), chargeFrom);
+    }
+
+    /** {@link #seconds} of {@code p} with its shards exactly as they are. */
+    public double secondsAsIs(LayerPlacement p, LayerPlacement chargeFrom) {
         for (int e = 0; e < p.experts(); e++) {
             if (p.copies(e) == 0) {
                 // Only fssdp plans may lack a home copy, so only there can a partial change leave an expert uncovered.
@@ -91,7 +108,7 @@ public final class LayerScorer {
 
     /** At least {@link #seconds}{@code (p, null)}, from the rule's busiest load {@code maxLoad} without routing. */
     public double upperBound(LayerPlacement p, long maxLoad) {
-        return cost.upperBound(gt, p, maxLoad, demand.maxSent()) * interval;
+        return cost.upperBound(gt, shaped(p), maxLoad, demand.maxSent()) * interval;
     }
 
     /**

@@ -8,6 +8,7 @@ import dev.ballast.planner.model.LinkTokens;
 import dev.ballast.planner.model.MemoryBudget;
 import dev.ballast.planner.model.Mode;
 import dev.ballast.planner.model.MoeShape;
+import dev.ballast.planner.model.ShardLayout;
 import dev.ballast.planner.model.StaticLayout;
 import dev.ballast.planner.quota.QuotaResult;
 import dev.ballast.planner.quota.PlacementSearch;
@@ -180,7 +181,7 @@ public final class CostModel {
         if (mode == Mode.REPLICATE) {
             replicaTraffic(gt, p, null, null);
         } else {
-            fssdpTraffic(gt, p);
+            fssdpTraffic(gt, p, null);
         }
         double paramSec = busiestLinkSeconds(ep, hw);
         // The exact time sums a link's classes before dividing; a part in 10^12 covers any rounding that could put it
@@ -212,7 +213,7 @@ public final class CostModel {
         double a2a = busiestLinkSeconds(ep, hw);
         double compute = computeSeconds(maxTokens, hw);
         reset(ep);
-        double[] param = mode == Mode.REPLICATE ? replicaTraffic(gt, p, adoptedFrom, mastersBefore) : fssdpTraffic(gt, p);
+        double[] param = mode == Mode.REPLICATE ? replicaTraffic(gt, p, adoptedFrom, mastersBefore) : fssdpTraffic(gt, p, adoptedFrom);
         double paramSec = busiestLinkSeconds(ep, hw);
         double exposed = Math.max(0, paramSec - compute);
         return new LayerCost(compute, ALL_TO_ALLS_PER_LAYER * a2a, paramSec, exposed, maxTokens, (double) sum / ep,
@@ -239,7 +240,7 @@ public final class CostModel {
         if (mode == Mode.REPLICATE) {
             replicaTraffic(gt, p, adoptedFrom, null);
         } else {
-            fssdpTraffic(gt, p);
+            fssdpTraffic(gt, p, adoptedFrom);
         }
         double paramSec = busiestLinkSeconds(gt.ep(), gt.hardware());
         return steady.computeSec() + steady.allToAllSec() + Math.max(0, paramSec - steady.computeSec())
@@ -324,9 +325,15 @@ public final class CostModel {
                     Math.max(offNode * tokenBytes / nic, offRack * tokenBytes / xr)));
         }
         double perToken = FWD_BWD_FACTOR * shape.forwardFlopsPerAssignment() / hw.flopsPerSecond();
+        // An fssdp copy gathers all but its own shard: (k − 1)/k of the expert for k owners, the whole group or (node
+        // shards) a node, so at least the smallest node's share.
+        int owners = ep;
+        for (int n = 0; n < gt.nodeCount(); n++) {
+            owners = Math.min(owners, gt.nodeMemberStart(n + 1) - gt.nodeMemberStart(n));
+        }
         double perCopy = mode == Mode.REPLICATE
                 ? (shape.weightBytesPerExpert() + shape.gradBytesPerExpert()) / (ep * (nv + nic))
-                : (shape.weightBytesPerExpert() + shape.gradBytesPerExpert()) * (ep - 1.0) / ep / (ep * (nv + nic));
+                : (shape.weightBytesPerExpert() + shape.gradBytesPerExpert()) * (owners - 1.0) / owners / (ep * (nv + nic));
         if (all == 0) {
             return 0;
         }
@@ -467,34 +474,110 @@ public final class CostModel {
         return new double[] {total, inter, migration};
     }
 
-    /** Each GPU gathers every materialized expert from the even shards and reduce-scatters its gradient back. */
-    private double[] fssdpTraffic(GroupTopology gt, LayerPlacement p) {
+    /**
+     * Each GPU gathers every materialized expert from its owners' shards and reduce-scatters its gradient back: the whole
+     * group for an even-sharded expert, its home node's GPUs for a node-sharded one ({@link ShardLayout}). On the step
+     * a plan is adopted after {@code adoptedFrom} (null: none), every expert whose layout changed also moves its state
+     * (weights, fp32 master and Adam moments) from the old owners' ranges to the new ones'.
+     */
+    private double[] fssdpTraffic(GroupTopology gt, LayerPlacement p, LayerPlacement adoptedFrom) {
         int ep = gt.ep();
+        double[] moved = {0, 0, 0};
         double w = (double) shape.weightBytesPerExpert() / ep;
         double gb = (double) shape.gradBytesPerExpert() / ep;
-        double total = 0;
-        double inter = 0;
         for (int g = 0; g < ep; g++) {
             int m = p.expertCount(g);
+            if (p.hasNodeShards()) {
+                for (int i = 0; i < p.expertCount(g); i++) {
+                    m -= p.nodeSharded(p.expertAt(g, i)) ? 1 : 0;
+                }
+            }
             if (m == 0) {
                 continue;
             }
             for (int o = 0; o < ep; o++) {
                 int cls = gt.linkClass(o, g);
-                if (cls == 0) {
-                    continue;
-                }
-                send[o * 4 + cls] += m * w;
-                recv[g * 4 + cls] += m * w;
-                send[g * 4 + cls] += m * gb;
-                recv[o * 4 + cls] += m * gb;
-                total += m * (w + gb);
-                if (cls >= LinkClass.NETWORK.ordinal()) {
-                    inter += m * (w + gb);
+                if (cls != 0) {
+                    charge(o, g, cls, m * w, moved);
+                    charge(g, o, cls, m * gb, moved);
                 }
             }
         }
-        return new double[] {total, inter, 0};
+        if (p.hasNodeShards()) {
+            nodeShardTraffic(gt, p, moved);
+        }
+        if (adoptedFrom != null && !adoptedFrom.sameShards(p)) {
+            reshardTraffic(gt, adoptedFrom, p, moved);
+        }
+        return moved;
+    }
+
+    /** The gathers and reduce-scatters of the node-sharded experts' copies, from and to their home node's GPUs. */
+    private void nodeShardTraffic(GroupTopology gt, LayerPlacement p, double[] moved) {
+        int ep = gt.ep();
+        for (int e = 0; e < p.experts(); e++) {
+            if (!p.nodeSharded(e)) {
+                continue;
+            }
+            int node = gt.nodeIndex(StaticLayout.home(e, ep, p.experts()));
+            int from = gt.nodeMemberStart(node);
+            int to = gt.nodeMemberStart(node + 1);
+            double w = (double) shape.weightBytesPerExpert() / (to - from);
+            double gb = (double) shape.gradBytesPerExpert() / (to - from);
+            for (int k = p.copyStart(e); k < p.copyStart(e) + p.copies(e); k++) {
+                int g = p.copyGpu(k);
+                for (int i = from; i < to; i++) {
+                    int o = gt.nodeMember(i);
+                    int cls = gt.linkClass(o, g);
+                    if (cls != 0) {
+                        charge(o, g, cls, w, moved);
+                        charge(g, o, cls, gb, moved);
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * The one-off move of the state of every expert sharded differently in {@code before} and {@code after}: each new
+     * owner receives the part of its new range it did not hold, from the old owners whose ranges overlap it.
+     */
+    private void reshardTraffic(GroupTopology gt, LayerPlacement before, LayerPlacement after, double[] moved) {
+        int ep = gt.ep();
+        int[] node = new int[ep];
+        for (int g = 0; g < ep; g++) {
+            node[g] = gt.nodeIndex(g);
+        }
+        long params = shape.paramsPerExpert();
+        double bytesPerParam = shape.bytesPerParam() + shape.optimizerBytesPerParam();
+        for (int e = 0; e < after.experts(); e++) {
+            if (before.nodeSharded(e) == after.nodeSharded(e)) {
+                continue;
+            }
+            ShardLayout a = ShardLayout.of(before, e, node, params);
+            ShardLayout b = ShardLayout.of(after, e, node, params);
+            for (int to = 0; to < ep; to++) {
+                for (int from = 0; from < ep; from++) {
+                    long overlap = Math.min(b.offset(to + 1), a.offset(from + 1)) - Math.max(b.offset(to), a.offset(from));
+                    int cls = gt.linkClass(from, to);
+                    if (overlap > 0 && cls != 0) {
+                        double bytes = overlap * bytesPerParam;
+                        charge(from, to, cls, bytes, moved);
+                        moved[2] += bytes;
+                    }
+                }
+            }
+        }
+    }
+
+    /** {@code bytes} from GPU a to GPU b over link class cls, into the link sums and {total, inter-node} of moved. */
+    private void charge(int a, int b, int cls, double bytes, double[] moved) {
+        send[a * 4 + cls] += bytes;
+        recv[b * 4 + cls] += bytes;
+        moved[0] += bytes;
+        if (cls >= LinkClass.NETWORK.ordinal()) {
+            moved[1] += bytes;
+        }
     }
 
     /** Bytes one master migration moves: the weights and the optimizer state (fp32 master, Adam m and v). */
@@ -510,10 +593,32 @@ public final class CostModel {
         for (int g = 0; g < ep; g++) {
             double bytes = mode == Mode.REPLICATE
                     ? MemoryBudget.layerBytes(shape, mode, ep, p.mastersOn(g), p.workingReplicas(g))
-                    : MemoryBudget.layerBytes(shape, mode, ep, 0, p.physicalSlots(g));
+                    : MemoryBudget.layerBytes(shape, ownedExperts(gt, p, g), p.physicalSlots(g));
             max = Math.max(max, bytes);
         }
         return max;
+    }
+
+    /**
+     * Experts' worth of full state GPU g holds in fssdp mode: an even shard of every expert sharded over the group, and
+     * a 1/n shard of every node-sharded expert whose home is on g's node of n GPUs.
+     */
+    public static double ownedExperts(GroupTopology gt, LayerPlacement p, int g) {
+        int ep = gt.ep();
+        if (!p.hasNodeShards()) {
+            return (double) p.experts() / ep;
+        }
+        int node = gt.nodeIndex(g);
+        int even = 0;
+        int mine = 0;
+        for (int e = 0; e < p.experts(); e++) {
+            if (!p.nodeSharded(e)) {
+                even++;
+            } else if (gt.nodeIndex(StaticLayout.home(e, ep, p.experts())) == node) {
+                mine++;
+            }
+        }
+        return (double) even / ep + (double) mine / (gt.nodeMemberStart(node + 1) - gt.nodeMemberStart(node));
     }
 
     private void reset(int ep) {

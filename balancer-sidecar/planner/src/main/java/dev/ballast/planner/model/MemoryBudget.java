@@ -17,11 +17,18 @@ public final class MemoryBudget {
      * experts ({@code homes} unused).
      */
     public static double layerBytes(MoeShape shape, Mode mode, int ep, int homes, int workingCopies) {
+        return layerBytes(shape, mode == Mode.REPLICATE ? homes : (double) shape.experts() / ep, workingCopies);
+    }
+
+    /**
+     * One GPU's bytes for one layer's experts when it holds {@code ownedExperts} experts' worth of full state (weights,
+     * gradients, optimizer state; fractional for fssdp shards) and {@code workingCopies} working copies.
+     */
+    public static double layerBytes(MoeShape shape, double ownedExperts, int workingCopies) {
         double params = shape.paramsPerExpert();
         double master = params * (shape.bytesPerParam() + shape.gradBytesPerParam() + shape.optimizerBytesPerParam());
         double working = params * (shape.bytesPerParam() + shape.gradBytesPerParam());
-        double owned = mode == Mode.REPLICATE ? homes : (double) shape.experts() / ep;
-        return owned * master + workingCopies * working;
+        return ownedExperts * master + workingCopies * working;
     }
 
     /** Peak expert bytes on the busiest GPU when every layer of its pipeline stage uses all {@code slots}. */

@@ -30,15 +30,19 @@ class LayerScorerTest {
             LayerPlacement p = LocalShareCandidates.shed(ctx, gt, scorer.demand(), rnd.nextInt(8), null);
             CostModel cost = ctx.newCostModel();
             QuotaResult rule = QuotaRule.apply(gt, p, counts, null);
-            double want = cost.layer(gt, p, rule, null).totalSec() * ctx.replanInterval();
+            // In fssdp mode a score weighs the node shards the placement would get; secondsAsIs the placement as it is.
+            LayerPlacement shaped = mode == Mode.FSSDP ? NodeShards.homeNodeOnly(scorer, p) : p;
+            double want = cost.layer(gt, shaped, rule, null).totalSec() * ctx.replanInterval();
             assertThat(scorer.seconds(p, null)).as("trial %d", trial).isCloseTo(want, within(want * 1e-12));
+            double asIs = cost.layer(gt, p, rule, null).totalSec() * ctx.replanInterval();
+            assertThat(scorer.secondsAsIs(p, null)).isCloseTo(asIs, within(asIs * 1e-12));
             long max = scorer.maxLoad(p);
             assertThat(max).isEqualTo(cost.layer(gt, p, rule, null).maxTokens());
             assertThat(scorer.upperBound(p, max)).isGreaterThanOrEqualTo(scorer.seconds(p, null));
             // Charging the one-off copies from static costs at least as much as the steady state.
             assertThat(scorer.seconds(p, staticP)).isGreaterThanOrEqualTo(scorer.seconds(p, null));
             long staticMax = scorer.maxLoad(staticP);
-            assertThat(scorer.staticSeconds(staticP, staticMax)).isCloseTo(scorer.seconds(staticP, null), within(1e-12));
+            assertThat(scorer.staticSeconds(staticP, staticMax)).isCloseTo(scorer.secondsAsIs(staticP, null), within(1e-12));
             assertThat(scorer.staticFloor(staticMax)).isLessThanOrEqualTo(scorer.staticSeconds(staticP, staticMax));
             assertThat(scorer.imbalance(max)).isCloseTo(max * 8.0 / scorer.demand().allTokens(), within(1e-12));
         }

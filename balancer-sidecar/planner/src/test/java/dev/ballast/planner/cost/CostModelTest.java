@@ -100,13 +100,19 @@ class CostModelTest {
                     : MoeShape.forModel("mixtral", 1, experts, 2);
             long[] counts = Fixtures.counts(r, ep, experts, r.nextInt(1, 20000));
             LayerPlacement p = Fixtures.randomPlacement(r, ep, experts, redundant);
+            boolean[] nodeShards = new boolean[experts];
+            for (int e = 0; e < experts; e++) {
+                nodeShards[e] = r.nextBoolean();
+            }
             for (Mode mode : Mode.values()) {
                 CostModel m = new CostModel(shape, mode);
                 double bound = m.lowerBound(gt, counts, slots);
                 assertThat(bound).isNotNegative();
-                for (QuotaResult routed : java.util.List.of(QuotaRule.apply(gt, p, counts, null),
-                        dev.ballast.planner.quota.EqualSplit.apply(p, counts))) {
-                    assertThat(bound).isLessThanOrEqualTo(m.layer(gt, p, routed, null).totalSec());
+                // fssdp: the bound holds whichever experts are sharded over their home node.
+                LayerPlacement q = mode == Mode.FSSDP ? p.withNodeShards(nodeShards) : p;
+                for (QuotaResult routed : java.util.List.of(QuotaRule.apply(gt, q, counts, null),
+                        dev.ballast.planner.quota.EqualSplit.apply(q, counts))) {
+                    assertThat(bound).isLessThanOrEqualTo(m.layer(gt, q, routed, null).totalSec());
                     checked++;
                 }
             }
@@ -141,6 +147,37 @@ class CostModelTest {
         double perGpu = 0.75 * (SHAPE.weightBytesPerExpert() + SHAPE.gradBytesPerExpert());
         assertThat(c.paramBytes()).isCloseTo(4 * perGpu, within(1.0));
         assertThat(c.interNodeParamBytes()).isZero();
+    }
+
+    @Test
+    void aNodeShardedExpertGathersOverItsHomeNodeAndMovesItsStateOnceWhenAdopted() {
+        // 4 GPUs, 2 per node, 4 experts (expert e at home on GPU e); expert 0 has copies on GPUs 0 and 1 (node 0).
+        GroupTopology gt = Fixtures.group(4, 2, 1);
+        LayerPlacement even = LayerPlacement.of(4, new int[][] {{0}, {0, 1}, {2}, {3}});
+        LayerPlacement sharded = even.withNodeShards(new boolean[] {true, false, false, false});
+        CostModel m = new CostModel(SHAPE, Mode.FSSDP);
+        long[] counts = new long[16];
+        LayerCost e = m.layer(gt, even, QuotaRule.apply(gt, even, counts, null), null);
+        LayerCost n = m.layer(gt, sharded, QuotaRule.apply(gt, sharded, counts, null), null);
+        double copy = SHAPE.weightBytesPerExpert() + SHAPE.gradBytesPerExpert();
+        // Even: each of 5 copies gathers the 2 remote quarters over the network. Node shards: expert 0's 2 copies
+        // gather the other half of it from their node peer, over NVLink only.
+        assertThat(e.interNodeParamBytes()).isCloseTo(5 * 0.5 * copy, within(1.0));
+        assertThat(n.interNodeParamBytes()).isCloseTo(3 * 0.5 * copy, within(1.0));
+        assertThat(n.paramBytes()).isCloseTo(3 * 0.75 * copy + 2 * 0.5 * copy, within(1.0));
+        // State: node 0's GPUs own half of expert 0 each plus a quarter of the other 3; node 1's a quarter of 3.
+        assertThat(CostModel.ownedExperts(gt, sharded, 0)).isCloseTo(0.5 + 0.75, within(1e-12));
+        assertThat(CostModel.ownedExperts(gt, sharded, 3)).isCloseTo(0.75, within(1e-12));
+        assertThat(CostModel.ownedExperts(gt, even, 3)).isCloseTo(1.0, within(1e-12));
+        // Adopted after the even layout: GPU 0 keeps its quarter [0, 1/4) and fetches [1/4, 1/2) from GPU 1, which
+        // fetches its new half [1/2, 1) from GPUs 2 and 3: three quarters of the expert's state move, half of it
+        // between nodes.
+        LayerCost adopted = m.layer(gt, sharded, QuotaRule.apply(gt, sharded, counts, null), even);
+        double state = m.masterMigrationBytes();
+        assertThat(adopted.migrationBytes()).isCloseTo(0.75 * state, within(1.0));
+        assertThat(adopted.paramBytes()).isCloseTo(n.paramBytes() + 0.75 * state, within(1.0));
+        assertThat(adopted.interNodeParamBytes()).isCloseTo(n.interNodeParamBytes() + 0.5 * state, within(1.0));
+        assertThat(m.layer(gt, sharded, QuotaRule.apply(gt, sharded, counts, null), sharded).migrationBytes()).isZero();
     }
 
     @Test
