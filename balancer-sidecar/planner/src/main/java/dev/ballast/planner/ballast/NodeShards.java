@@ -7,13 +7,18 @@ import dev.ballast.planner.model.MemoryBudget;
 import dev.ballast.planner.model.Mode;
 import dev.ballast.planner.model.StaticLayout;
 
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
 /**
  * FSSDP only: chooses how each expert's state is sharded (Hecate's heterogeneous sharding, in the form the plan
  * carries: {@link LayerPlacement#withNodeShards}). An expert whose copies all sit on its home node gathers them over
  * NVLink alone when its state is sharded over that node's GPUs instead of the whole group: no network bytes, at the
  * price of more NVLink bytes and of uneven state per GPU when nodes shard different numbers of experts. Whether that
- * pays is the cost model's call, so three layouts are scored: the placement as given (even shards), every such expert
- * node-sharded, and the plan in use's layout kept (no state moves). The scorer charges a layout change as the one-off
+ * pays is the cost model's call, so up to four layouts are scored: the placement as given (even shards), every such
+ * expert node-sharded, every expert node-sharded (copies elsewhere then gather the whole expert from one node), and the
+ * plan in use's layout kept (no state moves). The scorer charges a layout change as the one-off
  * move of the state on adoption. A layout must keep every GPU's expert memory within what the slot budget allows the
  * even layout ({@link MemoryBudget}): experts are un-sharded, highest first, on a node over it.
  */
@@ -33,9 +38,14 @@ public final class NodeShards {
         }
         LayerPlacement best = even(p);
         double bestSec = scorer.secondsAsIs(best, current);
-        for (LayerPlacement q : current == null || !current.hasNodeShards()
-                ? new LayerPlacement[] {homeNodeOnly(scorer, p)}
-                : new LayerPlacement[] {homeNodeOnly(scorer, p), p.withNodeShards(withinMemory(scorer, p, kept(current)))}) {
+        boolean[] all = new boolean[p.experts()];
+        Arrays.fill(all, true);
+        List<LayerPlacement> layouts = new ArrayList<>(List.of(homeNodeOnly(scorer, p),
+                p.withNodeShards(withinMemory(scorer, p, all))));
+        if (current != null && current.hasNodeShards()) {
+            layouts.add(p.withNodeShards(withinMemory(scorer, p, kept(current))));
+        }
+        for (LayerPlacement q : layouts) {
             if (q.equals(best)) {
                 continue;
             }
