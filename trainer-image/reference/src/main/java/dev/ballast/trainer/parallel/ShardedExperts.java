@@ -25,7 +25,7 @@ import java.util.Map;
  * expert, shard) chunks), computes with them, and after the backward pass one reduce-scatter sums every copy's
  * gradients (ranks without a copy add zeros) into the shards; the copies are then dropped. When a placement's layout
  * of an expert differs from the one its shards are cut by, the weights and moments move to the new owners first
- * ({@link #reshard}).
+ * (see reshard).
  */
 public final class ShardedExperts implements ExpertStore {
 
