@@ -43,15 +43,16 @@ public final class RankTrainer implements Checkpointable {
     private int step;
 
     /**
-     * config.batchTokens() is this rank's share; node: the pod of each rank (the quota rule's locality); mode:
-     * where expert state lives (replicate: at the static owners; FSSDP: sharded over all ranks).
+     * config.batchTokens() is this rank's share; node: the pod of each rank (the quota rule's locality, and the
+     * owners of a node-sharded expert); mode: where expert state lives (replicate: at the static owners; FSSDP:
+     * sharded as each plan's layout says, over all ranks until a plan says otherwise).
      */
     public RankTrainer(TrainerConfig config, ByteCorpus corpus, Backend backend, TimedComm comm, int[] node,
                        Mode mode) {
         this.backend = backend;
         this.comm = comm;
         this.model = new MoeModel(config.model(), config.seed());
-        this.store = mode == Mode.FSSDP ? new ShardedExperts(comm, model.experts())
+        this.store = mode == Mode.FSSDP ? new ShardedExperts(comm, model.experts(), node)
                 : new ReplicatedExperts(comm, model.experts());
         this.executor = new ExpertParallelExecutor(backend, comm, store, config.model().layers(),
                 config.model().experts(), node);
