@@ -44,26 +44,34 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class BallastPlanner implements Planner {
     private final boolean incremental;
     private final int threads;
+    private final boolean nodeShards;
 
     public BallastPlanner(boolean incremental) {
         this(incremental, 1);
     }
 
+    public BallastPlanner(boolean incremental, int threads) {
+        this(incremental, threads, true);
+    }
+
     /**
      * @param threads layers planned at once (1: on the caller's thread alone). Layers are independent and each is
      *                planned by the same code whichever thread takes it, so the plan is identical for any value.
+     * @param nodeShards in fssdp mode, whether experts may be sharded over their home node ({@link NodeShards});
+     *                   false (the bench's {@code ballast-even-shards}) keeps every expert over the whole group.
      */
-    public BallastPlanner(boolean incremental, int threads) {
+    public BallastPlanner(boolean incremental, int threads, boolean nodeShards) {
         if (threads < 1) {
             throw new IllegalArgumentException("planning threads must be >= 1, got " + threads);
         }
         this.incremental = incremental;
         this.threads = threads;
+        this.nodeShards = nodeShards;
     }
 
     @Override
     public String name() {
-        return incremental ? "ballast" : "ballast-scratch";
+        return !incremental ? "ballast-scratch" : nodeShards ? "ballast" : "ballast-even-shards";
     }
 
     @Override
@@ -164,7 +172,8 @@ public final class BallastPlanner implements Planner {
         LayerPlacement current = r.current() == null ? null : r.current().placement(l, copy);
         GroupTopology gt = c.groupOfLayer(l, copy);
         long[] counts = r.predicted().counts(l, copy);
-        LayerScorer scorer = new LayerScorer(c, cost, search, gt, counts, LayerDemand.of(gt, counts, c.shape().experts()));
+        LayerScorer scorer = new LayerScorer(c, cost, search, gt, counts, LayerDemand.of(gt, counts, c.shape().experts()),
+                nodeShards);
         return placeLayer(scorer, current, staticP);
     }
 

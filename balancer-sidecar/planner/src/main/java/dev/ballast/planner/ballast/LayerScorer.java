@@ -20,18 +20,24 @@ public final class LayerScorer {
     private final GroupTopology gt;
     private final LayerDemand demand;
     private final double interval;
-    private final boolean fssdp;
+    private final boolean nodeShards;
 
     /** Binds {@code search} to this layer (it forgets any earlier one); {@code demand} is summed from {@code counts}. */
     public LayerScorer(PlanningContext context, CostModel cost, PlacementSearch search, GroupTopology gt, long[] counts,
                        LayerDemand demand) {
+        this(context, cost, search, gt, counts, demand, true);
+    }
+
+    /** {@code nodeShards}: whether, in fssdp mode, experts may be sharded over their home node ({@link NodeShards}). */
+    public LayerScorer(PlanningContext context, CostModel cost, PlacementSearch search, GroupTopology gt, long[] counts,
+                       LayerDemand demand, boolean nodeShards) {
         this.context = context;
         this.cost = cost;
         this.search = search;
         this.gt = gt;
         this.demand = demand;
         this.interval = context.replanInterval();
-        this.fssdp = context.mode() == Mode.FSSDP;
+        this.nodeShards = nodeShards && context.mode() == Mode.FSSDP;
         search.startLayer(gt, counts, demand.totals(), demand.nodeDemand());
     }
 
@@ -77,7 +83,12 @@ public final class LayerScorer {
      * {@link NodeShards#apply} makes the final choice with {@link #secondsAsIs}.
      */
     private LayerPlacement shaped(LayerPlacement p) {
-        return fssdp && !p.hasNodeShards() ? NodeShards.homeNodeOnly(this, p) : p;
+        return nodeShards && !p.hasNodeShards() ? NodeShards.homeNodeOnly(this, p) : p;
+    }
+
+    /** Whether this layer's placements may shard experts over their home node (fssdp, not turned off). */
+    public boolean nodeShards() {
+        return nodeShards;
     }
 
     /**

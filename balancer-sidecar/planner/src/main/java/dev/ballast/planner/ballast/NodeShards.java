@@ -4,7 +4,6 @@ import dev.ballast.planner.cost.CostModel;
 import dev.ballast.planner.model.GroupTopology;
 import dev.ballast.planner.model.LayerPlacement;
 import dev.ballast.planner.model.MemoryBudget;
-import dev.ballast.planner.model.Mode;
 import dev.ballast.planner.model.StaticLayout;
 
 import java.util.ArrayList;
@@ -33,7 +32,7 @@ public final class NodeShards {
 
     /** {@code p} (even shards) with the fastest of the layouts above; {@code current}: the plan in use's (null: none). */
     public static LayerPlacement apply(LayerScorer scorer, LayerPlacement p, LayerPlacement current) {
-        if (scorer.context().mode() != Mode.FSSDP) {
+        if (!scorer.nodeShards()) {
             return p;
         }
         LayerPlacement best = even(p);

@@ -31,8 +31,9 @@ public final class Planners {
             case "eplb-global" -> new EplbPlanner(EplbPlanner.Policy.GLOBAL, 1);
             case "ballast" -> new BallastPlanner(true);
             case "ballast-scratch" -> new BallastPlanner(false);
-            default -> throw new IllegalArgumentException("unknown planner '" + name
-                    + "' (known: static, eplb, eplb-hierarchical, eplb-global, ballast, ballast-scratch)");
+            case "ballast-even-shards" -> new BallastPlanner(true, 1, false);
+            default -> throw new IllegalArgumentException("unknown planner '" + name + "' (known: static, eplb,"
+                    + " eplb-hierarchical, eplb-global, ballast, ballast-scratch, ballast-even-shards)");
         };
     }
 }
