@@ -15,6 +15,7 @@ import dev.ballast.contracts.plan.PlanHeads;
 import dev.ballast.contracts.plan.PlanVersion;
 import dev.ballast.contracts.world.WorldDocumentJson;
 import dev.ballast.planner.codec.PlanBinary;
+import dev.ballast.planner.model.LayerPlacement;
 import dev.ballast.planner.model.Mode;
 import dev.ballast.planner.model.Parallelism;
 import dev.ballast.planner.model.Plan;
@@ -93,6 +94,22 @@ class TrainerApiTest {
             // the accepted report and the rank's adoption are queued for the balancer
             assertThat(core.pollOutbound().hasReport()).isTrue();
             assertThat(core.pollOutbound().getAdoption().getAdopted().getSequence()).isEqualTo(5);
+        }
+    }
+
+    @Test
+    void anFssdpPlanWithNodeShardsReachesTheTrainerWithItsLayout() {
+        Plan even = Plan.staticPlan(new PlanVersion(1, 5), 3, Mode.FSSDP, 2, 4, new Parallelism(2, 1, 1));
+        LayerPlacement sharded = even.placement(0, 0).withNodeShards(new boolean[] {false, true, false, true});
+        Plan p = new Plan(even.version(), 3, Mode.FSSDP, "ballast", 4, even.parallelism(),
+                new LayerPlacement[][] {{sharded}, {even.placement(1, 0)}});
+        deliver(p, null);
+        try (HttpSidecarClient c = new HttpSidecarClient(url)) {
+            Plan back = c.plan(new PlanVersion(1, 5)).orElseThrow();
+            assertThat(back).isEqualTo(p);
+            assertThat(back.placement(0, 0).nodeSharded(3)).isTrue();
+            assertThat(back.placement(1, 0).hasNodeShards()).isFalse();
+            assertThat(PlanBinary.fingerprint(back)).isEqualTo(PlanBinary.fingerprint(p));
         }
     }
 }
