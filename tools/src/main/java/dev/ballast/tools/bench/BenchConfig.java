@@ -29,6 +29,11 @@ public record BenchConfig(Integer ep, int pp, Mode mode, int redundantSlots, int
                 maxSteps, planRepeats, memoryBudgetBytes);
     }
 
+    public BenchConfig withTokensPerGpu(int tokens) {
+        return new BenchConfig(ep, pp, mode, redundantSlots, replanInterval, scenarioInterval, tokens, alpha, forceOracle,
+                maxSteps, planRepeats, memoryBudgetBytes);
+    }
+
     public BenchConfig withPlanRepeats(int n) {
         return new BenchConfig(ep, pp, mode, redundantSlots, replanInterval, scenarioInterval, tokensPerGpu, alpha, forceOracle,
                 maxSteps, n, memoryBudgetBytes);

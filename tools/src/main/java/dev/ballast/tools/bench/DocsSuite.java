@@ -191,6 +191,27 @@ final class DocsSuite {
         sb.append(Table.markdown(dr)).append('\n');
         all.addAll(dr);
 
+        sb.append("## FSSDP shard layouts (node shards)\n\n");
+        sb.append("With less compute per GPU to hide gathers under (1,024 tokens per GPU instead of 8,192), Ballast's ")
+                .append("planner in fssdp mode with node shards (`ballast`: an expert's state may be sharded over its home ")
+                .append("node, planner.md step 6) against the same planner with even shards only (`ballast-even-shards`), ")
+                .append("and replicate mode's `ballast` for comparison. At 8,192 tokens the two fssdp planners give equal ")
+                .append("rows on these traces (planner.md, \"When FSSDP pays\").\n\n");
+        BenchConfig exposed = cfg.withTokensPerGpu(1024);
+        List<BenchResult> shards = new ArrayList<>();
+        List<TraceSource> layoutTraces = new ArrayList<>(real.subList(0, Math.min(1, real.size())));
+        layoutTraces.add(learned);
+        layoutTraces.add(new SyntheticTrace(Scenarios.byName("heterogeneous")));
+        layoutTraces.add(new SyntheticTrace(Scenarios.byName("zipf-top8")));
+        for (TraceSource t : layoutTraces) {
+            for (String[] topo : List.of(TOPOLOGIES[0], TOPOLOGIES[1])) {
+                shards.addAll(runAll(t, topo[1], List.of("ballast"), exposed, progress, null));
+                shards.addAll(runAll(t, topo[1], List.of("ballast-even-shards", "ballast"), exposed.with(Mode.FSSDP),
+                        progress, null));
+            }
+        }
+        sb.append(Table.markdown(shards)).append('\n');
+
         sb.append("## Ballast against fair EPLB\n\n");
         sb.append(versusEplb(all, fs));
 

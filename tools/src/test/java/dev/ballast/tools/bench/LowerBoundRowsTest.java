@@ -14,10 +14,11 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The docs suite's rows never read above their lower bound: the aggregate real traces on every docs topology, the
- * synthetic scenarios and the reference trainer's learned routing (first 60 steps, causal) at 8x8, both modes, every
- * planner and every placement × routing pairing. The evaluator also refuses any layer whose bound exceeds its cost,
- * so rendering the page checks every row in full.
+ * The docs suite's rows never read above their lower bound: the aggregate real traces on every docs topology in both
+ * modes, the synthetic scenarios and the reference trainer's learned routing (first 60 steps, causal) at 8x8, and
+ * heterogeneous in fssdp mode at 2x8 with 1,024 tokens per GPU (node shards); every planner and every placement ×
+ * routing pairing. The evaluator also refuses any layer whose bound exceeds its cost, so rendering the page checks
+ * every row in full.
  */
 class LowerBoundRowsTest {
     static final List<String> PLANNERS = List.of("static", "eplb", "eplb@quota-rule", "ballast@equal-split", "ballast",
@@ -43,7 +44,10 @@ class LowerBoundRowsTest {
             rows += check(new SyntheticTrace(Scenarios.byName(name)), DocsSuite.TOPOLOGIES[1][1], short60);
         }
         rows += check(DocsSuite.readTrace(dir, DocsSuite.LEARNED_TRACE), DocsSuite.TOPOLOGIES[1][1], short60);
-        assertThat(rows).isEqualTo(2 * 3 * 2 * PLANNERS.size() + 6 * PLANNERS.size());
+        // fssdp with gathers exposed (1,024 tokens per GPU), where Ballast's plans shard experts over their home node.
+        BenchConfig exposed = new BenchConfig(null, 1, Mode.FSSDP, 2, 50, true, 1024, 0.5, false, 60, 1, 0);
+        rows += check(new SyntheticTrace(Scenarios.byName("heterogeneous")), DocsSuite.TOPOLOGIES[0][1], exposed);
+        assertThat(rows).isEqualTo(2 * 3 * 2 * PLANNERS.size() + 7 * PLANNERS.size());
     }
 
     private static int check(TraceSource t, String topoSpec, BenchConfig cfg) {
