@@ -139,7 +139,8 @@ public record TrainBenchReport(Calibration calibration, List<Row> rows) {
                     r.run().mode().wireName(), r.run().planner(), pc, mc, error(pc, mc), pt, mw, error(pt, mw),
                     measuredRatio(r, MeasuredRun.Field.COMPUTE_CPU)));
         }
-        sb.append("\nPlans (per layer, the experts each rank computes; * = off the expert's home):\n\n");
+        sb.append("\nPlans (per layer, the experts each rank computes; * = off the expert's home; n = fssdp state sharded over ")
+                .append("the home's node only, node shards):\n\n");
         sb.append("| mode | plan | layer | rank 0 | rank 1 | rank 2 | rank 3 |\n|---|---|--:|---|---|---|---|\n");
         for (Row r : rows) {
             if (r.plan() == null) {
@@ -152,7 +153,8 @@ public record TrainBenchReport(Calibration calibration, List<Row> rows) {
                 for (int g = 0; g < p.gpus(); g++) {
                     List<String> experts = new ArrayList<>();
                     for (int e : p.expertsOn(g)) {
-                        experts.add(e + (StaticLayout.home(e, p.gpus(), p.experts()) == g ? "" : "*"));
+                        experts.add(e + (StaticLayout.home(e, p.gpus(), p.experts()) == g ? "" : "*")
+                                + (p.nodeSharded(e) ? "n" : ""));
                     }
                     sb.append(' ').append(String.join(", ", experts)).append(" |");
                 }
