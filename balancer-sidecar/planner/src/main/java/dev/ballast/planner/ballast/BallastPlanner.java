@@ -36,8 +36,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *     scratch winner re-aligned to it ({@link Realignment}) and a repair that keeps its still-useful replicas
  *     ({@link BalanceThenLocal} seeded with it). {@code ballast-scratch} ignores the plan in use.</li>
  * <li>In fssdp mode, {@link MaterializationDrops} drops the copies (home ones included) whose gathers cost more than
- *     they serve, and {@link NodeShards} shards over its home node the state of experts whose copies all sit there,
- *     where the cost model says it pays.</li>
+ *     they serve, and {@link NodeShards} chooses which experts' state is sharded over their home node instead of the
+ *     whole group, where the cost model says it pays.</li>
  * </ol>
  * Every placement is weighed by one {@link LayerScorer} per layer: the quota rule the trainers run and the cost model.
  */
