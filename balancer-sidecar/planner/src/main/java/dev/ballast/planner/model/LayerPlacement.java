@@ -144,6 +144,14 @@ public final class LayerPlacement {
         return nodeShards != null;
     }
 
+    /**
+     * Whether {@code o} is this placement or one derived from it by {@link #withNodeShards} or {@link #withMasters}:
+     * the same copies, by identity (an O(1) check for callers that cache work per placement that shards do not change).
+     */
+    public boolean sameCopiesAs(LayerPlacement o) {
+        return o != null && o.gpuExperts == gpuExperts;
+    }
+
     /** Whether every expert is sharded as in {@code o} (same expert count assumed). */
     public boolean sameShards(LayerPlacement o) {
         return Arrays.equals(nodeShards, o.nodeShards);

@@ -130,7 +130,7 @@ public final class PlacementSearch {
         if (gt == null) {
             throw new IllegalStateException("no layer: call startLayer first");
         }
-        if (p != searched) {
+        if (!p.sameCopiesAs(searched)) { // the rule reads the copies only, not masters or shards
             rule.prepare(gt, p, counts, totals, nodeSums);
             rule.search(null);
             searched = p;
