@@ -1,7 +1,6 @@
 package dev.ballast.planner.ballast;
 
 import dev.ballast.planner.model.GroupTopology;
-import dev.ballast.planner.model.StaticLayout;
 
 import java.util.Arrays;
 
@@ -24,6 +23,8 @@ public final class LoadShedder {
     private final TrafficBytes bytes;
     /** chooseTarget's scratch: the score of a new copy on each node (every GPU of a node scores the same). */
     private final double[] nodeScore;
+    /** run's scratch: the nodes holding a copy of the expert being shed. */
+    private final boolean[] covered;
 
     /** Sheds towards the mean of {@code demand}'s tokens over the group, within a thousandth of it. */
     public LoadShedder(GroupTopology gt, SheddingState st, LayerDemand demand, TrafficBytes bytes) {
@@ -36,6 +37,7 @@ public final class LoadShedder {
         this.nc = gt.nodeCount();
         this.bytes = bytes;
         this.nodeScore = new double[nc];
+        this.covered = new boolean[nc];
     }
 
     /** The load shedding aims at: the mean load, rounded up. */
@@ -47,17 +49,18 @@ public final class LoadShedder {
     public void run() {
         int ep = st.ep();
         int experts = st.experts();
-        // The GPUs a new replica can go to: a free slot and load below target (kept up to date as loads move).
-        long[] open = new long[(ep + 63) >>> 6];
+        // The GPUs a new replica can go to: a free slot and load below target (kept up to date as loads move; every
+        // GPU's bit is written here, so the state's scratch needs no clearing).
+        long[] open = st.openScratch();
         for (int g = 0; g < ep; g++) {
             updateOpen(open, g);
         }
         // The busiest GPU not yet found stuck (no expert of it could shed).
-        BusiestTree busiest = new BusiestTree(load, ep);
+        BusiestTree busiest = st.busiestTree();
         int guard = 4 * (st.slots() * ep + ep + experts) + 16;
-        int[] candE = new int[StaticLayout.maxHomeCount(ep, experts) + st.slots()];
-        long[] candA = new long[candE.length];
-        boolean[] covered = new boolean[nc];
+        int[] candE = st.candidateExperts();
+        long[] candA = st.candidateAmounts();
+        boolean[] covered = this.covered;
         while (guard-- > 0) {
             int gmax = busiest.busiest();
             if (gmax < 0 || load[gmax] - target <= tol) {

@@ -30,7 +30,7 @@ public final class LocalReplicas {
         double crossRackWeight = Math.max(1, gt.hardware().nicGBps() / gt.hardware().crossRackGBps());
         // Pairs whose node already has a copy are left out, and each is valued with the copies already placed: values
         // only fall as copies are added, so the lazy re-queue below still pops the best current pair.
-        LongMaxHeap queue = new LongMaxHeap(experts);
+        LongMaxHeap queue = st.pairQueue();
         // nodeCoveredBy[x] == e + 1: node x holds a copy of expert e (likewise racks); no clearing between experts.
         int[] nodeCoveredBy = new int[nc];
         int[] rackCoveredBy = new int[gt.rackCount()];

@@ -11,6 +11,11 @@ final class LongMaxHeap {
         a = new long[Math.max(1, capacity)];
     }
 
+    /** Empties the heap, keeping its array. */
+    void clear() {
+        n = 0;
+    }
+
     boolean isEmpty() {
         return n == 0;
     }

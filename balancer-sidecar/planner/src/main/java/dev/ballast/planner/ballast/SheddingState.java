@@ -28,6 +28,17 @@ public final class SheddingState {
      */
     private final int[] firstHome;
     private final int[] homeOf;
+    /**
+     * Scratch of the greedies that run on this state, kept with it so that a thread's layers allocate none (fresh
+     * memory is memory the cache has not seen): the shedder's busiest-GPU tree over {@link #load}, its set of open
+     * GPUs and candidate lists, the local replicas' queue and the parameter budget's byte counts.
+     */
+    private final BusiestTree busiest;
+    private final long[] open;
+    private final int[] candE;
+    private final long[] candA;
+    private final LongMaxHeap pairs;
+    private final double[] budgetBytes;
 
     /** The thread's last state, kept for the next shed of the same shape (a plan sheds several times per layer). */
     private static final ThreadLocal<SheddingState> LAST = new ThreadLocal<>();
@@ -66,6 +77,43 @@ public final class SheddingState {
             firstHome[g] = StaticLayout.firstExpert(g, ep, experts);
         }
         this.homeOf = StaticLayout.homes(ep, experts);
+        this.busiest = new BusiestTree(load, ep);
+        this.open = new long[(ep + 63) >>> 6];
+        this.candE = new int[StaticLayout.maxHomeCount(ep, experts) + slots];
+        this.candA = new long[candE.length];
+        this.pairs = new LongMaxHeap(experts);
+        this.budgetBytes = new double[ParameterBudget.length(ep)];
+    }
+
+    /** The busiest-GPU tree over the loads, rebuilt from them (every GPU in). */
+    BusiestTree busiestTree() {
+        busiest.rebuild();
+        return busiest;
+    }
+
+    /** Scratch bitset of one bit per GPU (contents left over from its last use). */
+    long[] openScratch() {
+        return open;
+    }
+
+    /** Scratch for {@link #expertsOn}: room for every expert one GPU can hold. */
+    int[] candidateExperts() {
+        return candE;
+    }
+
+    long[] candidateAmounts() {
+        return candA;
+    }
+
+    /** An empty heap for the local replicas' queue. */
+    LongMaxHeap pairQueue() {
+        pairs.clear();
+        return pairs;
+    }
+
+    /** Scratch for a {@link ParameterBudget} of this group (contents left over from its last use). */
+    double[] budgetScratch() {
+        return budgetBytes;
     }
 
     private void reset(LayerDemand demand) {
