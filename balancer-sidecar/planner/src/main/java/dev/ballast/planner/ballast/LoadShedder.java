@@ -21,8 +21,14 @@ public final class LoadShedder {
     private final long[] nodeDemand;
     private final int nc;
     private final TrafficBytes bytes;
-    /** chooseTarget's scratch: the score of a new copy on each node (every GPU of a node scores the same). */
-    private final double[] nodeScore;
+    /** Words of one bit per GPU, and bit g of nodeGpus[n * words + (g >>> 6)]: GPU g is on node n. */
+    private final int words;
+    private final long[] nodeGpus;
+    /**
+     * Whether an open GPU's room and index pack into one long (room << 15 | 32767 - GPU): the room of an open GPU is
+     * from 1 to target, so below 2^48, and the group has at most 32768 GPUs.
+     */
+    private final boolean packable;
     /** run's scratch: the nodes holding a copy of the expert being shed. */
     private final boolean[] covered;
 
@@ -36,7 +42,12 @@ public final class LoadShedder {
         this.nodeDemand = demand.nodeDemand();
         this.nc = gt.nodeCount();
         this.bytes = bytes;
-        this.nodeScore = new double[nc];
+        this.packable = gt.ep() <= (1 << 15) && target < (1L << 48);
+        this.words = (gt.ep() + 63) >>> 6;
+        this.nodeGpus = new long[nc * words];
+        for (int g = 0; g < gt.ep(); g++) {
+            nodeGpus[gt.nodeIndex(g) * words + (g >>> 6)] |= 1L << g;
+        }
         this.covered = new boolean[nc];
     }
 
@@ -141,50 +152,76 @@ public final class LoadShedder {
      * The GPU for a new copy of e shed from {@code src}: the best by {@link #betterTarget} among the {@code open} GPUs
      * (a free slot and load below target) without a copy of e that have room for a useful share ({@code useful} tokens
      * below target); if none has that much room, the best open one.
+     * <p>
+     * Every GPU of a node has the node's score and is as near the source, so only a node's GPU with the most room (the
+     * earliest on ties) can win, and if it lacks a useful share's room so do the others: one candidate per node.
      */
-    private int chooseTarget(long[] open, int e, int src, long useful, boolean[] covered, int homeNode) {
+    int chooseTarget(long[] open, int e, int src, long useful, boolean[] covered, int homeNode) {
         int srcNode = gt.nodeIndex(src);
         int experts = st.experts();
         double tokenBytes = bytes.perToken();
-        for (int n = 0; n < nc; n++) {
-            nodeScore[n] = (covered[n] ? 0 : nodeDemand[n * experts + e] * tokenBytes) - bytes.perReplica(n == homeNode);
-        }
         int best = -1;
         double bestScore = 0;
         long bestSlack = 0;
         int any = -1;
         double anyScore = 0;
         long anySlack = 0;
-        for (int w = 0; w < open.length; w++) {
-            for (long bits = open[w]; bits != 0; bits &= bits - 1) {
-                int g = (w << 6) + Long.numberOfTrailingZeros(bits);
-                if (st.holds(e, g)) {
-                    continue;
+        for (int n = 0; n < nc; n++) {
+            int g = -1;
+            long slack = 0;
+            if (packable) {
+                // The node's candidate as room << 15 | 32767 - GPU, so that the most room, then the earliest GPU, is the
+                // largest key: a branch-free max per GPU instead of a comparison the branch predictor cannot guess.
+                long most = -1;
+                for (int w = 0; w < words; w++) {
+                    for (long bits = open[w] & nodeGpus[n * words + w] & ~st.heldWord(e, w); bits != 0; bits &= bits - 1) {
+                        int x = (w << 6) + Long.numberOfTrailingZeros(bits);
+                        most = Math.max(most, (target - load[x]) << 15 | (32767 - x));
+                    }
                 }
-                long slack = target - load[g];
-                double score = nodeScore[gt.nodeIndex(g)];
-                if (slack >= useful && (best < 0 || betterTarget(srcNode, g, score, slack, best, bestScore, bestSlack))) {
-                    best = g;
-                    bestScore = score;
-                    bestSlack = slack;
+                if (most >= 0) {
+                    g = 32767 - (int) (most & 32767);
+                    slack = most >>> 15;
                 }
-                if (any < 0 || betterTarget(srcNode, g, score, slack, any, anyScore, anySlack)) {
-                    any = g;
-                    anyScore = score;
-                    anySlack = slack;
+            } else {
+                for (int w = 0; w < words; w++) {
+                    for (long bits = open[w] & nodeGpus[n * words + w] & ~st.heldWord(e, w); bits != 0; bits &= bits - 1) {
+                        int x = (w << 6) + Long.numberOfTrailingZeros(bits);
+                        if (g < 0 || target - load[x] > slack) {
+                            g = x;
+                            slack = target - load[x];
+                        }
+                    }
                 }
+            }
+            if (g < 0) {
+                continue;
+            }
+            double score = (covered[n] ? 0 : nodeDemand[n * experts + e] * tokenBytes) - bytes.perReplica(n == homeNode);
+            if (slack >= useful && (best < 0 || betterTarget(srcNode, g, score, slack, best, bestScore, bestSlack))) {
+                best = g;
+                bestScore = score;
+                bestSlack = slack;
+            }
+            if (any < 0 || betterTarget(srcNode, g, score, slack, any, anyScore, anySlack)) {
+                any = g;
+                anyScore = score;
+                anySlack = slack;
             }
         }
         return best >= 0 ? best : any;
     }
 
-    /** Higher score first (net bytes saved); on ties a GPU on the source's node, then more room; else the earlier GPU. */
+    /**
+     * Higher score first (net bytes saved); on ties a GPU on the source's node, then more room; else the earlier GPU
+     * (nodes need not be runs of GPUs, so the candidates of later nodes may come earlier).
+     */
     private boolean betterTarget(int srcNode, int g, double score, long slack, int best, double bestScore, long bestSlack) {
         if (score != bestScore) {
             return score > bestScore;
         }
         boolean near = gt.nodeIndex(g) == srcNode;
         boolean bestNear = gt.nodeIndex(best) == srcNode;
-        return near != bestNear ? near : slack > bestSlack;
+        return near != bestNear ? near : slack != bestSlack ? slack > bestSlack : g < best;
     }
 }

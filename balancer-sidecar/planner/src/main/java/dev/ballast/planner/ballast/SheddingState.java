@@ -20,8 +20,10 @@ public final class SheddingState {
     private final long[][] amount;
     private final int[][] replicasOn;
     private final int[] replicaCount;
-    /** held[e * ep + g]: GPU g has a copy of expert e. */
-    private final boolean[] held;
+    /** Words of one bit per GPU. */
+    private final int words;
+    /** Bit g of held[e * words + (g >>> 6)]: GPU g has a copy of expert e (as words, for the shedder's set algebra). */
+    private final long[] held;
     /**
      * The static layout of this shape, looked up instead of divided out in the hot loops: GPU g's homes are experts
      * firstHome[g] to firstHome[g + 1] - 1, and expert e's home is homeOf[e].
@@ -67,7 +69,8 @@ public final class SheddingState {
         this.amount = new long[experts][];
         this.replicasOn = new int[ep][slots];
         this.replicaCount = new int[ep];
-        this.held = new boolean[experts * ep];
+        this.words = (ep + 63) >>> 6;
+        this.held = new long[experts * words];
         for (int e = 0; e < experts; e++) {
             gpuOf[e] = new int[2];
             amount[e] = new long[2];
@@ -121,12 +124,12 @@ public final class SheddingState {
         Arrays.fill(replicaCount, 0);
         for (int e = 0; e < experts; e++) {
             for (int k = 0; k < copies[e]; k++) {
-                held[e * ep + gpuOf[e][k]] = false;
+                clearHeld(e, gpuOf[e][k]);
             }
             int h = homeOf[e];
             long t = demand.total(e);
             gpuOf[e][0] = h;
-            held[e * ep + h] = true;
+            setHeld(e, h);
             amount[e][0] = t;
             copies[e] = 1;
             load[h] += t;
@@ -184,7 +187,20 @@ public final class SheddingState {
     }
 
     public boolean holds(int e, int g) {
-        return held[e * ep + g];
+        return (held[e * words + (g >>> 6)] & 1L << g) != 0;
+    }
+
+    /** Word w of the set of GPUs holding a copy of e: bit g - 64 w is GPU g. */
+    long heldWord(int e, int w) {
+        return held[e * words + w];
+    }
+
+    private void setHeld(int e, int g) {
+        held[e * words + (g >>> 6)] |= 1L << g;
+    }
+
+    private void clearHeld(int e, int g) {
+        held[e * words + (g >>> 6)] &= ~(1L << g);
     }
 
     /** Opens a replica of e on g (which must not hold e and must have a free slot); it carries nothing yet. */
@@ -194,7 +210,7 @@ public final class SheddingState {
             amount[e] = Arrays.copyOf(amount[e], copies[e] * 2);
         }
         gpuOf[e][copies[e]] = g;
-        held[e * ep + g] = true;
+        setHeld(e, g);
         amount[e][copies[e]] = 0;
         copies[e]++;
         replicasOn[g][replicaCount[g]++] = e;
@@ -274,7 +290,7 @@ public final class SheddingState {
                     gpuOf[e][w] = gpuOf[e][k];
                     amount[e][w++] = amount[e][k];
                 } else {
-                    held[e * ep + gpuOf[e][k]] = false;
+                    clearHeld(e, gpuOf[e][k]);
                     dropped++;
                 }
             }
