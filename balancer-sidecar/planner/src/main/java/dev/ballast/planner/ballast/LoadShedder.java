@@ -25,8 +25,9 @@ public final class LoadShedder {
     private final int words;
     private final long[] nodeGpus;
     /**
-     * Whether an open GPU's room and index pack into one long (room << 15 | 32767 - GPU): the room of an open GPU is
-     * from 1 to target, so below 2^48, and the group has at most 32768 GPUs.
+     * Whether an open GPU's room and index pack into one long (room << 15 | 32767 - GPU), and a GPU's load of an
+     * expert and the expert (amount << 15 | 32767 - expert): rooms and amounts are at most the layer's tokens, below
+     * 2^48, and there are at most 32768 GPUs and experts.
      */
     private final boolean packable;
     /** run's scratch: the nodes holding a copy of the expert being shed. */
@@ -42,7 +43,7 @@ public final class LoadShedder {
         this.nodeDemand = demand.nodeDemand();
         this.nc = gt.nodeCount();
         this.bytes = bytes;
-        this.packable = gt.ep() <= (1 << 15) && target < (1L << 48);
+        this.packable = gt.ep() <= (1 << 15) && st.experts() <= (1 << 15) && demand.allTokens() < (1L << 48);
         this.words = (gt.ep() + 63) >>> 6;
         this.nodeGpus = new long[nc * words];
         for (int g = 0; g < gt.ep(); g++) {
@@ -78,7 +79,8 @@ public final class LoadShedder {
                 break;
             }
             long excess = load[gmax] - target;
-            int n = st.expertsOn(gmax, candE, candA);
+            int n = packable ? st.loadKeysOn(gmax, candA) : st.expertsOn(gmax, candE, candA);
+            long tried = Long.MAX_VALUE;
             boolean progress = false;
             // A new replica needs an open GPU; once balance has used them all up (most iterations near the end),
             // no expert of gmax can open one.
@@ -87,8 +89,25 @@ public final class LoadShedder {
                 room |= w != 0;
             }
             for (int i = 0; i < n && !progress; i++) {
-                int e = candE[i];
-                long a = candA[i];
+                int e;
+                long a;
+                if (packable) {
+                    // The candidates in turn, largest amount first (lowest expert on ties), without sorting them: the
+                    // next is the largest key below the last one tried, a branch-free max (the few tried usually end
+                    // it, and a sort's comparisons are ones the branch predictor cannot guess).
+                    long next = -1;
+                    for (int j = 0; j < n; j++) {
+                        long k = candA[j];
+                        long below = (k - tried) >> 63;
+                        next = Math.max(next, k & below | ~below);
+                    }
+                    tried = next;
+                    e = 32767 - (int) (next & 32767);
+                    a = next >>> 15;
+                } else {
+                    e = candE[i];
+                    a = candA[i];
+                }
                 // Option 1: an existing copy with room.
                 int bestG = -1;
                 long bestSlack = 0;

@@ -229,6 +229,28 @@ public final class SheddingState {
         load[to] += m;
     }
 
+    /**
+     * Experts with load on g into {@code out} as keys amount << 15 | 32767 - expert, in no order (the largest key is the
+     * largest amount, then the lowest expert); how many. For amounts below 2^48 and at most 32768 experts.
+     */
+    int loadKeysOn(int g, long[] out) {
+        int n = 0;
+        for (int e = firstHome[g]; e < firstHome[g + 1]; e++) {
+            if (amount[e][0] > 0) {
+                out[n++] = amount[e][0] << 15 | (32767 - e);
+            }
+        }
+        for (int i = 0; i < replicaCount[g]; i++) {
+            int e = replicasOn[g][i];
+            for (int k = 1; k < copies[e]; k++) {
+                if (gpuOf[e][k] == g && amount[e][k] > 0) {
+                    out[n++] = amount[e][k] << 15 | (32767 - e);
+                }
+            }
+        }
+        return n;
+    }
+
     /** Experts with load on g into {@code outE}/{@code outA}, largest amount first (lowest expert on ties); how many. */
     public int expertsOn(int g, int[] outE, long[] outA) {
         int n = 0;
