@@ -31,6 +31,8 @@ public final class LocalReplicas {
         // Pairs whose node already has a copy are left out, and each is valued with the copies already placed: values
         // only fall as copies are added, so the lazy re-queue below still pops the best current pair.
         LongMaxHeap queue = st.pairQueue();
+        // Loads are at most the layer's tokens: below 2^48 they pack with a GPU index (at most 32768 GPUs) into a key.
+        boolean packable = demand.allTokens() < (1L << 48) && gt.ep() <= (1 << 15);
         // nodeCoveredBy[x] == e + 1: node x holds a copy of expert e (likewise racks); no clearing between experts.
         int[] nodeCoveredBy = new int[nc];
         int[] rackCoveredBy = new int[gt.rackCount()];
@@ -74,10 +76,23 @@ public final class LocalReplicas {
                 continue;
             }
             int best = -1;
-            for (int i = gt.nodeMemberStart(x); i < gt.nodeMemberStart(x + 1); i++) {
-                int g = gt.nodeMember(i);
-                if (st.hasFreeSlot(g) && (best < 0 || st.load(g) < st.load(best))) {
-                    best = g;
+            if (packable) {
+                // The node's GPU with a free slot and the least load, the earliest on ties (members ascend), as the
+                // largest key (2^48 - 1 - load) << 15 | 32767 - GPU: a branch-free max instead of comparisons the
+                // branch predictor cannot guess.
+                long most = -1;
+                for (int i = gt.nodeMemberStart(x); i < gt.nodeMemberStart(x + 1); i++) {
+                    int g = gt.nodeMember(i);
+                    long key = ((1L << 48) - 1 - st.load(g)) << 15 | (32767 - g);
+                    most = Math.max(most, st.hasFreeSlot(g) ? key : -1);
+                }
+                best = most < 0 ? -1 : 32767 - (int) (most & 32767);
+            } else {
+                for (int i = gt.nodeMemberStart(x); i < gt.nodeMemberStart(x + 1); i++) {
+                    int g = gt.nodeMember(i);
+                    if (st.hasFreeSlot(g) && (best < 0 || st.load(g) < st.load(best))) {
+                        best = g;
+                    }
                 }
             }
             if (best < 0 || budget != null && !budget.tryAdd(st.home(e), best)) {
