@@ -111,12 +111,26 @@ public final class LoadShedder {
                 // Option 1: an existing copy with room.
                 int bestG = -1;
                 long bestSlack = 0;
-                for (int k = 0; k < st.copyCount(e); k++) {
-                    int x = st.copyGpu(e, k);
-                    long slack = target - load[x];
-                    if (x != gmax && slack > bestSlack) {
-                        bestG = x;
-                        bestSlack = slack;
+                if (packable) {
+                    // The copy with the most room (the first on ties) as the largest key room << 15 | 32767 - copy.
+                    long most = -1;
+                    for (int k = 0; k < st.copyCount(e); k++) {
+                        int x = st.copyGpu(e, k);
+                        long slack = target - load[x];
+                        most = Math.max(most, x != gmax && slack > 0 ? slack << 15 | (32767 - k) : -1);
+                    }
+                    if (most >= 0) {
+                        bestG = st.copyGpu(e, 32767 - (int) (most & 32767));
+                        bestSlack = most >>> 15;
+                    }
+                } else {
+                    for (int k = 0; k < st.copyCount(e); k++) {
+                        int x = st.copyGpu(e, k);
+                        long slack = target - load[x];
+                        if (x != gmax && slack > bestSlack) {
+                            bestG = x;
+                            bestSlack = slack;
+                        }
                     }
                 }
                 if (bestG >= 0) {

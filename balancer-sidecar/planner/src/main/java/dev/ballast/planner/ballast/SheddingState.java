@@ -218,12 +218,12 @@ public final class SheddingState {
 
     /** Moves {@code m} of expert e's load from its copy on {@code from} to its copy on {@code to}. */
     public void move(int e, int from, int to, long m) {
+        int[] gpu = gpuOf[e];
+        long[] carried = amount[e];
         for (int k = 0; k < copies[e]; k++) {
-            if (gpuOf[e][k] == from) {
-                amount[e][k] -= m;
-            } else if (gpuOf[e][k] == to) {
-                amount[e][k] += m;
-            }
+            // Conditional adds, not branches: where the two copies sit is what the branch predictor cannot guess.
+            int x = gpu[k];
+            carried[k] += x == from ? -m : x == to ? m : 0;
         }
         load[from] -= m;
         load[to] += m;
@@ -289,11 +289,13 @@ public final class SheddingState {
 
     /** Moves up to {@code d} of expert e's load from its most loaded copy to its copy on GPU g. */
     public void shift(int e, int g, long d) {
+        long[] carried = amount[e];
         int from = 0;
+        long most = carried[0];
         for (int k = 1; k < copies[e]; k++) {
-            if (amount[e][k] > amount[e][from]) {
-                from = k;
-            }
+            boolean more = carried[k] > most;
+            from = more ? k : from;
+            most = Math.max(most, carried[k]);
         }
         int fromGpu = gpuOf[e][from];
         long m = Math.min(d, amount[e][from]);
