@@ -36,10 +36,16 @@ public final class LocalReplicas {
         // nodeCoveredBy[x] == e + 1: node x holds a copy of expert e (likewise racks); no clearing between experts.
         int[] nodeCoveredBy = new int[nc];
         int[] rackCoveredBy = new int[gt.rackCount()];
+        // The experts some node's share of which may be worth a replica (each share is at most the total), listed by a
+        // conditional count, not a branch the predictor cannot guess.
+        int[] worth = st.expertScratch();
+        int worthy = 0;
         for (int e = 0; e < experts; e++) {
-            if (!(demand.total(e) * tokenBytes > minSavedBytes)) {
-                continue; // no node's share of the expert is worth a replica (each is at most its total)
-            }
+            worth[worthy] = e;
+            worthy += demand.total(e) * tokenBytes > minSavedBytes ? 1 : 0;
+        }
+        for (int i = 0; i < worthy; i++) {
+            int e = worth[i];
             for (int c = 0; c < st.copyCount(e); c++) {
                 int g = st.copyGpu(e, c);
                 nodeCoveredBy[gt.nodeIndex(g)] = e + 1;

@@ -41,6 +41,7 @@ public final class SheddingState {
     private final long[] candA;
     private final LongMaxHeap pairs;
     private final double[] budgetBytes;
+    private final int[] expertScratch;
 
     /** The thread's last state, kept for the next shed of the same shape (a plan sheds several times per layer). */
     private static final ThreadLocal<SheddingState> LAST = new ThreadLocal<>();
@@ -86,6 +87,7 @@ public final class SheddingState {
         this.candA = new long[candE.length];
         this.pairs = new LongMaxHeap(experts);
         this.budgetBytes = new double[ParameterBudget.length(ep)];
+        this.expertScratch = new int[experts];
     }
 
     /** The busiest-GPU tree over the loads, rebuilt from them (every GPU in). */
@@ -106,6 +108,11 @@ public final class SheddingState {
 
     long[] candidateAmounts() {
         return candA;
+    }
+
+    /** Scratch of one int per expert (contents left over from its last use). */
+    int[] expertScratch() {
+        return expertScratch;
     }
 
     /** An empty heap for the local replicas' queue. */
