@@ -78,7 +78,7 @@ public final class BalanceThenLocal {
             ParameterBudget budget = null;
             if (c.mode() == Mode.REPLICATE) {
                 budget = new ParameterBudget(gt, c.shape().weightBytesPerExpert(), c.shape().gradBytesPerExpert(),
-                        cost.computeSeconds(shedder.target(), gt.hardware()));
+                        cost.computeSeconds(shedder.target(), gt.hardware()), st.budgetScratch());
                 for (int e = 0; e < experts; e++) {
                     for (int k = 1; k < st.copyCount(e); k++) {
                         budget.add(st.copyGpu(e, 0), st.copyGpu(e, k), 1);

@@ -90,13 +90,20 @@ public final class BallastPlanner implements Planner {
         int workers = Math.min(threads, tasks);
         int[] sameAs = sameInputs(r, c);
         AtomicInteger next = new AtomicInteger();
-        // Each worker takes the next (layer, copy) until none is left, with its own scratch (cost model, search).
+        // Each worker takes the next (layer, copy) until none is left, with its own scratch (cost model, search, and
+        // the demand arrays of the layer it planned last, refilled for the next).
         Runnable worker = () -> {
             CostModel cost = c.newCostModel();
             PlacementSearch search = new PlacementSearch();
+            LayerDemand spent = null;
             for (int t = next.getAndIncrement(); t < tasks; t = next.getAndIncrement()) {
                 if (sameAs[t] == t) {
-                    out[t / dp][t % dp] = placeLayer(r, c, cost, search, t / dp, t % dp, staticP);
+                    int l = t / dp;
+                    int copy = t % dp;
+                    LayerDemand demand = LayerDemand.of(c.groupOfLayer(l, copy), r.predicted().counts(l, copy),
+                            c.shape().experts(), spent);
+                    out[l][copy] = placeLayer(r, c, cost, search, demand, l, copy, staticP);
+                    spent = demand;
                 }
             }
         };
@@ -166,14 +173,16 @@ public final class BallastPlanner implements Planner {
                 return t;
             });
 
-    /** One (layer, copy): its inputs are exactly what {@link #sameInputs} compares (keep the two in step). */
-    private LayerPlacement placeLayer(PlanRequest r, PlanningContext c, CostModel cost, PlacementSearch search, int l,
-                                      int copy, LayerPlacement staticP) {
+    /**
+     * One (layer, copy), {@code demand} summed from its counts: its inputs are exactly what {@link #sameInputs} compares
+     * (keep the two in step). Nothing it returns refers to {@code demand}.
+     */
+    private LayerPlacement placeLayer(PlanRequest r, PlanningContext c, CostModel cost, PlacementSearch search,
+                                      LayerDemand demand, int l, int copy, LayerPlacement staticP) {
         LayerPlacement current = r.current() == null ? null : r.current().placement(l, copy);
         GroupTopology gt = c.groupOfLayer(l, copy);
         long[] counts = r.predicted().counts(l, copy);
-        LayerScorer scorer = new LayerScorer(c, cost, search, gt, counts, LayerDemand.of(gt, counts, c.shape().experts()),
-                nodeShards);
+        LayerScorer scorer = new LayerScorer(c, cost, search, gt, counts, demand, nodeShards);
         return placeLayer(scorer, current, staticP);
     }
 

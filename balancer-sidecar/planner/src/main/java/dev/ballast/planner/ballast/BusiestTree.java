@@ -7,14 +7,21 @@ package dev.ballast.planner.ballast;
  */
 final class BusiestTree {
     private final long[] load;
+    private final int n;
     private final int leaves;
     /** winner[i] for i in [1, 2 * leaves): the busiest GPU under tree node i, -1 for none; leaf of GPU g at leaves + g. */
     private final int[] winner;
 
     BusiestTree(long[] load, int n) {
         this.load = load;
+        this.n = n;
         this.leaves = Integer.highestOneBit(Math.max(1, n - 1)) << 1;
         this.winner = new int[2 * leaves];
+        rebuild();
+    }
+
+    /** Re-reads every load and takes every GPU back in, as a new tree over the same array would. */
+    void rebuild() {
         for (int i = 0; i < leaves; i++) {
             winner[leaves + i] = i < n ? i : -1;
         }

@@ -17,6 +17,12 @@ public final class CandidateSelector {
     /** Compute-only max/mean (busiest GPU over the mean, as the bench reports it) insisted on first. */
     public static final double BALANCE_CAP = 1.05;
 
+    /**
+     * Relative margin by which a time bound at a load above the busiest must clear static's floor to settle a candidate
+     * ({@link #score}): far above the few units in the last place by which the bound can rise as the load falls.
+     */
+    static final double SETTLED_MARGIN = 1e-9;
+
     private final LayerScorer scorer;
     private final LayerPlacement staticP;
     /** Static's busiest GPU: all its experts are single-copy, so the rule's load of a GPU is its home load. */
@@ -27,6 +33,8 @@ public final class CandidateSelector {
      */
     private final double staticFloor;
     private double staticSeconds = Double.NaN;
+    /** The heaviest busiest load that is {@link Candidate#balanced}: balance is the busiest load at most this. */
+    private final long balancedLoad;
     /** Every candidate weighed, in order: the fallback takes the fastest. */
     private final List<Candidate> considered = new ArrayList<>();
 
@@ -41,6 +49,33 @@ public final class CandidateSelector {
         }
         this.staticMaxLoad = max;
         this.staticFloor = scorer.staticFloor(max);
+        this.balancedLoad = balancedLoad(scorer);
+    }
+
+    /**
+     * The largest load whose {@link LayerScorer#imbalance} is within {@link #BALANCE_CAP} (-1: none; Long.MAX_VALUE for
+     * an empty layer): imbalance never falls as the load grows, so a busiest load is balanced exactly when it is at most
+     * this.
+     */
+    static long balancedLoad(LayerScorer scorer) {
+        if (scorer.imbalance(Long.MAX_VALUE) <= BALANCE_CAP) {
+            return Long.MAX_VALUE;
+        }
+        if (scorer.imbalance(0) > BALANCE_CAP) {
+            return -1;
+        }
+        long lo = 0;
+        long hi = Long.MAX_VALUE;
+        // Invariant: lo is balanced, hi is not.
+        while (hi - lo > 1) {
+            long mid = lo + (hi - lo) / 2;
+            if (scorer.imbalance(mid) <= BALANCE_CAP) {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo;
     }
 
     /** A placement weighed by the selector: the rule's busiest load, and its predicted seconds over the interval. */
@@ -82,13 +117,33 @@ public final class CandidateSelector {
         return staticSeconds;
     }
 
-    /** Weighs {@code p}: the rule's busiest load and an upper bound on its time (its exact time when it is static). */
+    /**
+     * Weighs {@code p}: the rule's busiest load and an upper bound on its time (its exact time when it is static).
+     * <p>
+     * Most candidates are balanced and, bounded from above, faster than static's floor, and that settles them: the
+     * rule's search stops at the first feasible threshold it finds within balance (at least the busiest load, so that
+     * is balanced too), and the time bound at that load is below static's floor. The bound never falls as the load
+     * grows but for rounding in its last places (its compute and exposed parameter terms trade off), which the margin
+     * {@link #SETTLED_MARGIN} covers: the bound at the busiest load is below the floor as well. Such a candidate keeps
+     * the threshold as its load and bound: {@link #pick} reads the load only through {@link Candidate#balanced}, which
+     * it answers alike, and the bound only against the floor, with the same answer; {@link TopUp} never sees a balanced
+     * candidate. Otherwise the search runs on from where it stopped to the busiest load.
+     */
     public Candidate score(LayerPlacement p) {
         if (p.equals(staticP)) {
             return new Candidate(p, staticMaxLoad, staticSeconds(), staticSeconds());
         }
+        long atMost = scorer.maxLoadAtMost(p, balancedLoad);
+        double atMostBound = Double.NaN;
+        if (atMost <= balancedLoad) {
+            atMostBound = scorer.upperBound(p, atMost);
+            if (atMostBound * (1 + SETTLED_MARGIN) <= staticFloor) {
+                return new Candidate(p, atMost, atMostBound, Double.NaN);
+            }
+        }
         long max = scorer.maxLoad(p);
-        return new Candidate(p, max, scorer.upperBound(p, max), Double.NaN);
+        return new Candidate(p, max, max == atMost && !Double.isNaN(atMostBound) ? atMostBound : scorer.upperBound(p, max),
+                Double.NaN);
     }
 
     /** Exact, but the static floor and the candidate's bound usually settle it before any exact time is needed. */

@@ -62,6 +62,14 @@ public final class LayerScorer {
         return search.maxLoad(p);
     }
 
+    /**
+     * At least {@link #maxLoad}{@code (p)}, and at most {@code enough} when the rule's search finds a feasible threshold
+     * that low on its way (it stops there; {@link PlacementSearch#maxLoadAtMost}).
+     */
+    public long maxLoadAtMost(LayerPlacement p, long enough) {
+        return search.maxLoadAtMost(p, enough);
+    }
+
     /** The quota rule's loads on {@code p} and the expert its fill cannot place at {@code aim}. */
     public PlacementSearch.Probe probe(LayerPlacement p, long aim) {
         return search.probe(p, aim);

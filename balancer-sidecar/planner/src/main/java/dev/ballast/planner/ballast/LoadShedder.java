@@ -1,7 +1,6 @@
 package dev.ballast.planner.ballast;
 
 import dev.ballast.planner.model.GroupTopology;
-import dev.ballast.planner.model.StaticLayout;
 
 import java.util.Arrays;
 
@@ -22,8 +21,17 @@ public final class LoadShedder {
     private final long[] nodeDemand;
     private final int nc;
     private final TrafficBytes bytes;
-    /** chooseTarget's scratch: the score of a new copy on each node (every GPU of a node scores the same). */
-    private final double[] nodeScore;
+    /** Words of one bit per GPU, and bit g of nodeGpus[n * words + (g >>> 6)]: GPU g is on node n. */
+    private final int words;
+    private final long[] nodeGpus;
+    /**
+     * Whether an open GPU's room and index pack into one long (room << 15 | 32767 - GPU), and a GPU's load of an
+     * expert and the expert (amount << 15 | 32767 - expert): rooms and amounts are at most the layer's tokens, below
+     * 2^48, and there are at most 32768 GPUs and experts.
+     */
+    private final boolean packable;
+    /** run's scratch: the nodes holding a copy of the expert being shed. */
+    private final boolean[] covered;
 
     /** Sheds towards the mean of {@code demand}'s tokens over the group, within a thousandth of it. */
     public LoadShedder(GroupTopology gt, SheddingState st, LayerDemand demand, TrafficBytes bytes) {
@@ -35,7 +43,13 @@ public final class LoadShedder {
         this.nodeDemand = demand.nodeDemand();
         this.nc = gt.nodeCount();
         this.bytes = bytes;
-        this.nodeScore = new double[nc];
+        this.packable = gt.ep() <= (1 << 15) && st.experts() <= (1 << 15) && demand.allTokens() < (1L << 48);
+        this.words = (gt.ep() + 63) >>> 6;
+        this.nodeGpus = new long[nc * words];
+        for (int g = 0; g < gt.ep(); g++) {
+            nodeGpus[gt.nodeIndex(g) * words + (g >>> 6)] |= 1L << g;
+        }
+        this.covered = new boolean[nc];
     }
 
     /** The load shedding aims at: the mean load, rounded up. */
@@ -47,24 +61,26 @@ public final class LoadShedder {
     public void run() {
         int ep = st.ep();
         int experts = st.experts();
-        // The GPUs a new replica can go to: a free slot and load below target (kept up to date as loads move).
-        long[] open = new long[(ep + 63) >>> 6];
+        // The GPUs a new replica can go to: a free slot and load below target (kept up to date as loads move; every
+        // GPU's bit is written here, so the state's scratch needs no clearing).
+        long[] open = st.openScratch();
         for (int g = 0; g < ep; g++) {
             updateOpen(open, g);
         }
         // The busiest GPU not yet found stuck (no expert of it could shed).
-        BusiestTree busiest = new BusiestTree(load, ep);
+        BusiestTree busiest = st.busiestTree();
         int guard = 4 * (st.slots() * ep + ep + experts) + 16;
-        int[] candE = new int[StaticLayout.maxHomeCount(ep, experts) + st.slots()];
-        long[] candA = new long[candE.length];
-        boolean[] covered = new boolean[nc];
+        int[] candE = st.candidateExperts();
+        long[] candA = st.candidateAmounts();
+        boolean[] covered = this.covered;
         while (guard-- > 0) {
             int gmax = busiest.busiest();
             if (gmax < 0 || load[gmax] - target <= tol) {
                 break;
             }
             long excess = load[gmax] - target;
-            int n = st.expertsOn(gmax, candE, candA);
+            int n = packable ? st.loadKeysOn(gmax, candA) : st.expertsOn(gmax, candE, candA);
+            long tried = Long.MAX_VALUE;
             boolean progress = false;
             // A new replica needs an open GPU; once balance has used them all up (most iterations near the end),
             // no expert of gmax can open one.
@@ -73,17 +89,48 @@ public final class LoadShedder {
                 room |= w != 0;
             }
             for (int i = 0; i < n && !progress; i++) {
-                int e = candE[i];
-                long a = candA[i];
+                int e;
+                long a;
+                if (packable) {
+                    // The candidates in turn, largest amount first (lowest expert on ties), without sorting them: the
+                    // next is the largest key below the last one tried, a branch-free max (the few tried usually end
+                    // it, and a sort's comparisons are ones the branch predictor cannot guess).
+                    long next = -1;
+                    for (int j = 0; j < n; j++) {
+                        long k = candA[j];
+                        long below = (k - tried) >> 63;
+                        next = Math.max(next, k & below | ~below);
+                    }
+                    tried = next;
+                    e = 32767 - (int) (next & 32767);
+                    a = next >>> 15;
+                } else {
+                    e = candE[i];
+                    a = candA[i];
+                }
                 // Option 1: an existing copy with room.
                 int bestG = -1;
                 long bestSlack = 0;
-                for (int k = 0; k < st.copyCount(e); k++) {
-                    int x = st.copyGpu(e, k);
-                    long slack = target - load[x];
-                    if (x != gmax && slack > bestSlack) {
-                        bestG = x;
-                        bestSlack = slack;
+                if (packable) {
+                    // The copy with the most room (the first on ties) as the largest key room << 15 | 32767 - copy.
+                    long most = -1;
+                    for (int k = 0; k < st.copyCount(e); k++) {
+                        int x = st.copyGpu(e, k);
+                        long slack = target - load[x];
+                        most = Math.max(most, x != gmax && slack > 0 ? slack << 15 | (32767 - k) : -1);
+                    }
+                    if (most >= 0) {
+                        bestG = st.copyGpu(e, 32767 - (int) (most & 32767));
+                        bestSlack = most >>> 15;
+                    }
+                } else {
+                    for (int k = 0; k < st.copyCount(e); k++) {
+                        int x = st.copyGpu(e, k);
+                        long slack = target - load[x];
+                        if (x != gmax && slack > bestSlack) {
+                            bestG = x;
+                            bestSlack = slack;
+                        }
                     }
                 }
                 if (bestG >= 0) {
@@ -138,50 +185,76 @@ public final class LoadShedder {
      * The GPU for a new copy of e shed from {@code src}: the best by {@link #betterTarget} among the {@code open} GPUs
      * (a free slot and load below target) without a copy of e that have room for a useful share ({@code useful} tokens
      * below target); if none has that much room, the best open one.
+     * <p>
+     * Every GPU of a node has the node's score and is as near the source, so only a node's GPU with the most room (the
+     * earliest on ties) can win, and if it lacks a useful share's room so do the others: one candidate per node.
      */
-    private int chooseTarget(long[] open, int e, int src, long useful, boolean[] covered, int homeNode) {
+    int chooseTarget(long[] open, int e, int src, long useful, boolean[] covered, int homeNode) {
         int srcNode = gt.nodeIndex(src);
         int experts = st.experts();
         double tokenBytes = bytes.perToken();
-        for (int n = 0; n < nc; n++) {
-            nodeScore[n] = (covered[n] ? 0 : nodeDemand[n * experts + e] * tokenBytes) - bytes.perReplica(n == homeNode);
-        }
         int best = -1;
         double bestScore = 0;
         long bestSlack = 0;
         int any = -1;
         double anyScore = 0;
         long anySlack = 0;
-        for (int w = 0; w < open.length; w++) {
-            for (long bits = open[w]; bits != 0; bits &= bits - 1) {
-                int g = (w << 6) + Long.numberOfTrailingZeros(bits);
-                if (st.holds(e, g)) {
-                    continue;
+        for (int n = 0; n < nc; n++) {
+            int g = -1;
+            long slack = 0;
+            if (packable) {
+                // The node's candidate as room << 15 | 32767 - GPU, so that the most room, then the earliest GPU, is the
+                // largest key: a branch-free max per GPU instead of a comparison the branch predictor cannot guess.
+                long most = -1;
+                for (int w = 0; w < words; w++) {
+                    for (long bits = open[w] & nodeGpus[n * words + w] & ~st.heldWord(e, w); bits != 0; bits &= bits - 1) {
+                        int x = (w << 6) + Long.numberOfTrailingZeros(bits);
+                        most = Math.max(most, (target - load[x]) << 15 | (32767 - x));
+                    }
                 }
-                long slack = target - load[g];
-                double score = nodeScore[gt.nodeIndex(g)];
-                if (slack >= useful && (best < 0 || betterTarget(srcNode, g, score, slack, best, bestScore, bestSlack))) {
-                    best = g;
-                    bestScore = score;
-                    bestSlack = slack;
+                if (most >= 0) {
+                    g = 32767 - (int) (most & 32767);
+                    slack = most >>> 15;
                 }
-                if (any < 0 || betterTarget(srcNode, g, score, slack, any, anyScore, anySlack)) {
-                    any = g;
-                    anyScore = score;
-                    anySlack = slack;
+            } else {
+                for (int w = 0; w < words; w++) {
+                    for (long bits = open[w] & nodeGpus[n * words + w] & ~st.heldWord(e, w); bits != 0; bits &= bits - 1) {
+                        int x = (w << 6) + Long.numberOfTrailingZeros(bits);
+                        if (g < 0 || target - load[x] > slack) {
+                            g = x;
+                            slack = target - load[x];
+                        }
+                    }
                 }
+            }
+            if (g < 0) {
+                continue;
+            }
+            double score = (covered[n] ? 0 : nodeDemand[n * experts + e] * tokenBytes) - bytes.perReplica(n == homeNode);
+            if (slack >= useful && (best < 0 || betterTarget(srcNode, g, score, slack, best, bestScore, bestSlack))) {
+                best = g;
+                bestScore = score;
+                bestSlack = slack;
+            }
+            if (any < 0 || betterTarget(srcNode, g, score, slack, any, anyScore, anySlack)) {
+                any = g;
+                anyScore = score;
+                anySlack = slack;
             }
         }
         return best >= 0 ? best : any;
     }
 
-    /** Higher score first (net bytes saved); on ties a GPU on the source's node, then more room; else the earlier GPU. */
+    /**
+     * Higher score first (net bytes saved); on ties a GPU on the source's node, then more room; else the earlier GPU
+     * (nodes need not be runs of GPUs, so the candidates of later nodes may come earlier).
+     */
     private boolean betterTarget(int srcNode, int g, double score, long slack, int best, double bestScore, long bestSlack) {
         if (score != bestScore) {
             return score > bestScore;
         }
         boolean near = gt.nodeIndex(g) == srcNode;
         boolean bestNear = gt.nodeIndex(best) == srcNode;
-        return near != bestNear ? near : slack > bestSlack;
+        return near != bestNear ? near : slack != bestSlack ? slack > bestSlack : g < best;
     }
 }

@@ -30,14 +30,22 @@ public final class LocalReplicas {
         double crossRackWeight = Math.max(1, gt.hardware().nicGBps() / gt.hardware().crossRackGBps());
         // Pairs whose node already has a copy are left out, and each is valued with the copies already placed: values
         // only fall as copies are added, so the lazy re-queue below still pops the best current pair.
-        LongMaxHeap queue = new LongMaxHeap(experts);
+        LongMaxHeap queue = st.pairQueue();
+        // Loads are at most the layer's tokens: below 2^48 they pack with a GPU index (at most 32768 GPUs) into a key.
+        boolean packable = demand.allTokens() < (1L << 48) && gt.ep() <= (1 << 15);
         // nodeCoveredBy[x] == e + 1: node x holds a copy of expert e (likewise racks); no clearing between experts.
         int[] nodeCoveredBy = new int[nc];
         int[] rackCoveredBy = new int[gt.rackCount()];
+        // The experts some node's share of which may be worth a replica (each share is at most the total), listed by a
+        // conditional count, not a branch the predictor cannot guess.
+        int[] worth = st.expertScratch();
+        int worthy = 0;
         for (int e = 0; e < experts; e++) {
-            if (!(demand.total(e) * tokenBytes > minSavedBytes)) {
-                continue; // no node's share of the expert is worth a replica (each is at most its total)
-            }
+            worth[worthy] = e;
+            worthy += demand.total(e) * tokenBytes > minSavedBytes ? 1 : 0;
+        }
+        for (int i = 0; i < worthy; i++) {
+            int e = worth[i];
             for (int c = 0; c < st.copyCount(e); c++) {
                 int g = st.copyGpu(e, c);
                 nodeCoveredBy[gt.nodeIndex(g)] = e + 1;
@@ -74,10 +82,23 @@ public final class LocalReplicas {
                 continue;
             }
             int best = -1;
-            for (int i = gt.nodeMemberStart(x); i < gt.nodeMemberStart(x + 1); i++) {
-                int g = gt.nodeMember(i);
-                if (st.hasFreeSlot(g) && (best < 0 || st.load(g) < st.load(best))) {
-                    best = g;
+            if (packable) {
+                // The node's GPU with a free slot and the least load, the earliest on ties (members ascend), as the
+                // largest key (2^48 - 1 - load) << 15 | 32767 - GPU: a branch-free max instead of comparisons the
+                // branch predictor cannot guess.
+                long most = -1;
+                for (int i = gt.nodeMemberStart(x); i < gt.nodeMemberStart(x + 1); i++) {
+                    int g = gt.nodeMember(i);
+                    long key = ((1L << 48) - 1 - st.load(g)) << 15 | (32767 - g);
+                    most = Math.max(most, st.hasFreeSlot(g) ? key : -1);
+                }
+                best = most < 0 ? -1 : 32767 - (int) (most & 32767);
+            } else {
+                for (int i = gt.nodeMemberStart(x); i < gt.nodeMemberStart(x + 1); i++) {
+                    int g = gt.nodeMember(i);
+                    if (st.hasFreeSlot(g) && (best < 0 || st.load(g) < st.load(best))) {
+                        best = g;
+                    }
                 }
             }
             if (best < 0 || budget != null && !budget.tryAdd(st.home(e), best)) {

@@ -11,6 +11,11 @@ final class LongMaxHeap {
         a = new long[Math.max(1, capacity)];
     }
 
+    /** Empties the heap, keeping its array. */
+    void clear() {
+        n = 0;
+    }
+
     boolean isEmpty() {
         return n == 0;
     }
@@ -60,9 +65,9 @@ final class LongMaxHeap {
             if (child >= n) {
                 break;
             }
-            if (child + 1 < n && a[child + 1] > a[child]) {
-                child++;
-            }
+            // The larger child without a branch on the keys (which one it is, the predictor cannot guess).
+            long right = child + 1 < n ? a[child + 1] : Long.MIN_VALUE;
+            child += right > a[child] ? 1 : 0;
             if (a[child] <= x) {
                 break;
             }

@@ -3,6 +3,8 @@ package dev.ballast.planner.ballast;
 import dev.ballast.planner.model.GroupTopology;
 import dev.ballast.planner.model.LinkClass;
 
+import java.util.Arrays;
+
 /**
  * Replica refresh and gradient-return bytes per GPU, link (NVLink, NIC, cross-rack) and direction, against what each
  * link moves in one layer's compute time at the balanced load: a replica that keeps every link within that is hidden
@@ -19,10 +21,19 @@ public final class ParameterBudget {
 
     /** A budget of {@code computeSec} on every link of every GPU of the group, nothing counted yet. */
     public ParameterBudget(GroupTopology gt, double weightBytes, double gradBytes, double computeSec) {
+        this(gt, weightBytes, gradBytes, computeSec, new double[length(gt.ep())]);
+    }
+
+    /**
+     * As the public constructor, counting in {@code scratch} (at least {@link #length} long, cleared here), which the
+     * budget owns until its caller drops it.
+     */
+    ParameterBudget(GroupTopology gt, double weightBytes, double gradBytes, double computeSec, double[] scratch) {
         this.gt = gt;
         this.weightBytes = weightBytes;
         this.gradBytes = gradBytes;
-        this.bytes = new double[gt.ep() * 6];
+        this.bytes = scratch;
+        Arrays.fill(bytes, 0, length(gt.ep()), 0);
         cap[0] = computeSec * gt.hardware().bytesPerSecond(LinkClass.NVLINK);
         cap[1] = computeSec * gt.hardware().bytesPerSecond(LinkClass.NETWORK);
         cap[2] = computeSec * gt.hardware().bytesPerSecond(LinkClass.CROSS_RACK);
@@ -36,6 +47,11 @@ public final class ParameterBudget {
         }
         add(h, g, -1);
         return false;
+    }
+
+    /** The byte counts' length for a group of {@code ep} GPUs. */
+    static int length(int ep) {
+        return ep * 6;
     }
 
     private boolean within(int g) {

@@ -20,14 +20,28 @@ public final class SheddingState {
     private final long[][] amount;
     private final int[][] replicasOn;
     private final int[] replicaCount;
-    /** held[e * ep + g]: GPU g has a copy of expert e. */
-    private final boolean[] held;
+    /** Words of one bit per GPU. */
+    private final int words;
+    /** Bit g of held[e * words + (g >>> 6)]: GPU g has a copy of expert e (as words, for the shedder's set algebra). */
+    private final long[] held;
     /**
      * The static layout of this shape, looked up instead of divided out in the hot loops: GPU g's homes are experts
      * firstHome[g] to firstHome[g + 1] - 1, and expert e's home is homeOf[e].
      */
     private final int[] firstHome;
     private final int[] homeOf;
+    /**
+     * Scratch of the greedies that run on this state, kept with it so that a thread's layers allocate none (fresh
+     * memory is memory the cache has not seen): the shedder's busiest-GPU tree over {@link #load}, its set of open
+     * GPUs and candidate lists, the local replicas' queue and the parameter budget's byte counts.
+     */
+    private final BusiestTree busiest;
+    private final long[] open;
+    private final int[] candE;
+    private final long[] candA;
+    private final LongMaxHeap pairs;
+    private final double[] budgetBytes;
+    private final int[] expertScratch;
 
     /** The thread's last state, kept for the next shed of the same shape (a plan sheds several times per layer). */
     private static final ThreadLocal<SheddingState> LAST = new ThreadLocal<>();
@@ -56,7 +70,8 @@ public final class SheddingState {
         this.amount = new long[experts][];
         this.replicasOn = new int[ep][slots];
         this.replicaCount = new int[ep];
-        this.held = new boolean[experts * ep];
+        this.words = (ep + 63) >>> 6;
+        this.held = new long[experts * words];
         for (int e = 0; e < experts; e++) {
             gpuOf[e] = new int[2];
             amount[e] = new long[2];
@@ -66,6 +81,49 @@ public final class SheddingState {
             firstHome[g] = StaticLayout.firstExpert(g, ep, experts);
         }
         this.homeOf = StaticLayout.homes(ep, experts);
+        this.busiest = new BusiestTree(load, ep);
+        this.open = new long[(ep + 63) >>> 6];
+        this.candE = new int[StaticLayout.maxHomeCount(ep, experts) + slots];
+        this.candA = new long[candE.length];
+        this.pairs = new LongMaxHeap(experts);
+        this.budgetBytes = new double[ParameterBudget.length(ep)];
+        this.expertScratch = new int[experts];
+    }
+
+    /** The busiest-GPU tree over the loads, rebuilt from them (every GPU in). */
+    BusiestTree busiestTree() {
+        busiest.rebuild();
+        return busiest;
+    }
+
+    /** Scratch bitset of one bit per GPU (contents left over from its last use). */
+    long[] openScratch() {
+        return open;
+    }
+
+    /** Scratch for {@link #expertsOn}: room for every expert one GPU can hold. */
+    int[] candidateExperts() {
+        return candE;
+    }
+
+    long[] candidateAmounts() {
+        return candA;
+    }
+
+    /** Scratch of one int per expert (contents left over from its last use). */
+    int[] expertScratch() {
+        return expertScratch;
+    }
+
+    /** An empty heap for the local replicas' queue. */
+    LongMaxHeap pairQueue() {
+        pairs.clear();
+        return pairs;
+    }
+
+    /** Scratch for a {@link ParameterBudget} of this group (contents left over from its last use). */
+    double[] budgetScratch() {
+        return budgetBytes;
     }
 
     private void reset(LayerDemand demand) {
@@ -73,12 +131,12 @@ public final class SheddingState {
         Arrays.fill(replicaCount, 0);
         for (int e = 0; e < experts; e++) {
             for (int k = 0; k < copies[e]; k++) {
-                held[e * ep + gpuOf[e][k]] = false;
+                clearHeld(e, gpuOf[e][k]);
             }
             int h = homeOf[e];
             long t = demand.total(e);
             gpuOf[e][0] = h;
-            held[e * ep + h] = true;
+            setHeld(e, h);
             amount[e][0] = t;
             copies[e] = 1;
             load[h] += t;
@@ -136,7 +194,20 @@ public final class SheddingState {
     }
 
     public boolean holds(int e, int g) {
-        return held[e * ep + g];
+        return (held[e * words + (g >>> 6)] & 1L << g) != 0;
+    }
+
+    /** Word w of the set of GPUs holding a copy of e: bit g - 64 w is GPU g. */
+    long heldWord(int e, int w) {
+        return held[e * words + w];
+    }
+
+    private void setHeld(int e, int g) {
+        held[e * words + (g >>> 6)] |= 1L << g;
+    }
+
+    private void clearHeld(int e, int g) {
+        held[e * words + (g >>> 6)] &= ~(1L << g);
     }
 
     /** Opens a replica of e on g (which must not hold e and must have a free slot); it carries nothing yet. */
@@ -146,7 +217,7 @@ public final class SheddingState {
             amount[e] = Arrays.copyOf(amount[e], copies[e] * 2);
         }
         gpuOf[e][copies[e]] = g;
-        held[e * ep + g] = true;
+        setHeld(e, g);
         amount[e][copies[e]] = 0;
         copies[e]++;
         replicasOn[g][replicaCount[g]++] = e;
@@ -154,15 +225,37 @@ public final class SheddingState {
 
     /** Moves {@code m} of expert e's load from its copy on {@code from} to its copy on {@code to}. */
     public void move(int e, int from, int to, long m) {
+        int[] gpu = gpuOf[e];
+        long[] carried = amount[e];
         for (int k = 0; k < copies[e]; k++) {
-            if (gpuOf[e][k] == from) {
-                amount[e][k] -= m;
-            } else if (gpuOf[e][k] == to) {
-                amount[e][k] += m;
-            }
+            // Conditional adds, not branches: where the two copies sit is what the branch predictor cannot guess.
+            int x = gpu[k];
+            carried[k] += x == from ? -m : x == to ? m : 0;
         }
         load[from] -= m;
         load[to] += m;
+    }
+
+    /**
+     * Experts with load on g into {@code out} as keys amount << 15 | 32767 - expert, in no order (the largest key is the
+     * largest amount, then the lowest expert); how many. For amounts below 2^48 and at most 32768 experts.
+     */
+    int loadKeysOn(int g, long[] out) {
+        int n = 0;
+        for (int e = firstHome[g]; e < firstHome[g + 1]; e++) {
+            if (amount[e][0] > 0) {
+                out[n++] = amount[e][0] << 15 | (32767 - e);
+            }
+        }
+        for (int i = 0; i < replicaCount[g]; i++) {
+            int e = replicasOn[g][i];
+            for (int k = 1; k < copies[e]; k++) {
+                if (gpuOf[e][k] == g && amount[e][k] > 0) {
+                    out[n++] = amount[e][k] << 15 | (32767 - e);
+                }
+            }
+        }
+        return n;
     }
 
     /** Experts with load on g into {@code outE}/{@code outA}, largest amount first (lowest expert on ties); how many. */
@@ -203,11 +296,13 @@ public final class SheddingState {
 
     /** Moves up to {@code d} of expert e's load from its most loaded copy to its copy on GPU g. */
     public void shift(int e, int g, long d) {
+        long[] carried = amount[e];
         int from = 0;
+        long most = carried[0];
         for (int k = 1; k < copies[e]; k++) {
-            if (amount[e][k] > amount[e][from]) {
-                from = k;
-            }
+            boolean more = carried[k] > most;
+            from = more ? k : from;
+            most = Math.max(most, carried[k]);
         }
         int fromGpu = gpuOf[e][from];
         long m = Math.min(d, amount[e][from]);
@@ -226,7 +321,7 @@ public final class SheddingState {
                     gpuOf[e][w] = gpuOf[e][k];
                     amount[e][w++] = amount[e][k];
                 } else {
-                    held[e * ep + gpuOf[e][k]] = false;
+                    clearHeld(e, gpuOf[e][k]);
                     dropped++;
                 }
             }

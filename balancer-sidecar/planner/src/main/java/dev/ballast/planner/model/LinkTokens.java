@@ -34,8 +34,13 @@ public final class LinkTokens {
          * the counts.
          */
         public static long[] received(GroupTopology gt, long[] counts, int experts, long[] nodeDemand, long[] total) {
+            return received(gt, counts, experts, nodeDemand, total, new long[gt.ep() * 4]);
+        }
+
+        /** {@link #received(GroupTopology, long[], int, long[], long[])} into {@code recv} (every entry written). */
+        public static long[] received(GroupTopology gt, long[] counts, int experts, long[] nodeDemand, long[] total,
+                                      long[] recv) {
             int ep = gt.ep();
-            long[] recv = new long[ep * 4];
             int nodes = gt.nodeCount();
             for (int g = 0; g < ep; g++) {
                 int from = StaticLayout.firstExpert(g, ep, experts);

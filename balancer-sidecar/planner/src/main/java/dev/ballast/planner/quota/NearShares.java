@@ -82,7 +82,8 @@ final class NearShares {
             int g = byRack ? gt.rackIndex(gpu) : gt.nodeIndex(gpu);
             long d = sum[g];
             int m = copies[g];
-            out[start + j] = d / m + (rank[g] < d % m ? 1 : 0);
+            // A group's only copy takes all of it (most groups have one copy: no division needed, a slow instruction).
+            out[start + j] = m == 1 ? d : d / m + (rank[g] < d % m ? 1 : 0);
             rank[g]++;
         }
         // Only the copies' groups were touched: clear those (k of them at most, against every node or rack).

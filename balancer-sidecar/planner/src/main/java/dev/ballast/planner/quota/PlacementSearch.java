@@ -27,6 +27,8 @@ public final class PlacementSearch {
     private long all;
     /** The placement the rule's state describes in this layer, null before the first search. */
     private LayerPlacement searched;
+    /** Whether the rule's search has found the threshold for {@code searched} (else {@link #maxLoadAtMost} stopped it). */
+    private boolean found;
     /** Whether the rule's loads and quotas are step 9's fill (a probe at its aim replaces them). */
     private boolean atThreshold;
 
@@ -84,6 +86,24 @@ public final class PlacementSearch {
         return rule.maxLoad();
     }
 
+    /**
+     * At least {@link #maxLoad}{@code (p)}: a feasible threshold of step 8 as soon as the search has found one at most
+     * {@code enough} (it stops there, and the next question about {@code p} goes on from there), else the busiest load
+     * itself. For a caller that only asks whether the busiest load is at most {@code enough}, and what follows from
+     * that, in fewer fills than the whole search.
+     */
+    public long maxLoadAtMost(LayerPlacement p, long enough) {
+        start(p);
+        if (!found) {
+            if (!rule.advance(enough)) {
+                return rule.feasibleSide();
+            }
+            found = true;
+            atThreshold = true;
+        }
+        return maxLoad(p);
+    }
+
     /** The {@link Probe} of {@code p} at {@code aim}. */
     public Probe probe(LayerPlacement p, long aim) {
         searchAtThreshold(p);
@@ -127,17 +147,27 @@ public final class PlacementSearch {
 
     /** Steps 1-9 on {@code p} unless the rule holds them already; then step 9's fill, if a probe replaced it. */
     private void searchAtThreshold(LayerPlacement p) {
+        start(p);
+        if (!found) {
+            rule.advance(-1);
+            found = true;
+        } else if (!atThreshold) {
+            rule.fillAtThreshold();
+        }
+        atThreshold = true;
+    }
+
+    /** Steps 1-7 on {@code p} and step 8 set to start, unless the rule holds {@code p} already. */
+    private void start(LayerPlacement p) {
         if (gt == null) {
             throw new IllegalStateException("no layer: call startLayer first");
         }
         if (!p.sameCopiesAs(searched)) { // the rule reads the copies only, not masters or shards
             rule.prepare(gt, p, counts, totals, nodeSums);
-            rule.search(null);
+            rule.begin(null);
             searched = p;
-        } else if (!atThreshold) {
-            rule.fillAtThreshold();
+            found = false;
         }
-        atThreshold = true;
     }
 
     /**

@@ -21,6 +21,11 @@ final class PreparedPlacement {
     /** The multi-copy experts, load descending, then index ascending: order[0, multi). */
     int multi;
     int[] order = new int[0];
+    /**
+     * The multi-copy experts ascending, multiAsc[0, multi): the later steps visit these alone instead of every expert
+     * (a planner's placement has a few dozen of 256).
+     */
+    private int[] multiAsc = new int[0];
     /** slot[e]: expert e's position in order (its column in col), -1 for single-copy experts. */
     int[] slot = new int[0];
     /**
@@ -89,7 +94,7 @@ final class PreparedPlacement {
             if (p.copies(e) == 1) {
                 base[p.copyGpu(p.copyStart(e))] += total[e];
             } else {
-                multi++;
+                multiAsc[multi++] = e;
             }
         }
         // Step 3: multi-copy experts by load descending, then expert index ascending.
@@ -129,7 +134,7 @@ final class PreparedPlacement {
         }
         lo = Math.max((all + ep - 1) / ep, maxBase);
         hi = Math.max(maxReach, lo);
-        buildCopyTables(experts);
+        buildCopyTables();
     }
 
     /**
@@ -188,6 +193,7 @@ final class PreparedPlacement {
         if (slot.length < experts) {
             slot = new int[experts];
             order = new int[experts];
+            multiAsc = new int[experts];
             keys = new long[experts];
             totalBuf = new long[experts];
         }
@@ -199,24 +205,26 @@ final class PreparedPlacement {
         }
     }
 
-    /** Each copy's expert, and the multi-copy copies on each GPU (ascending copy index), for pass C. */
-    private void buildCopyTables(int experts) {
+    /**
+     * The multi-copy experts' copies on each GPU (ascending copy index) and each such copy's expert, for pass C, which
+     * reads no other copy. Copy indices ascend with the expert, so visiting the experts ascending keeps that order.
+     */
+    private void buildCopyTables() {
         Arrays.fill(gpuStart, 0, ep + 1, 0);
-        for (int e = 0; e < experts; e++) {
-            boolean several = p.copies(e) > 1;
+        for (int i = 0; i < multi; i++) {
+            int e = multiAsc[i];
             for (int c = p.copyStart(e); c < p.copyStart(e) + p.copies(e); c++) {
                 copyExpert[c] = e;
-                if (several) {
-                    gpuStart[p.copyGpu(c) + 1]++;
-                }
+                gpuStart[p.copyGpu(c) + 1]++;
             }
         }
         for (int g = 0; g < ep; g++) {
             gpuStart[g + 1] += gpuStart[g];
         }
         System.arraycopy(gpuStart, 0, gpuFill, 0, ep);
-        for (int c = 0; c < p.totalCopies(); c++) {
-            if (p.copies(copyExpert[c]) > 1) {
+        for (int i = 0; i < multi; i++) {
+            int e = multiAsc[i];
+            for (int c = p.copyStart(e); c < p.copyStart(e) + p.copies(e); c++) {
                 gpuCopy[gpuFill[p.copyGpu(c)]++] = c;
             }
         }
@@ -225,14 +233,13 @@ final class PreparedPlacement {
     /** Fills {@code order[0, multi)} with the multi-copy experts, load descending, then index ascending. */
     private void sortByLoadDescending(int experts) {
         int m = 0;
-        for (int e = 0; e < experts; e++) {
-            if (p.copies(e) >= 2) {
-                if (total[e] >= (1L << 49) || experts > (1 << 14)) {
-                    throw new ArithmeticException("expert load " + total[e] + " too large for the quota rule's sort key");
-                }
-                // Ascending sort of (load, -index) read backwards gives load descending, index ascending.
-                keys[m++] = (total[e] << 14) | ((1 << 14) - 1 - e);
+        for (int i = 0; i < multi; i++) {
+            int e = multiAsc[i];
+            if (total[e] >= (1L << 49) || experts > (1 << 14)) {
+                throw new ArithmeticException("expert load " + total[e] + " too large for the quota rule's sort key");
             }
+            // Ascending sort of (load, -index) read backwards gives load descending, index ascending.
+            keys[m++] = (total[e] << 14) | ((1 << 14) - 1 - e);
         }
         Arrays.sort(keys, 0, m);
         for (int i = 0; i < m; i++) {

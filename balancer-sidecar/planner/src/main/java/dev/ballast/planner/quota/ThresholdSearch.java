@@ -31,6 +31,20 @@ final class ThresholdSearch {
     private long[] keptLoad = new long[0];
     private long[] keptQuota = new long[0];
     private long keptAt = -1;
+    /**
+     * Step 8 between {@link #begin} and the end of {@link #advance}: the capacities in force, the infeasible side
+     * {@code lo} and feasible side {@code hi} (every load of a fill at a feasible threshold is at most it), where the
+     * gallop is ({@code probe}, {@code step}; {@code galloping} false once it has ended), and whether the threshold is
+     * found (step 9 done).
+     */
+    private long[] cap8;
+    private boolean exceeded;
+    private long lo8;
+    private long hi8;
+    private long probe8;
+    private long step8;
+    private boolean galloping;
+    private boolean found;
 
     /**
      * Steps 1-5 for {@code p} on {@code counts}; {@code totals} and {@code nodeSums} as {@link PreparedPlacement#prepare}
@@ -57,20 +71,50 @@ final class ThresholdSearch {
      * {@code quota} (single-copy experts included) as step 9 defines them; returns whether capacities were dropped.
      */
     boolean search(long[] capacity) {
-        long lo = in.lo;
-        long hi = in.hi;
+        begin(capacity);
+        advance(-1);
+        return exceeded;
+    }
+
+    /** Step 7 on the prepared placement, and step 8 set to start; {@link #advance} runs it. */
+    void begin(long[] capacity) {
         // Step 7: capacities apply only if the rule can meet them at all.
         long[] cap = capacity;
-        boolean exceeded = false;
-        if (cap != null && fillKept(hi, cap) >= 0) {
+        exceeded = false;
+        if (cap != null && fillKept(in.hi, cap) >= 0) {
             cap = null;
             exceeded = true;
         }
+        cap8 = cap;
+        lo8 = in.lo;
+        hi8 = in.hi;
+        step8 = Math.max(1, in.lo / 256);
+        probe8 = in.lo;
+        galloping = true;
+        found = false;
+    }
+
+    /**
+     * Steps 8 and 9 from where the last call left them, until the threshold is found (true: step 9's loads and quotas
+     * are in {@link #load} and {@link #quota}) or the feasible side {@link #feasibleSide} is at most {@code stopAt}
+     * (false; a later call goes on exactly where this one stopped, so the threshold found is the same).
+     */
+    boolean advance(long stopAt) {
+        if (found) {
+            return true;
+        }
+        long[] cap = cap8;
+        long lo = lo8;
+        long hi = hi8;
         // Step 8: gallop up from lo in steps of max(1, lo/256), doubling, to the first feasible probe (hi is always
         // feasible), then bisect until the feasible hi is within lo/1024 of the infeasible side.
-        long step = Math.max(1, lo / 256);
-        long probe = lo;
-        while (probe < hi) {
+        long step = step8;
+        long probe = probe8;
+        while (galloping && probe < hi) {
+            if (hi <= stopAt) {
+                stop(lo, hi, probe, step);
+                return false;
+            }
             if (fillKept(probe, cap) < 0) {
                 hi = probe;
                 break;
@@ -79,8 +123,13 @@ final class ThresholdSearch {
             probe = Math.min(hi, probe + step);
             step *= 2;
         }
+        galloping = false;
         long tolerance = in.lo / SEARCH_TOLERANCE;
         while (hi - lo > tolerance) {
+            if (hi <= stopAt) {
+                stop(lo, hi, probe, step);
+                return false;
+            }
             long mid = lo + (hi - lo) / 2;
             if (fillKept(mid, cap) < 0) {
                 hi = mid;
@@ -88,6 +137,8 @@ final class ThresholdSearch {
                 lo = mid + 1;
             }
         }
+        found = true;
+        hi8 = hi;
         threshold = hi;
         // hi is feasible; its fill is kept unless no probe reached it (the gallop stops short of the initial hi).
         if (keptAt != hi) {
@@ -100,7 +151,19 @@ final class ThresholdSearch {
             }
         }
         fillAtThreshold();
-        return exceeded;
+        return true;
+    }
+
+    private void stop(long lo, long hi, long probe, long step) {
+        lo8 = lo;
+        hi8 = hi;
+        probe8 = probe;
+        step8 = step;
+    }
+
+    /** The lowest threshold step 8 has found feasible so far (the initial hi before any): at least step 9's loads. */
+    long feasibleSide() {
+        return hi8;
     }
 
     /** Step 9: the fill at the found threshold, single-copy experts' quotas included (a copy of the kept fill). */

@@ -38,6 +38,33 @@ class CandidateSelectorTest {
         assertThat(picked).isPositive();
     }
 
+    /**
+     * What lets {@link CandidateSelector#score} settle a candidate at a load above its busiest: balance is a load at most
+     * {@code balancedLoad}, and the time bound at a lower load is never above the bound at a higher one by the margin.
+     */
+    @Test
+    void balanceIsALoadLimitAndTheBoundRisesWithTheLoadWithinTheMargin() {
+        SplittableRandom rnd = new SplittableRandom(2);
+        for (int trial = 0; trial < 30; trial++) {
+            PlanningContext ctx = LayerFixtures.context("nodes=2,gpusPerNode=4,racks=2", 32, 2, Mode.REPLICATE);
+            GroupTopology gt = ctx.group(0, 0);
+            LayerScorer scorer = LayerFixtures.scorer(ctx, gt, LayerFixtures.skewed(rnd, 8, 32));
+            long limit = CandidateSelector.balancedLoad(scorer);
+            assertThat(scorer.imbalance(limit)).isLessThanOrEqualTo(CandidateSelector.BALANCE_CAP);
+            assertThat(scorer.imbalance(limit + 1)).isGreaterThan(CandidateSelector.BALANCE_CAP);
+            LayerPlacement p = LocalShareCandidates.shed(ctx, gt, scorer.demand(), rnd.nextInt(9), null);
+            long max = scorer.maxLoad(p);
+            double previous = scorer.upperBound(p, max);
+            for (long load = max + 1; load < max + 200; load += 1 + rnd.nextInt(3)) {
+                double bound = scorer.upperBound(p, load);
+                assertThat(previous).as("trial %d load %d", trial, load)
+                        .isLessThanOrEqualTo(bound * (1 + CandidateSelector.SETTLED_MARGIN));
+                previous = bound;
+            }
+            assertThat(scorer.upperBound(p, max)).isGreaterThanOrEqualTo(scorer.seconds(p, null));
+        }
+    }
+
     @Test
     void staticIsNeverPickedButIsTheFallbackWhenItIsBalanced() {
         PlanningContext ctx = LayerFixtures.context("nodes=2,gpusPerNode=4,racks=1", 8, 2, Mode.REPLICATE);

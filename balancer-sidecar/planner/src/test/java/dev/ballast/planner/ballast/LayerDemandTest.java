@@ -58,6 +58,26 @@ class LayerDemandTest {
     }
 
     @Test
+    void refillingASpentDemandGivesTheSameSumsAsAFreshOne() {
+        SplittableRandom rnd = new SplittableRandom(2);
+        LayerDemand spent = null;
+        for (int trial = 0; trial < 40; trial++) {
+            int ep = 4 * (1 + rnd.nextInt(2));
+            int experts = ep + rnd.nextInt(ep);
+            GroupTopology gt = Fixtures.group(ep, 2, 1 + rnd.nextInt(2));
+            long[] counts = Fixtures.counts(rnd, ep, experts, 1 + rnd.nextInt(1000));
+            LayerDemand fresh = LayerDemand.of(gt, counts, experts);
+            LayerDemand d = LayerDemand.of(gt, counts, experts, spent);
+            assertThat(d.totals()).containsExactly(fresh.totals());
+            assertThat(d.nodeDemand()).containsExactly(fresh.nodeDemand());
+            assertThat(d.homeRecv()).containsExactly(fresh.homeRecv());
+            assertThat(d.allTokens()).isEqualTo(fresh.allTokens());
+            assertThat(d.maxSent()).isEqualTo(fresh.maxSent());
+            spent = d; // shapes vary: some trials refill, others allocate
+        }
+    }
+
+    @Test
     void badCountsAreRejectedByName() {
         GroupTopology gt = Fixtures.group(2, 2, 1);
         assertThatThrownBy(() -> LayerDemand.of(gt, new long[] {1, 2, -3, 4}, 2)).hasMessageContaining("negative count at source 1 expert 0");

@@ -56,6 +56,41 @@ class SheddingStateTest {
         assertThat(p.expertsOn(1)).containsExactly(2, 3);
     }
 
+    /** The shedder's packed keys, largest first, are expertsOn's order: largest amount, then lowest expert. */
+    @Test
+    void loadKeysInDescendingOrderAreTheExpertsOnOrder() {
+        SplittableRandom rnd = new SplittableRandom(4);
+        for (int trial = 0; trial < 100; trial++) {
+            long[] totals = new long[EXPERTS];
+            for (int e = 0; e < EXPERTS; e++) {
+                totals[e] = rnd.nextInt(4) == 0 ? 0 : 1 + rnd.nextInt(trial % 2 == 0 ? 5 : 1000); // ties on purpose
+            }
+            SheddingState st = SheddingState.fresh(4, EXPERTS, 2, demand(totals));
+            for (int i = 0; i < 6; i++) {
+                int e = rnd.nextInt(EXPERTS);
+                int g = rnd.nextInt(4);
+                if (!st.holds(e, g) && st.hasFreeSlot(g)) {
+                    st.addReplica(e, g);
+                    st.shift(e, g, rnd.nextInt(1 + (int) totals[e]));
+                }
+            }
+            for (int g = 0; g < 4; g++) {
+                int[] e = new int[8];
+                long[] a = new long[8];
+                long[] keys = new long[8];
+                int n = st.expertsOn(g, e, a);
+                assertThat(st.loadKeysOn(g, keys)).isEqualTo(n);
+                long[] sorted = java.util.Arrays.copyOf(keys, n);
+                java.util.Arrays.sort(sorted);
+                for (int i = 0; i < n; i++) {
+                    long k = sorted[n - 1 - i];
+                    assertThat(32767 - (int) (k & 32767)).as("trial %d GPU %d #%d", trial, g, i).isEqualTo(e[i]);
+                    assertThat(k >>> 15).isEqualTo(a[i]);
+                }
+            }
+        }
+    }
+
     @Test
     void movesConserveLoadAndPlacementsListEveryCopyAscending() {
         SplittableRandom rnd = new SplittableRandom(2);

@@ -56,6 +56,49 @@ class PlacementSearchTest {
     }
 
     @Test
+    void aSearchStoppedAtALoadBoundsTheBusiestAndGoesOnToTheSameAnswers() {
+        SplittableRandom rnd = new SplittableRandom(3);
+        PlacementSearch stopped = new PlacementSearch();
+        PlacementSearch whole = new PlacementSearch();
+        for (int trial = 0; trial < 300; trial++) {
+            Layer l = Layer.draw(rnd);
+            long[] sums = nodeSums(l);
+            whole.startLayer(l.gt, l.counts, l.totals, sums);
+            long max = whole.maxLoad(l.p);
+            long mean = (whole.allTokens() + l.gt.ep() - 1) / l.gt.ep();
+            stopped.startLayer(l.gt, l.counts, l.totals, sums);
+            // Stop points around the busiest load, below it (the search cannot stop: the busiest itself) and far above.
+            long enough = switch (trial % 4) {
+                case 0 -> max - 1 - rnd.nextInt(3);
+                case 1 -> max + rnd.nextInt(1 + (int) Math.min(mean / 8, 1000));
+                case 2 -> mean + rnd.nextInt(1 + (int) Math.min(mean / 16, 1000));
+                default -> Long.MAX_VALUE;
+            };
+            long atMost = stopped.maxLoadAtMost(l.p, enough);
+            assertThat(atMost).as("trial %d", trial).isGreaterThanOrEqualTo(max);
+            if (atMost > enough) {
+                assertThat(atMost).as("trial %d: not stopped, so exact", trial).isEqualTo(max);
+            }
+            // Asked again, stopped at the same point or beyond it; then on to the end, with every answer the whole search's.
+            assertThat(stopped.maxLoadAtMost(l.p, enough)).isBetween(max, atMost);
+            assertThat(stopped.maxLoad(l.p)).isEqualTo(max);
+            long aim = mean + rnd.nextInt(1 + (int) Math.max(0, max - mean));
+            PlacementSearch.Probe a = stopped.probe(l.p, aim);
+            PlacementSearch.Probe b = whole.probe(l.p, aim);
+            assertThat(a.gpuLoad()).containsExactly(b.gpuLoad());
+            assertThat(a.unplacedAtAim()).isEqualTo(b.unplacedAtAim());
+            long[] sendA = new long[l.gt.ep() * 4];
+            long[] recvA = new long[l.gt.ep() * 4];
+            long[] sendB = new long[l.gt.ep() * 4];
+            long[] recvB = new long[l.gt.ep() * 4];
+            stopped.maxLoadAtMost(l.p, enough);
+            assertThat(stopped.addFlows(l.p, sendA, recvA)).isEqualTo(whole.addFlows(l.p, sendB, recvB));
+            assertThat(sendA).containsExactly(sendB);
+            assertThat(recvA).containsExactly(recvB);
+        }
+    }
+
+    @Test
     void loadsAndProbesAreTheRulesLoads() {
         SplittableRandom rnd = new SplittableRandom(1);
         PlacementSearch search = new PlacementSearch();
