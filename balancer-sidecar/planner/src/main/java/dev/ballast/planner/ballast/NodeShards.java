@@ -93,26 +93,17 @@ public final class NodeShards {
         double budget = MemoryBudget.layerBytes(scorer.context().shape(), (double) experts / ep,
                 scorer.context().slotsPerGpu());
         boolean[] f = flags.clone();
-        int[] perNode = new int[gt.nodeCount()];
-        int all = 0;
-        for (int e = 0; e < experts; e++) {
-            if (f[e]) {
-                perNode[gt.nodeIndex(StaticLayout.home(e, ep, experts))]++;
-                all++;
-            }
-        }
+        int[] perNode = CostModel.nodeShardsPerNode(gt, p.withNodeShards(f));
         for (int g = 0; g < ep; g++) {
             int node = gt.nodeIndex(g);
-            int size = gt.nodeMemberStart(node + 1) - gt.nodeMemberStart(node);
             for (int e = experts - 1; e >= 0 && perNode[node] > 0; e--) {
-                double owned = (double) (experts - all) / ep + (double) perNode[node] / size;
-                if (MemoryBudget.layerBytes(scorer.context().shape(), owned, p.physicalSlots(g)) <= budget) {
+                if (MemoryBudget.layerBytes(scorer.context().shape(), CostModel.ownedExperts(gt, experts, perNode, g),
+                        p.physicalSlots(g)) <= budget) {
                     break;
                 }
                 if (f[e] && gt.nodeIndex(StaticLayout.home(e, ep, experts)) == node) {
                     f[e] = false;
                     perNode[node]--;
-                    all--;
                 }
             }
         }

@@ -588,37 +588,47 @@ public final class CostModel {
     /** Bytes one GPU holds for this layer's experts; the maximum over the group's GPUs. */
     private double peakMemory(GroupTopology gt, LayerPlacement p) {
         int ep = gt.ep();
-        int experts = p.experts();
+        int[] perNode = mode == Mode.FSSDP ? nodeShardsPerNode(gt, p) : null;
         double max = 0;
         for (int g = 0; g < ep; g++) {
             double bytes = mode == Mode.REPLICATE
                     ? MemoryBudget.layerBytes(shape, mode, ep, p.mastersOn(g), p.workingReplicas(g))
-                    : MemoryBudget.layerBytes(shape, ownedExperts(gt, p, g), p.physicalSlots(g));
+                    : MemoryBudget.layerBytes(shape, ownedExperts(gt, p.experts(), perNode, g), p.physicalSlots(g));
             max = Math.max(max, bytes);
         }
         return max;
     }
 
+    /** Experts' worth of full state GPU g holds in fssdp mode ({@link #ownedExperts(GroupTopology, int, int[], int)}). */
+    public static double ownedExperts(GroupTopology gt, LayerPlacement p, int g) {
+        return ownedExperts(gt, p.experts(), nodeShardsPerNode(gt, p), g);
+    }
+
     /**
      * Experts' worth of full state GPU g holds in fssdp mode: an even shard of every expert sharded over the group, and
-     * a 1/n shard of every node-sharded expert whose home is on g's node of n GPUs.
+     * a 1/n shard of every node-sharded expert homed on g's node of n GPUs; {@code perNode[node]} counts the latter.
      */
-    public static double ownedExperts(GroupTopology gt, LayerPlacement p, int g) {
-        int ep = gt.ep();
-        if (!p.hasNodeShards()) {
-            return (double) p.experts() / ep;
+    public static double ownedExperts(GroupTopology gt, int experts, int[] perNode, int g) {
+        int all = 0;
+        for (int k : perNode) {
+            all += k;
         }
         int node = gt.nodeIndex(g);
-        int even = 0;
-        int mine = 0;
-        for (int e = 0; e < p.experts(); e++) {
-            if (!p.nodeSharded(e)) {
-                even++;
-            } else if (gt.nodeIndex(StaticLayout.home(e, ep, p.experts())) == node) {
-                mine++;
+        return (double) (experts - all) / gt.ep()
+                + (double) perNode[node] / (gt.nodeMemberStart(node + 1) - gt.nodeMemberStart(node));
+    }
+
+    /** Node-sharded experts of {@code p} per dense node index of their static home. */
+    public static int[] nodeShardsPerNode(GroupTopology gt, LayerPlacement p) {
+        int[] perNode = new int[gt.nodeCount()];
+        if (p.hasNodeShards()) {
+            for (int e = 0; e < p.experts(); e++) {
+                if (p.nodeSharded(e)) {
+                    perNode[gt.nodeIndex(StaticLayout.home(e, gt.ep(), p.experts()))]++;
+                }
             }
         }
-        return (double) even / ep + (double) mine / (gt.nodeMemberStart(node + 1) - gt.nodeMemberStart(node));
+        return perNode;
     }
 
     private void reset(int ep) {
