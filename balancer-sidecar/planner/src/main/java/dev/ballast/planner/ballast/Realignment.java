@@ -82,13 +82,19 @@ public final class Realignment {
         }
         for (int n = 0; n < nc; n++) {
             int from = nodeStart[n];
-            Integer[] order = new Integer[nodeStart[n + 1] - from];
+            int[] order = new int[nodeStart[n + 1] - from];
+            // Heaviest first; ties by expert, so the plan depends on the input only. Insertion sort: a node holds a
+            // few replicas per GPU.
             for (int i = 0; i < order.length; i++) {
-                order[i] = from + i;
+                int k = from + i;
+                int j = i;
+                while (j > 0 && (repQuota[order[j - 1]] < repQuota[k]
+                        || repQuota[order[j - 1]] == repQuota[k] && repExpert[order[j - 1]] > repExpert[k])) {
+                    order[j] = order[j - 1];
+                    j--;
+                }
+                order[j] = k;
             }
-            // Heaviest first; ties by expert, so the plan depends on the input only.
-            Arrays.sort(order, (a, b) -> repQuota[a] != repQuota[b] ? Long.compare(repQuota[b], repQuota[a])
-                    : Integer.compare(repExpert[a], repExpert[b]));
             boolean[] placed = new boolean[order.length];
             for (int pass = 0; pass < 2; pass++) {
                 for (int i = 0; i < order.length; i++) {
@@ -99,9 +105,10 @@ public final class Realignment {
                     long q = repQuota[order[i]];
                     int home = StaticLayout.home(e, ep, experts);
                     int at = -1;
-                    for (int x = 0; x < ep; x++) {
-                        if (gt.nodeIndex(x) != n || x == home || repCount[x] >= slots || contains(lists[x], count[x], e)
-                                || pass == 0 && (!current.holds(x, e) || load[x] + q > cap)) {
+                    for (int m = gt.nodeMemberStart(n); m < gt.nodeMemberStart(n + 1); m++) {
+                        int x = gt.nodeMember(m);
+                        if (x == home || repCount[x] >= slots || pass == 0 && load[x] + q > cap
+                                || contains(lists[x], count[x], e) || pass == 0 && !current.holds(x, e)) {
                             continue;
                         }
                         if (at < 0 || load[x] < load[at]) {
@@ -137,14 +144,16 @@ public final class Realignment {
     private static boolean makeRoom(GroupTopology gt, int n, int e, long q, int[][] lists, int[] count, int[] repCount,
                                     long[] load, int slots, int experts) {
         int ep = lists.length;
-        for (int x = 0; x < ep; x++) {
-            if (gt.nodeIndex(x) != n || x == StaticLayout.home(e, ep, experts) || contains(lists[x], count[x], e)) {
+        for (int m = gt.nodeMemberStart(n); m < gt.nodeMemberStart(n + 1); m++) {
+            int x = gt.nodeMember(m);
+            if (x == StaticLayout.home(e, ep, experts) || contains(lists[x], count[x], e)) {
                 continue;
             }
             for (int i = StaticLayout.homeCount(x, ep, experts); i < count[x]; i++) {
                 int y = lists[x][i];
-                for (int z = 0; z < ep; z++) {
-                    if (gt.nodeIndex(z) == n && repCount[z] < slots && z != StaticLayout.home(y, ep, experts)
+                for (int mz = gt.nodeMemberStart(n); mz < gt.nodeMemberStart(n + 1); mz++) {
+                    int z = gt.nodeMember(mz);
+                    if (repCount[z] < slots && z != StaticLayout.home(y, ep, experts)
                             && !contains(lists[z], count[z], y)) {
                         lists[z][count[z]++] = y;
                         repCount[z]++;
