@@ -57,8 +57,9 @@ final class DocsSuite {
               bound"): at most 1 on every row by construction (the bench refuses a layer whose bound exceeds its
               cost). It is tight where compute dominates (Mixtral) and loose where locality does (OLMoE, top-8
               synthetic layers), so compare it across planners of one row, not across traces.
-            - Incremental re-plans (`ballast`) price every new copy at 0.2 % of the plan in use's predicted interval time
-              on top of its modelled one-off copy; `ballast-scratch` re-plans without the plan in use.
+            - Incremental re-plans (`ballast`) price every new copy at 0.192 / EP of the plan in use's predicted interval
+              time (1.2 % at EP 16, 0.3 % at EP 64, 0.075 % at EP 256) on top of its modelled one-off copy;
+              `ballast-scratch` re-plans without the plan in use.
             - The public real traces are single-step aggregates, so their rows are oracle-mode (planned and scored on
               the same counts); the reference trainer's learned routing and the synthetic rows are causal (EMA
               prediction from earlier steps only).

@@ -245,7 +245,7 @@ public final class BallastPlanner implements Planner {
             best = ReplicaSwaps.improve(scorer, best);
         }
         if (incremental && current != null) {
-            best = IncrementalWalk.towards(scorer, current, Realignment.align(gt, best, current, c.redundantSlots()),
+            best = IncrementalWalk.towards(scorer, current, Realignment.align(scorer, best, current, c.redundantSlots()),
                     BalanceThenLocal.place(c, scorer.cost(), gt, demand, current));
         }
         return NodeShards.apply(scorer, MaterializationDrops.apply(scorer, NodeShards.even(best)),

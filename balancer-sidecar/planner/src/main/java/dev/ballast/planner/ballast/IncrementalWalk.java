@@ -17,13 +17,23 @@ import java.util.Map;
  */
 public final class IncrementalWalk {
     /**
-     * Price of one new copy, as a fraction of the plan in use's predicted time over the next interval: on top of its
-     * one-off copy (which the cost model mostly hides under compute), each new copy must win this much. It absorbs
-     * prediction noise, so re-plans on drifting loads move only copies that clearly pay off.
+     * Price of one new copy, as a fraction of one GPU's share of the plan in use's predicted time over the next
+     * interval (that time over the group's EP): on top of its one-off copy (which the cost model mostly hides under
+     * compute), each new copy must win this much. It absorbs prediction noise, so re-plans on drifting loads move only
+     * copies that clearly pay off. Per GPU because a re-plan's changes grow with the group: a fixed fraction of the
+     * layer's time per copy (0.2 % until December 5; this is 1.2 % at EP 16, 0.3 % at EP 64, 0.075 % at EP 256) let
+     * EP-16 re-plans move 11-20 % of from-scratch's bytes and held EP-256 ones far from balance (docs/planner.md,
+     * "Incremental re-plans at other scales"). 0.192 is a fit: the docs suite's drift rows at EP 16 and 64 stay within
+     * 10 % of from-scratch's bytes with it, not at two thirds of it (0.128).
      */
-    public static final double HYSTERESIS = 0.002;
+    public static final double HYSTERESIS = 0.192;
 
     private IncrementalWalk() {
+    }
+
+    /** The price of one new copy ({@link #HYSTERESIS}) for a plan in use predicted at {@code keep} seconds. */
+    public static double price(double keep, int ep) {
+        return HYSTERESIS * keep / ep;
     }
 
     /** How many changes of an order to apply, and the score of applying them. */
@@ -37,7 +47,7 @@ public final class IncrementalWalk {
     /**
      * For each target, the slot changes from {@code current} to it ({@link SlotChanges#between}), ordered by what each
      * would score alone, lowest first; the prefixes of that order are candidates, scored over the next interval with
-     * their one-off copies plus {@link #HYSTERESIS} of the current plan's time per new copy. The cheapest found wins.
+     * their one-off copies plus the {@link #price} of each new copy. The cheapest found wins.
      * In layers where a run of the quota rule is cheap ({@link LocalFill#applies}) each change is scored exactly
      * (unless its {@link ChangeBound} shows it cannot gain); elsewhere its {@link ChangeBound} ranks it.
      */
@@ -46,7 +56,7 @@ public final class IncrementalWalk {
         double keep = scorer.seconds(current, chargeFrom);
         // In fssdp mode a changed materialization is just a different gather (nothing moves beyond what every step
         // gathers anyway), so new copies are not priced there.
-        double price = chargeFrom == null ? 0 : HYSTERESIS * Math.abs(keep);
+        double price = chargeFrom == null ? 0 : price(Math.abs(keep), scorer.group().ep());
         boolean exact = LocalFill.applies(scorer.group(), current.experts());
         LayerPlacement pick = current;
         double pickScore = keep;

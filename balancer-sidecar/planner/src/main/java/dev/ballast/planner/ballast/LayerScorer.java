@@ -70,6 +70,11 @@ public final class LayerScorer {
         return search.maxLoadAtMost(p, enough);
     }
 
+    /** The quota rule's quota of each copy of {@code p}, by copy index (steps 1-9, no routing). */
+    public long[] copyQuotas(LayerPlacement p) {
+        return search.copyQuotas(p);
+    }
+
     /** The quota rule's loads on {@code p} and the expert its fill cannot place at {@code aim}. */
     public PlacementSearch.Probe probe(LayerPlacement p, long aim) {
         return search.probe(p, aim);

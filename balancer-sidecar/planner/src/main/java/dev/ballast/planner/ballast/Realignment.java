@@ -8,22 +8,69 @@ import java.util.Arrays;
 
 /**
  * Re-aligns a from-scratch placement to the plan in use: the same replicas per node, kept on the GPUs that already hold
- * them, so that an incremental re-plan towards it moves only what the node-level placement changes.
+ * them where that keeps the from-scratch plan's balance, so that an incremental re-plan towards it moves only what the
+ * node-level placement changes.
  */
 public final class Realignment {
     private Realignment() {
     }
 
     /**
-     * The placement {@code target} with each node's replicas moved onto the GPUs of that node that already hold them in
-     * {@code current}; the rest go to the node's free slots, the target's own GPU first, then ascending GPU.
+     * The placement {@code target} with each node's replicas re-assigned to that node's GPUs. Each replica weighs its
+     * quota in {@code target} (the quota rule's, steps 1-9) and each GPU starts from its home copies' quotas there; per
+     * node, heaviest replica first, a replica stays on a GPU of the node that already holds it in {@code current} (the
+     * lightest such) if that GPU's load then stays within the target's busiest GPU; the rest go, heaviest first, to the
+     * node's lightest GPU with room (ties: lower GPU). Moved within its node a replica keeps about its quota, so the
+     * result is about as balanced as {@code target}: keeping every replica that {@code current} already holds on the
+     * node, wherever it sits, piled a node's kept replicas onto a few GPUs (docs/planner.md, "Incremental re-plans at
+     * other scales"). {@code target} itself comes back unchanged when {@code current} is {@code target}.
      */
-    public static LayerPlacement align(GroupTopology gt, LayerPlacement target, LayerPlacement current, int slots) {
+    public static LayerPlacement align(LayerScorer scorer, LayerPlacement target, LayerPlacement current, int slots) {
+        GroupTopology gt = scorer.group();
         int ep = gt.ep();
         int experts = target.experts();
+        int nc = gt.nodeCount();
+        long[] quota = scorer.copyQuotas(target);
+        long[] load = new long[ep];
+        long[] targetLoad = new long[ep];
+        // The target's replicas, grouped by node (counting pass, then fill).
+        int[] nodeStart = new int[nc + 1];
+        for (int e = 0; e < experts; e++) {
+            int home = StaticLayout.home(e, ep, experts);
+            for (int c = target.copyStart(e); c < target.copyStart(e) + target.copies(e); c++) {
+                int g = target.copyGpu(c);
+                targetLoad[g] += quota[c];
+                if (g == home) {
+                    load[g] += quota[c];
+                } else {
+                    nodeStart[gt.nodeIndex(g) + 1]++;
+                }
+            }
+        }
+        long cap = 0;
+        for (int g = 0; g < ep; g++) {
+            cap = Math.max(cap, targetLoad[g]);
+        }
+        for (int n = 0; n < nc; n++) {
+            nodeStart[n + 1] += nodeStart[n];
+        }
+        int[] fill = Arrays.copyOf(nodeStart, nc);
+        int[] repExpert = new int[nodeStart[nc]];
+        long[] repQuota = new long[nodeStart[nc]];
+        for (int e = 0; e < experts; e++) {
+            int home = StaticLayout.home(e, ep, experts);
+            for (int c = target.copyStart(e); c < target.copyStart(e) + target.copies(e); c++) {
+                int g = target.copyGpu(c);
+                if (g != home) {
+                    int k = fill[gt.nodeIndex(g)]++;
+                    repExpert[k] = e;
+                    repQuota[k] = quota[c];
+                }
+            }
+        }
         int[][] lists = new int[ep][];
         int[] count = new int[ep];
-        int[][] reps = new int[ep][slots];
+        int[] repCount = new int[ep];
         for (int g = 0; g < ep; g++) {
             int first = StaticLayout.firstExpert(g, ep, experts);
             int homes = StaticLayout.homeCount(g, ep, experts);
@@ -33,63 +80,53 @@ public final class Realignment {
             }
             count[g] = homes;
         }
-        int[] repCount = new int[ep];
-        boolean[] placed = new boolean[ep * (slots + 1)];
-        // Pass 1: replicas the target wants on a node and the current placement already has on that node stay put.
-        for (int g = 0; g < ep; g++) {
-            int homes = StaticLayout.homeCount(g, ep, experts);
-            int k = 0;
-            for (int i = 0; i < target.expertCount(g); i++) {
-                int e = target.expertAt(g, i);
-                if (StaticLayout.home(e, ep, experts) != g) {
-                    reps[g][k++] = e;
+        for (int n = 0; n < nc; n++) {
+            int from = nodeStart[n];
+            int[] order = new int[nodeStart[n + 1] - from];
+            // Heaviest first; ties by expert, so the plan depends on the input only. Insertion sort: a node holds a
+            // few replicas per GPU.
+            for (int i = 0; i < order.length; i++) {
+                int k = from + i;
+                int j = i;
+                while (j > 0 && (repQuota[order[j - 1]] < repQuota[k]
+                        || repQuota[order[j - 1]] == repQuota[k] && repExpert[order[j - 1]] > repExpert[k])) {
+                    order[j] = order[j - 1];
+                    j--;
                 }
+                order[j] = k;
             }
-            for (int i = k; i < slots; i++) {
-                reps[g][i] = -1;
-            }
-            count[g] = homes;
-        }
-        for (int g = 0; g < ep; g++) {
-            for (int k = 0; k < slots; k++) {
-                int e = reps[g][k];
-                if (e < 0) {
-                    continue;
-                }
-                int keepAt = -1;
-                for (int x = 0; x < ep && keepAt < 0; x++) {
-                    if (gt.nodeIndex(x) == gt.nodeIndex(g) && current.holds(x, e) && StaticLayout.home(e, ep, experts) != x
-                            && repCount[x] < slots && !contains(lists[x], count[x], e)) {
-                        keepAt = x;
+            boolean[] placed = new boolean[order.length];
+            for (int pass = 0; pass < 2; pass++) {
+                for (int i = 0; i < order.length; i++) {
+                    if (placed[i]) {
+                        continue;
+                    }
+                    int e = repExpert[order[i]];
+                    long q = repQuota[order[i]];
+                    int home = StaticLayout.home(e, ep, experts);
+                    int at = -1;
+                    for (int m = gt.nodeMemberStart(n); m < gt.nodeMemberStart(n + 1); m++) {
+                        int x = gt.nodeMember(m);
+                        if (x == home || repCount[x] >= slots || pass == 0 && load[x] + q > cap
+                                || contains(lists[x], count[x], e) || pass == 0 && !current.holds(x, e)) {
+                            continue;
+                        }
+                        if (at < 0 || load[x] < load[at]) {
+                            at = x;
+                        }
+                    }
+                    if (at >= 0) {
+                        lists[at][count[at]++] = e;
+                        repCount[at]++;
+                        load[at] += q;
+                        placed[i] = true;
                     }
                 }
-                if (keepAt >= 0) {
-                    lists[keepAt][count[keepAt]++] = e;
-                    repCount[keepAt]++;
-                    placed[g * (slots + 1) + k] = true;
-                }
             }
-        }
-        // Pass 2: the rest, on the target's GPU if it has room, else the node's first GPU with room.
-        for (int g = 0; g < ep; g++) {
-            for (int k = 0; k < slots; k++) {
-                int e = reps[g][k];
-                if (e < 0 || placed[g * (slots + 1) + k]) {
-                    continue;
-                }
-                int at = -1;
-                if (repCount[g] < slots && !contains(lists[g], count[g], e)) {
-                    at = g;
-                }
-                for (int x = 0; x < ep && at < 0; x++) {
-                    if (gt.nodeIndex(x) == gt.nodeIndex(g) && repCount[x] < slots && StaticLayout.home(e, ep, experts) != x
-                            && !contains(lists[x], count[x], e)) {
-                        at = x;
-                    }
-                }
-                if (at >= 0) {
-                    lists[at][count[at]++] = e;
-                    repCount[at]++;
+            for (int i = 0; i < order.length; i++) {
+                if (!placed[i]) {
+                    placed[i] = makeRoom(gt, n, repExpert[order[i]], repQuota[order[i]], lists, count, repCount,
+                            load, slots, experts);
                 }
             }
         }
@@ -97,6 +134,37 @@ public final class Realignment {
             lists[g] = Arrays.copyOf(lists[g], count[g]);
         }
         return LayerPlacement.of(experts, lists);
+    }
+
+    /**
+     * Places replica {@code e} (quota {@code q}) on node {@code n} when every GPU of the node with room is its home or
+     * holds it already: a replica on a GPU that may take {@code e} moves to one with room that may take it. The
+     * heaviest-first order can fill the only GPUs an expert may use; the target itself placed every replica.
+     */
+    private static boolean makeRoom(GroupTopology gt, int n, int e, long q, int[][] lists, int[] count, int[] repCount,
+                                    long[] load, int slots, int experts) {
+        int ep = lists.length;
+        for (int m = gt.nodeMemberStart(n); m < gt.nodeMemberStart(n + 1); m++) {
+            int x = gt.nodeMember(m);
+            if (x == StaticLayout.home(e, ep, experts) || contains(lists[x], count[x], e)) {
+                continue;
+            }
+            for (int i = StaticLayout.homeCount(x, ep, experts); i < count[x]; i++) {
+                int y = lists[x][i];
+                for (int mz = gt.nodeMemberStart(n); mz < gt.nodeMemberStart(n + 1); mz++) {
+                    int z = gt.nodeMember(mz);
+                    if (repCount[z] < slots && z != StaticLayout.home(y, ep, experts)
+                            && !contains(lists[z], count[z], y)) {
+                        lists[z][count[z]++] = y;
+                        repCount[z]++;
+                        lists[x][i] = e;
+                        load[x] += q;
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
     }
 
     private static boolean contains(int[] list, int n, int e) {

@@ -104,6 +104,12 @@ public final class PlacementSearch {
         return maxLoad(p);
     }
 
+    /** Step 9's quota of each copy of {@code p} (by copy index, as {@link QuotaResult#copyQuota}), without routing. */
+    public long[] copyQuotas(LayerPlacement p) {
+        searchAtThreshold(p);
+        return Arrays.copyOf(rule.quota, p.totalCopies());
+    }
+
     /** The {@link Probe} of {@code p} at {@code aim}. */
     public Probe probe(LayerPlacement p, long aim) {
         searchAtThreshold(p);

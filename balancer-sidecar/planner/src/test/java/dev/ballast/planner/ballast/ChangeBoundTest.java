@@ -34,7 +34,7 @@ class ChangeBoundTest {
             LayerPlacement best = new BallastPlanner(false).placeLayer(scorer, null, staticP);
             ChangeBound bound = new ChangeBound(scorer, current);
             double keep = scorer.seconds(current, current);
-            for (LayerPlacement target : List.of(Realignment.align(gt, best, current, 2),
+            for (LayerPlacement target : List.of(Realignment.align(scorer, best, current, 2),
                     BalanceThenLocal.place(ctx, scorer.cost(), gt, scorer.demand(), current))) {
                 for (SlotChange op : SlotChanges.between(gt, scorer.demand(), current, target)) {
                     double exact = scorer.seconds(SlotChanges.applyFirst(current, List.of(op), 1), current);
@@ -63,7 +63,7 @@ class ChangeBoundTest {
             LayerFixtures.Shift sh = LayerFixtures.Shift.of(ctx, gt, experts, shift);
             LayerPlacement current = sh.current();
             LayerScorer scorer = sh.scorer();
-            LayerPlacement target = Realignment.align(gt, new BallastPlanner(false).placeLayer(scorer, null, staticP),
+            LayerPlacement target = Realignment.align(scorer, new BallastPlanner(false).placeLayer(scorer, null, staticP),
                     current, 2);
             ChangeBound bound = new ChangeBound(scorer, current);
             SlotChange first = null;

@@ -45,7 +45,7 @@ class IncrementalWalkTest {
                 }
             }
             double moved = scorer.seconds(next, current);
-            assertThat(moved + copies * IncrementalWalk.HYSTERESIS * keep).as("trial %d", trial).isLessThan(keep);
+            assertThat(moved + copies * IncrementalWalk.price(keep, ep)).as("trial %d", trial).isLessThan(keep);
         }
         // Both branches are exercised: some re-plans move copies, some keep the plan in use.
         assertThat(changed).isGreaterThan(0);
