@@ -123,20 +123,21 @@ final class FlowSums {
         int[] group = byRack ? rack : node;
         // Records what each source gave only where a later class reads it.
         boolean record = !byRack && last == 3;
+        boolean runs = gt.groupsAreRankRuns();
         for (int j = 0; j < k; j++) {
             int x = group[j];
-            long want = room[j];
-            boolean firstOfGroup = true;
-            for (int j2 = 0; j2 < k; j2++) {
-                if (group[j2] == x && j2 != j) {
-                    if (j2 < j) {
-                        firstOfGroup = false;
-                        break;
-                    }
+            if (!firstOfGroup(group, j, runs)) {
+                continue;
+            }
+            long want = 0;
+            for (int j2 = j; j2 < k; j2++) {
+                if (group[j2] == x) {
                     want += room[j2];
+                } else if (runs) {
+                    break;
                 }
             }
-            if (!firstOfGroup || want == 0) {
+            if (want == 0) {
                 continue;
             }
             long flow = 0;
@@ -160,6 +161,8 @@ final class FlowSums {
                     room[j2] -= y;
                     flow -= y;
                     recvTok[gpu[j2] * 4 + cls] += y;
+                } else if (runs) {
+                    break;
                 }
             }
         }
@@ -225,22 +228,23 @@ final class FlowSums {
                           long[] recvTok) {
         int cls = byRack ? 2 : 1;
         int[] group = byRack ? rack : node;
+        boolean runs = gt.groupsAreRankRuns();
         for (int j = 0; j < k; j++) {
             int x = group[j];
-            long want = room[j];
-            long left = -taken[j];
-            boolean firstOfGroup = true;
-            for (int j2 = 0; j2 < k; j2++) {
-                if (group[j2] == x && j2 != j) {
-                    if (j2 < j) {
-                        firstOfGroup = false;
-                        break;
-                    }
+            if (!firstOfGroup(group, j, runs)) {
+                continue;
+            }
+            long want = 0;
+            long left = 0;
+            for (int j2 = j; j2 < k; j2++) {
+                if (group[j2] == x) {
                     want += room[j2];
                     left -= taken[j2];
+                } else if (runs) {
+                    break;
                 }
             }
-            if (!firstOfGroup || want == 0) {
+            if (want == 0) {
                 continue;
             }
             left += byRack ? rackTokens(gt, nodeSums, experts, e, x) : nodeSums[x * experts + e];
@@ -252,9 +256,27 @@ final class FlowSums {
                     taken[j2] += y;
                     flow -= y;
                     recvTok[gpu[j2] * 4 + cls] += y;
+                } else if (runs) {
+                    break;
                 }
             }
         }
+    }
+
+    /**
+     * Whether copy j is its group's first (in copy order): the group is then visited at j. Copies ascend by GPU, so
+     * where every node and rack is a run of ranks ({@code runs}) a group's copies are a run too.
+     */
+    private static boolean firstOfGroup(int[] group, int j, boolean runs) {
+        if (runs) {
+            return j == 0 || group[j - 1] != group[j];
+        }
+        for (int j2 = 0; j2 < j; j2++) {
+            if (group[j2] == group[j]) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Expert e's tokens from the sources in rack r: the sum of its nodes'. */

@@ -14,6 +14,9 @@ final class NearShares {
     private long[] rackSums = new long[0];
     private int[] groupCopies = new int[0];
     private int[] groupRank = new int[0];
+    /** Per group of several copies: each copy's share and the remainder, one token each to its first copies. */
+    private long[] groupShare = new long[0];
+    private long[] groupExtra = new long[0];
 
     /** Grows the scratch to fit {@code nodes} nodes and {@code racks} racks. */
     void size(int nodes, int racks) {
@@ -23,6 +26,8 @@ final class NearShares {
             rackSums = new long[groups];
             groupCopies = new int[groups];
             groupRank = new int[groups];
+            groupShare = new long[groups];
+            groupExtra = new long[groups];
         }
     }
 
@@ -77,13 +82,24 @@ final class NearShares {
             int gpu = p.copyGpu(start + j);
             copies[byRack ? gt.rackIndex(gpu) : gt.nodeIndex(gpu)]++;
         }
+        long[] share = groupShare;
+        long[] extra = groupExtra;
         for (int j = 0; j < k; j++) {
             int gpu = p.copyGpu(start + j);
             int g = byRack ? gt.rackIndex(gpu) : gt.nodeIndex(gpu);
             long d = sum[g];
             int m = copies[g];
-            // A group's only copy takes all of it (most groups have one copy: no division needed, a slow instruction).
-            out[start + j] = m == 1 ? d : d / m + (rank[g] < d % m ? 1 : 0);
+            // A group's only copy takes all of it (most groups have one copy: no division needed, a slow instruction);
+            // a group of several divides once, at its first copy.
+            if (m == 1) {
+                out[start + j] = d;
+            } else {
+                if (rank[g] == 0) {
+                    share[g] = d / m;
+                    extra[g] = d % m;
+                }
+                out[start + j] = share[g] + (rank[g] < extra[g] ? 1 : 0);
+            }
             rank[g]++;
         }
         // Only the copies' groups were touched: clear those (k of them at most, against every node or rack).
