@@ -14,9 +14,6 @@ final class NearShares {
     private long[] rackSums = new long[0];
     private int[] groupCopies = new int[0];
     private int[] groupRank = new int[0];
-    /** Per group of several copies: each copy's share and the remainder, one token each to its first copies. */
-    private long[] groupShare = new long[0];
-    private long[] groupExtra = new long[0];
 
     /** Grows the scratch to fit {@code nodes} nodes and {@code racks} racks. */
     void size(int nodes, int racks) {
@@ -26,8 +23,6 @@ final class NearShares {
             rackSums = new long[groups];
             groupCopies = new int[groups];
             groupRank = new int[groups];
-            groupShare = new long[groups];
-            groupExtra = new long[groups];
         }
     }
 
@@ -76,30 +71,23 @@ final class NearShares {
 
     /** {@link #split}'s division of the group sums {@code sum} (by node, or by rack with {@code byRack}). */
     private void divide(GroupTopology gt, boolean byRack, long[] sum, LayerPlacement p, int start, int k, long[] out) {
+        if (gt.groupsAreRankRuns()) {
+            divideRuns(gt, byRack, sum, p, start, k, out);
+            return;
+        }
         int[] copies = groupCopies;
         int[] rank = groupRank;
         for (int j = 0; j < k; j++) {
             int gpu = p.copyGpu(start + j);
             copies[byRack ? gt.rackIndex(gpu) : gt.nodeIndex(gpu)]++;
         }
-        long[] share = groupShare;
-        long[] extra = groupExtra;
         for (int j = 0; j < k; j++) {
             int gpu = p.copyGpu(start + j);
             int g = byRack ? gt.rackIndex(gpu) : gt.nodeIndex(gpu);
             long d = sum[g];
             int m = copies[g];
-            // A group's only copy takes all of it (most groups have one copy: no division needed, a slow instruction);
-            // a group of several divides once, at its first copy.
-            if (m == 1) {
-                out[start + j] = d;
-            } else {
-                if (rank[g] == 0) {
-                    share[g] = d / m;
-                    extra[g] = d % m;
-                }
-                out[start + j] = share[g] + (rank[g] < extra[g] ? 1 : 0);
-            }
+            // A group's only copy takes all of it (most groups have one copy: no division needed, a slow instruction).
+            out[start + j] = m == 1 ? d : d / m + (rank[g] < d % m ? 1 : 0);
             rank[g]++;
         }
         // Only the copies' groups were touched: clear those (k of them at most, against every node or rack).
@@ -108,6 +96,35 @@ final class NearShares {
             int g = byRack ? gt.rackIndex(gpu) : gt.nodeIndex(gpu);
             copies[g] = 0;
             rank[g] = 0;
+        }
+    }
+
+    /**
+     * {@link #divide} where every node and rack is a run of ranks: the copies ascend by GPU, so a group's copies are a
+     * run of them, numbered in order, and a group of several divides once.
+     */
+    private static void divideRuns(GroupTopology gt, boolean byRack, long[] sum, LayerPlacement p, int start, int k,
+                                   long[] out) {
+        int i = 0;
+        while (i < k) {
+            int gpu = p.copyGpu(start + i);
+            int g = byRack ? gt.rackIndex(gpu) : gt.nodeIndex(gpu);
+            int j = i + 1;
+            while (j < k && (byRack ? gt.rackIndex(p.copyGpu(start + j)) : gt.nodeIndex(p.copyGpu(start + j))) == g) {
+                j++;
+            }
+            long d = sum[g];
+            int m = j - i;
+            if (m == 1) {
+                out[start + i] = d;
+            } else {
+                long share = d / m;
+                long extra = d % m;
+                for (int r = 0; r < m; r++) {
+                    out[start + i + r] = share + (r < extra ? 1 : 0);
+                }
+            }
+            i = j;
         }
     }
 }
