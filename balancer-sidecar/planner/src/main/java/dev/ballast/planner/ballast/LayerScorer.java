@@ -117,7 +117,7 @@ public final class LayerScorer {
             }
         }
         // The one-off copy only changes parameter traffic: that part is summed with and without it.
-        return cost.quotaRuleSeconds(search, p, demand.home(), chargeFrom != null && p != chargeFrom ? chargeFrom : null,
+        return cost.quotaRuleScore(search, p, demand.home(), chargeFrom != null && p != chargeFrom ? chargeFrom : null,
                 interval);
     }
 

@@ -48,7 +48,7 @@ public final class CostModel {
     private long[] recvTok = new long[0];
     private double[] send = new double[0];
     private double[] recv = new double[0];
-    /** The second pair of byte sums of {@link #quotaRuleSeconds(PlacementSearch, LayerPlacement, LinkTokens.Home, LayerPlacement, double)}. */
+    /** The second pair of byte sums of {@link #quotaRuleScore}. */
     private double[] send2 = new double[0];
     private double[] recv2 = new double[0];
 
@@ -128,8 +128,8 @@ public final class CostModel {
      * re-plan interval, bit for bit, without building the {@link LayerCost} (no peak memory, no inter-node totals) and,
      * in replicate mode, with the parameter traffic with and without the adoption summed in one pass.
      */
-    public double quotaRuleSeconds(PlacementSearch search, LayerPlacement p, LinkTokens.Home home,
-                                   LayerPlacement adoptedFrom, double interval) {
+    public double quotaRuleScore(PlacementSearch search, LayerPlacement p, LinkTokens.Home home,
+                                 LayerPlacement adoptedFrom, double interval) {
         GroupTopology gt = search.group();
         int ep = gt.ep();
         Hardware hw = gt.hardware();
