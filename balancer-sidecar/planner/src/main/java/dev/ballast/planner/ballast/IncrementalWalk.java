@@ -97,7 +97,7 @@ public final class IncrementalWalk {
             for (Ranked x : ranked) {
                 ops.add(x.change());
             }
-            Prefix best = cheapestPrefix(scorer, current, ops, chargeFrom, keep, price, scored, exact);
+            Prefix best = cheapestPrefix(scorer, current, ops, chargeFrom, keep, price, scored, exact, pickScore);
             if (best.size() > 0 && best.score() < pickScore) {
                 pick = SlotChanges.applyFirst(current, ops, best.size());
                 pickScore = best.score();
@@ -111,17 +111,23 @@ public final class IncrementalWalk {
      * and rises as the priced copies pile up), then, when {@code refine}, halving steps around the best so far: about
      * 3 log2(changes) scores instead of one per prefix. Size 0 (keeping {@code current}, scored {@code keep}) when no
      * prefix beats it.
+     * <p>
+     * Without {@code refine} the sizes are fixed in advance, so a size whose {@link LayerScorer#floor} plus price is
+     * already at or above the best score so far, or at or above {@code pickScore} (what an earlier target reached), can
+     * neither become the best nor make this target win: it is not scored exactly, and the caller's choice is the one
+     * every size scored would give. Such a size counts as infinite: it is never the best.
      */
     private static Prefix cheapestPrefix(LayerScorer scorer, LayerPlacement current, List<SlotChange> ops,
                                          LayerPlacement chargeFrom, double keep, double price,
-                                         Map<LayerPlacement, Double> scored, boolean refine) {
+                                         Map<LayerPlacement, Double> scored, boolean refine, double pickScore) {
         int n = ops.size();
         double[] f = new double[n + 1];
         Arrays.fill(f, Double.NaN);
         f[0] = keep;
         int best = 0;
         for (int k = 1; k <= n; k = k == n ? n + 1 : Math.min(n, 2 * k)) {
-            f[k] = prefixScore(scorer, current, ops, k, chargeFrom, price, scored);
+            f[k] = prefixScore(scorer, current, ops, k, chargeFrom, price, scored,
+                    refine ? Double.POSITIVE_INFINITY : Math.min(f[best], pickScore));
             if (f[k] < f[best]) {
                 best = k;
             }
@@ -130,7 +136,7 @@ public final class IncrementalWalk {
             int around = best;
             for (int k : new int[] {around - d, around + d}) {
                 if (k >= 1 && k <= n && Double.isNaN(f[k])) {
-                    f[k] = prefixScore(scorer, current, ops, k, chargeFrom, price, scored);
+                    f[k] = prefixScore(scorer, current, ops, k, chargeFrom, price, scored, Double.POSITIVE_INFINITY);
                     if (f[k] < f[best] || f[k] == f[best] && k < best) {
                         best = k;
                     }
@@ -140,14 +146,27 @@ public final class IncrementalWalk {
         return new Prefix(best, f[best]);
     }
 
-    /** The predicted seconds of the first {@code k} changes applied, plus the price of the new copies among them. */
+    /**
+     * The predicted seconds of the first {@code k} changes applied, plus the price of the new copies among them; or
+     * infinity, unscored, when the placement's {@link LayerScorer#floor} plus that price is already at least
+     * {@code cutoff} (so is the score: the size cannot win).
+     */
     private static double prefixScore(LayerScorer scorer, LayerPlacement current, List<SlotChange> ops, int k,
-                                      LayerPlacement chargeFrom, double price, Map<LayerPlacement, Double> scored) {
+                                      LayerPlacement chargeFrom, double price, Map<LayerPlacement, Double> scored,
+                                      double cutoff) {
         int newCopies = 0;
         for (int i = 0; i < k; i++) {
             newCopies += ops.get(i).addsCopy() ? 1 : 0;
         }
         LayerPlacement p = SlotChanges.applyFirst(current, ops, k);
-        return scored.computeIfAbsent(p, q -> scorer.seconds(q, chargeFrom)) + newCopies * price;
+        Double known = scored.get(p);
+        if (known == null && cutoff < Double.POSITIVE_INFINITY) {
+            double floor = scorer.floor(p) + newCopies * price;
+            if (floor >= cutoff) {
+                return Double.POSITIVE_INFINITY;
+            }
+        }
+        return (known != null ? known : scored.computeIfAbsent(p, q -> scorer.seconds(q, chargeFrom)))
+                + newCopies * price;
     }
 }

@@ -121,13 +121,24 @@ public final class LayerScorer {
                 return Double.POSITIVE_INFINITY;
             }
         }
-        LayerCost steady = cost.quotaRuleLayer(search, p, demand.home(), null);
-        double s = steady.totalSec() * interval;
-        if (chargeFrom != null && p != chargeFrom) {
-            // The one-off copy only changes parameter traffic: recompute that part alone.
-            s += cost.withMigration(gt, p, steady, chargeFrom) - steady.totalSec();
+        // The one-off copy only changes parameter traffic: that part is summed with and without it.
+        return cost.quotaRuleScore(search, p, demand.home(), chargeFrom != null && p != chargeFrom ? chargeFrom : null,
+                interval);
+    }
+
+    /**
+     * At most {@link #seconds}{@code (p, chargeFrom)} for any {@code chargeFrom}: the rule's steps 1-9 on {@code p}
+     * (which a {@link #seconds} of the same placement next reuses) and what its copies receive, without the sources'
+     * sends ({@link CostModel#quotaRuleFloor}). Infinite where {@link #seconds} is.
+     */
+    public double floor(LayerPlacement p) {
+        LayerPlacement q = shaped(p);
+        for (int e = 0; e < q.experts(); e++) {
+            if (q.copies(e) == 0) {
+                return Double.POSITIVE_INFINITY;
+            }
         }
-        return s;
+        return cost.quotaRuleFloor(search, q, demand.homeRecv()) * interval;
     }
 
     /** At least {@link #seconds}{@code (p, null)}, from the rule's busiest load {@code maxLoad} without routing. */

@@ -48,6 +48,9 @@ public final class CostModel {
     private long[] recvTok = new long[0];
     private double[] send = new double[0];
     private double[] recv = new double[0];
+    /** The second pair of byte sums of {@link #quotaRuleScore}. */
+    private double[] send2 = new double[0];
+    private double[] recv2 = new double[0];
 
     public CostModel(MoeShape shape, Mode mode) {
         this(shape, mode, DEFAULT_REPLAN_INTERVAL);
@@ -117,6 +120,143 @@ public final class CostModel {
         startFromHome(gt.ep(), home);
         long maxTokens = search.addFlows(p, sendTok, recvTok);
         return finishTokens(gt, p, search.allTokens(), adoptedFrom, maxTokens);
+    }
+
+    /**
+     * {@code quotaRuleLayer(search, p, home, null).totalSec() * interval}, plus, when {@code adoptedFrom} is not null,
+     * {@code withMigration(gt, p, steady, adoptedFrom) - steady.totalSec()}: a planner's score of {@code p} over the
+     * re-plan interval, bit for bit, without building the {@link LayerCost} (no peak memory, no inter-node totals) and,
+     * in replicate mode, with the parameter traffic with and without the adoption summed in one pass.
+     */
+    public double quotaRuleScore(PlacementSearch search, LayerPlacement p, LinkTokens.Home home,
+                                 LayerPlacement adoptedFrom, double interval) {
+        GroupTopology gt = search.group();
+        int ep = gt.ep();
+        Hardware hw = gt.hardware();
+        startFromHome(ep, home);
+        long maxTokens = search.addFlows(p, sendTok, recvTok);
+        tokensToBytes(ep, shape.tokenBytes());
+        double allToAll = ALL_TO_ALLS_PER_LAYER * busiestLinkSeconds(ep, hw);
+        double compute = computeSeconds(maxTokens, hw);
+        double quotaRule = quotaRuleSeconds(ep, p.experts(), p.totalCopies());
+        reset(ep);
+        double paramSec;
+        double adoptedParamSec = 0;
+        if (mode == Mode.REPLICATE && adoptedFrom != null) {
+            if (send2.length != ep * 4) {
+                send2 = new double[ep * 4];
+                recv2 = new double[ep * 4];
+            } else {
+                java.util.Arrays.fill(send2, 0);
+                java.util.Arrays.fill(recv2, 0);
+            }
+            replicaTrafficBoth(gt, p, adoptedFrom);
+            paramSec = busiestLinkSeconds(ep, hw);
+            double[] s1 = send;
+            double[] r1 = recv;
+            send = send2;
+            recv = recv2;
+            adoptedParamSec = busiestLinkSeconds(ep, hw);
+            send2 = s1;
+            recv2 = r1;
+        } else {
+            if (mode == Mode.REPLICATE) {
+                replicaTraffic(gt, p, null, null);
+            } else {
+                fssdpTraffic(gt, p, null);
+            }
+            paramSec = busiestLinkSeconds(ep, hw);
+            if (adoptedFrom != null) {
+                reset(ep);
+                fssdpTraffic(gt, p, adoptedFrom);
+                adoptedParamSec = busiestLinkSeconds(ep, hw);
+            }
+        }
+        double steady = compute + allToAll + Math.max(0, paramSec - compute) + quotaRule;
+        double s = steady * interval;
+        if (adoptedFrom != null) {
+            s += compute + allToAll + Math.max(0, adoptedParamSec - compute) + quotaRule - steady;
+        }
+        return s;
+    }
+
+    /**
+     * {@link #replicaTraffic} of {@code p} without an adoption into send/recv and with the adoption after
+     * {@code adoptedFrom} into send2/recv2, in one pass: each array receives the same additions in the same order as
+     * in its own pass. A copy is fresh when {@code adoptedFrom} does not hold it (both GPUs' lists are ascending: a
+     * merge instead of a search per copy).
+     */
+    private void replicaTrafficBoth(GroupTopology gt, LayerPlacement p, LayerPlacement adoptedFrom) {
+        int ep = gt.ep();
+        double w = shape.weightBytesPerExpert();
+        double gb = shape.gradBytesPerExpert();
+        for (int g = 0; g < ep; g++) {
+            int before = 0;
+            int beforeCount = adoptedFrom.expertCount(g);
+            for (int i = 0; i < p.expertCount(g); i++) {
+                int e = p.expertAt(g, i);
+                int h = p.master(e);
+                if (h == g) {
+                    continue;
+                }
+                while (before < beforeCount && adoptedFrom.expertAt(g, before) < e) {
+                    before++;
+                }
+                boolean held = before < beforeCount && adoptedFrom.expertAt(g, before) == e;
+                int cls = gt.linkClass(h, g);
+                double fresh = held ? 0 : w;
+                send[h * 4 + cls] += w + 0.0;
+                recv[g * 4 + cls] += w + 0.0;
+                send[g * 4 + cls] += gb;
+                recv[h * 4 + cls] += gb;
+                send2[h * 4 + cls] += w + fresh;
+                recv2[g * 4 + cls] += w + fresh;
+                send2[g * 4 + cls] += gb;
+                recv2[h * 4 + cls] += gb;
+            }
+        }
+        if (p.hasMovedMasters()) {
+            double moved = (double) masterMigrationBytes() / replanInterval;
+            for (int e = 0; e < p.experts(); e++) {
+                int from = StaticLayout.home(e, ep, p.experts());
+                int to = p.master(e);
+                if (from == to) {
+                    continue;
+                }
+                int cls = gt.linkClass(from, to);
+                send[from * 4 + cls] += moved;
+                recv[to * 4 + cls] += moved;
+                send2[from * 4 + cls] += moved;
+                recv2[to * 4 + cls] += moved;
+            }
+        }
+    }
+
+    /**
+     * A lower bound on {@code totalSec()} of {@link #quotaRuleLayer} for {@code p}, with or without an adoption, from
+     * step 9's busiest load and the received half of step 10's sums ({@link PlacementSearch#addReceived}; {@code homeRecv}
+     * the received half of the all-at-home sums): the same compute and quota-rule terms, the all-to-alls timed on the
+     * receiving side alone (the sending side can only make the busiest link busier), no exposed parameter traffic (an
+     * adoption only adds to it). Each term is at most its exact counterpart and the sums round monotonically, so the
+     * bound holds in floating point too. For a planner that can skip a placement whose bound already rules it out:
+     * it needs no pass over the sources' counts.
+     */
+    public double quotaRuleFloor(PlacementSearch search, LayerPlacement p, long[] homeRecv) {
+        GroupTopology gt = search.group();
+        int ep = gt.ep();
+        clearTokens(ep);
+        System.arraycopy(homeRecv, 0, recvTok, 0, ep * 4);
+        long maxTokens = search.addReceived(p, recvTok);
+        reset(ep);
+        double tokenBytes = shape.tokenBytes();
+        for (int i = 0; i < ep * 4; i++) {
+            if ((i & 3) != 0) {
+                recv[i] = recvTok[i] * tokenBytes;
+            }
+        }
+        Hardware hw = gt.hardware();
+        return computeSeconds(maxTokens, hw) + ALL_TO_ALLS_PER_LAYER * busiestLinkSeconds(ep, hw)
+                + quotaRuleSeconds(ep, p.experts(), p.totalCopies());
     }
 
     /**

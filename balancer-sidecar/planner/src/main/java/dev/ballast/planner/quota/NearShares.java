@@ -71,6 +71,10 @@ final class NearShares {
 
     /** {@link #split}'s division of the group sums {@code sum} (by node, or by rack with {@code byRack}). */
     private void divide(GroupTopology gt, boolean byRack, long[] sum, LayerPlacement p, int start, int k, long[] out) {
+        if (gt.groupsAreRankRuns()) {
+            divideRuns(gt, byRack, sum, p, start, k, out);
+            return;
+        }
         int[] copies = groupCopies;
         int[] rank = groupRank;
         for (int j = 0; j < k; j++) {
@@ -92,6 +96,35 @@ final class NearShares {
             int g = byRack ? gt.rackIndex(gpu) : gt.nodeIndex(gpu);
             copies[g] = 0;
             rank[g] = 0;
+        }
+    }
+
+    /**
+     * {@link #divide} where every node and rack is a run of ranks: the copies ascend by GPU, so a group's copies are a
+     * run of them, numbered in order, and a group of several divides once.
+     */
+    private static void divideRuns(GroupTopology gt, boolean byRack, long[] sum, LayerPlacement p, int start, int k,
+                                   long[] out) {
+        int i = 0;
+        while (i < k) {
+            int gpu = p.copyGpu(start + i);
+            int g = byRack ? gt.rackIndex(gpu) : gt.nodeIndex(gpu);
+            int j = i + 1;
+            while (j < k && (byRack ? gt.rackIndex(p.copyGpu(start + j)) : gt.nodeIndex(p.copyGpu(start + j))) == g) {
+                j++;
+            }
+            long d = sum[g];
+            int m = j - i;
+            if (m == 1) {
+                out[start + i] = d;
+            } else {
+                long share = d / m;
+                long extra = d % m;
+                for (int r = 0; r < m; r++) {
+                    out[start + i + r] = share + (r < extra ? 1 : 0);
+                }
+            }
+            i = j;
         }
     }
 }

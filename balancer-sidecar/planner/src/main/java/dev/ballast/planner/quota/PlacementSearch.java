@@ -2,8 +2,6 @@ package dev.ballast.planner.quota;
 
 import dev.ballast.planner.model.GroupTopology;
 import dev.ballast.planner.model.LayerPlacement;
-import dev.ballast.planner.model.LinkTokens;
-import dev.ballast.planner.model.StaticLayout;
 
 import java.util.Arrays;
 
@@ -19,7 +17,7 @@ import java.util.Arrays;
  */
 public final class PlacementSearch {
     private final ThresholdSearch rule = new ThresholdSearch();
-    private final ExpertRouting routing = new ExpertRouting();
+    private final FlowSums flowSums = new FlowSums();
     private GroupTopology gt;
     private long[] counts;
     private long[] totals;
@@ -125,28 +123,28 @@ public final class PlacementSearch {
     /**
      * Step 10's flows of {@code p} summed per (GPU, link class) instead of stored, for scoring it:
      * {@code sendTok[s * 4 + class]} and {@code recvTok[g * 4 + class]} arrive holding the sums of the all-at-home
-     * routing (every expert's tokens sent to its static home); each expert routed otherwise has its home contribution
-     * taken out and its real flows added. The same sums as visiting {@link QuotaRule#apply}'s flows. Returns the
-     * busiest GPU's load.
+     * routing (every expert's tokens sent to its static home); each expert routed otherwise has its difference from
+     * that added ({@link FlowSums}). The same sums as visiting {@link QuotaRule#apply}'s flows. Returns the busiest
+     * GPU's load.
      */
     public long addFlows(LayerPlacement p, long[] sendTok, long[] recvTok) {
         long max = maxLoad(p);
-        int ep = gt.ep();
-        int experts = p.experts();
-        routing.size(ep, p.totalCopies(), gt.nodeCount(), gt.rackCount());
-        for (int e = 0; e < experts; e++) {
-            int h = StaticLayout.home(e, ep, experts);
-            int k = p.copies(e);
-            int first = p.copyStart(e);
-            if (k == 1 && p.copyGpu(first) == h) {
-                continue;
-            }
-            LinkTokens.addColumn(gt, counts, experts, e, h, -1, sendTok, recvTok);
-            if (k == 1) {
-                LinkTokens.addColumn(gt, counts, experts, e, p.copyGpu(first), 1, sendTok, recvTok);
-            } else {
-                addExpertFlows(e, k, sendTok, recvTok);
-            }
+        flowSums.add(gt, p, counts, totals, rule.quota, sendTok, recvTok);
+        return max;
+    }
+
+    /**
+     * The received half of {@link #addFlows} alone: {@code recvTok[g * 4 + class]} arrives holding the all-at-home
+     * routing's receipts and leaves holding step 10's, the same as {@link #addFlows} leaves them. With the counts' node
+     * sums given ({@link #startLayer(GroupTopology, long[], long[], long[])}) no source's counts are visited beyond the
+     * copies' own GPUs. Returns the busiest GPU's load.
+     */
+    public long addReceived(LayerPlacement p, long[] recvTok) {
+        long max = maxLoad(p);
+        if (nodeSums == null) {
+            flowSums.add(gt, p, counts, totals, rule.quota, new long[gt.ep() * 4], recvTok);
+        } else {
+            flowSums.addReceived(gt, p, counts, totals, nodeSums, rule.quota, recvTok);
         }
         return max;
     }
@@ -174,76 +172,5 @@ public final class PlacementSearch {
             searched = p;
             found = false;
         }
-    }
-
-    /**
-     * The routed flows of multi-copy expert e summed per (GPU, link class): the same sums as step 10, visiting only the
-     * sources that can still send. After class 0 no source with tokens left shares a GPU with a copy with room, after
-     * class 1 no node, after class 2 no rack; so inside a node (class 1), a rack (class 2) or the group (class 3) every
-     * such pair is of that class, and "sources ascending, copies ascending" drains each source into the first copies
-     * with room. Nodes (racks) share no sources or copies, so visiting them one by one gives the same sums.
-     */
-    private void addExpertFlows(int e, int k, long[] sendTok, long[] recvTok) {
-        ExpertRouting r = routing;
-        long left = r.start(rule, e);
-        for (int j = 0; j < k; j++) {
-            sendTok[r.gpuOfCopy[j] * 4] += r.sameGpu[j];
-            recvTok[r.gpuOfCopy[j] * 4] += r.sameGpu[j];
-        }
-        // In a group within one node (one rack) every pair left after class 0 (class 1) is of class 1 (class 2): that
-        // class is the last one then, as class 3 is otherwise.
-        boolean oneNode = gt.nodeCount() == 1;
-        boolean oneRack = gt.rackCount() == 1;
-        if (left > 0 && !oneNode) {
-            left = addGroupFlows(false, k, left, sendTok, recvTok);
-        }
-        if (left > 0 && !oneRack) {
-            left = addGroupFlows(true, k, left, sendTok, recvTok);
-        }
-        // The last class: every source sends all it has left and every copy takes all its room (both sum to left).
-        if (left > 0) {
-            int cls = oneNode ? 1 : oneRack ? 2 : 3;
-            for (int s = 0; s < gt.ep(); s++) {
-                sendTok[s * 4 + cls] += r.avail[s];
-            }
-            for (int j = 0; j < k; j++) {
-                recvTok[r.gpuOfCopy[j] * 4 + cls] += r.remaining[j];
-            }
-        }
-    }
-
-    /** Class 1 (by node) or class 2 ({@code rack}: by rack) of {@link #addExpertFlows}; returns the tokens left. */
-    private long addGroupFlows(boolean rack, int k, long left, long[] sendTok, long[] recvTok) {
-        ExpertRouting r = routing;
-        int groups = rack ? gt.rackCount() : gt.nodeCount();
-        int[] start = rack ? r.rackStart : r.nodeStart;
-        int[] list = rack ? r.byRack : r.byNode;
-        long[] avail = r.avail;
-        long[] remaining = r.remaining;
-        int cls = rack ? 2 : 1;
-        r.groupCopiesWithRoom(gt, rack, k);
-        for (int x = 0; x < groups && left > 0; x++) {
-            int c = start[x];
-            int end = start[x + 1];
-            int to = rack ? gt.rackMemberStart(x + 1) : gt.nodeMemberStart(x + 1);
-            for (int i = rack ? gt.rackMemberStart(x) : gt.nodeMemberStart(x); i < to && c < end; i++) {
-                int s = rack ? gt.rackMember(i) : gt.nodeMember(i);
-                long a = avail[s];
-                while (a > 0 && c < end) {
-                    int j = list[c];
-                    long y = Math.min(a, remaining[j]);
-                    a -= y;
-                    remaining[j] -= y;
-                    left -= y;
-                    sendTok[s * 4 + cls] += y;
-                    recvTok[r.gpuOfCopy[j] * 4 + cls] += y;
-                    if (remaining[j] == 0) {
-                        c++;
-                    }
-                }
-                avail[s] = a;
-            }
-        }
-        return left;
     }
 }

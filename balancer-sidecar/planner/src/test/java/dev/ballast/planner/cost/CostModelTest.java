@@ -250,6 +250,35 @@ class CostModelTest {
         }
     }
 
+    /**
+     * The planner's score of a placement ({@link CostModel#quotaRuleScore}) is, bit for bit, the steady cost times the
+     * interval plus the one-off copy's difference ({@link CostModel#withMigration}), in both modes, with the plan in use
+     * adopted from a placement holding some of the copies or none.
+     */
+    @Test
+    void aScoreWithoutTheLayerCostIsTheLayerCostsScoreBitForBit() {
+        java.util.SplittableRandom rnd = new java.util.SplittableRandom(13);
+        for (int trial = 0; trial < 200; trial++) {
+            Layer l = Layer.draw(rnd, trial);
+            Mode mode = trial % 4 == 3 ? Mode.FSSDP : Mode.REPLICATE;
+            CostModel m = new CostModel(MoeShape.generic("t", 1, l.experts, 2), mode, 10 + rnd.nextInt(90));
+            LinkTokens.Home home = home(l.gt, l.counts, l.experts);
+            PlacementSearch search = bound(new PlacementSearch(), l.gt, l.counts, l.totals);
+            LayerPlacement from = switch (trial % 3) {
+                case 0 -> null;
+                case 1 -> LayerPlacement.staticLayout(l.gt.ep(), l.experts);
+                default -> Fixtures.randomPlacement(rnd, l.gt.ep(), l.experts, 1 + rnd.nextInt(4));
+            };
+            double interval = 1 + rnd.nextInt(100);
+            LayerCost steady = m.quotaRuleLayer(search, l.p, home, null);
+            double want = steady.totalSec() * interval;
+            if (from != null) {
+                want += m.withMigration(l.gt, l.p, steady, from) - steady.totalSec();
+            }
+            assertThat(m.quotaRuleScore(search, l.p, home, from, interval)).as("trial %d", trial).isEqualTo(want);
+        }
+    }
+
     @Test
     void theStaticLayoutCostsTheSameFromTheAllAtHomeSumsAsThroughTheRuleAndItsReceivedHalfBoundsItFromBelow() {
         java.util.SplittableRandom rnd = new java.util.SplittableRandom(11);

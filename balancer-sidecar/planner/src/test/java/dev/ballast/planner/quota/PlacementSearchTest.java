@@ -150,6 +150,87 @@ class PlacementSearchTest {
         }
     }
 
+    /**
+     * As {@link #summedFlowsAreTheRulesFlowsSummedPerGpuAndLinkClass} on groups whose nodes and racks are not runs of
+     * ranks (ranks dealt to nodes at random, nodes to racks at random), with experts that may have no copy at home and
+     * up to a copy on every GPU: the sums visit only the home's and the copies' nodes and racks, in the group's order.
+     */
+    @Test
+    void summedFlowsAreTheRulesFlowsOnScatteredGroupsAndPlacementsAwayFromHome() {
+        SplittableRandom rnd = new SplittableRandom(5);
+        PlacementSearch search = new PlacementSearch();
+        for (int trial = 0; trial < 400; trial++) {
+            int ep = 2 + rnd.nextInt(15);
+            int experts = ep + rnd.nextInt(2 * ep);
+            int nodes = 1 + rnd.nextInt(ep);
+            int racks = 1 + rnd.nextInt(nodes);
+            int[] rackOfNode = new int[nodes];
+            for (int n = 0; n < nodes; n++) {
+                rackOfNode[n] = n < racks ? n : rnd.nextInt(racks);
+            }
+            int[] node = new int[ep];
+            int[] rack = new int[ep];
+            for (int g = 0; g < ep; g++) {
+                node[g] = g < nodes ? g : rnd.nextInt(nodes);
+            }
+            for (int g = ep - 1; g > 0; g--) {
+                int o = rnd.nextInt(g + 1);
+                int t = node[g];
+                node[g] = node[o];
+                node[o] = t;
+            }
+            for (int g = 0; g < ep; g++) {
+                rack[g] = rackOfNode[node[g]];
+            }
+            GroupTopology gt = GroupTopology.ofPlaces(node, rack, dev.ballast.planner.model.Hardware.DEFAULT);
+            int maxCopies = 1 + rnd.nextInt(Math.min(ep, 6));
+            java.util.List<java.util.List<Integer>> lists = new java.util.ArrayList<>();
+            for (int g = 0; g < ep; g++) {
+                lists.add(new java.util.ArrayList<>());
+            }
+            for (int e = 0; e < experts; e++) {
+                int k = 1 + rnd.nextInt(maxCopies);
+                boolean home = rnd.nextBoolean();
+                if (home) {
+                    lists.get(StaticLayout.home(e, ep, experts)).add(e);
+                }
+                for (int j = home ? 1 : 0; j < k; j++) {
+                    int g = rnd.nextInt(ep);
+                    if (!lists.get(g).contains(e)) {
+                        lists.get(g).add(e);
+                    }
+                }
+            }
+            int[][] arrays = new int[ep][];
+            for (int g = 0; g < ep; g++) {
+                arrays[g] = lists.get(g).stream().mapToInt(Integer::intValue).sorted().toArray();
+            }
+            LayerPlacement p = LayerPlacement.of(experts, arrays);
+            long[] counts = Fixtures.counts(rnd, ep, experts, 1 + rnd.nextInt(3000));
+            Layer l = new Layer(gt, p, counts, totals(counts, experts));
+            long[] wantSend = new long[ep * 4];
+            long[] wantRecv = new long[ep * 4];
+            QuotaRule.apply(gt, p, counts, null).forEachFlow((e, s, copy, tokens) -> {
+                int cls = gt.linkClass(s, p.copyGpu(copy));
+                wantSend[s * 4 + cls] += tokens;
+                wantRecv[p.copyGpu(copy) * 4 + cls] += tokens;
+            });
+            long[] send = new long[ep * 4];
+            long[] recv = new long[ep * 4];
+            for (int e = 0; e < experts; e++) {
+                LinkTokens.addColumn(gt, counts, experts, e, StaticLayout.home(e, ep, experts), 1, send, recv);
+            }
+            long[] received = recv.clone();
+            search.startLayer(gt, counts, l.totals, trial % 2 == 0 ? null : nodeSums(l));
+            search.addFlows(p, send, recv);
+            assertThat(send).as("trial %d", trial).containsExactly(wantSend);
+            assertThat(recv).as("trial %d", trial).containsExactly(wantRecv);
+            // The received half alone (from the node sums where given): the same receipts.
+            search.addReceived(p, received);
+            assertThat(received).as("trial %d, received half", trial).containsExactly(wantRecv);
+        }
+    }
+
     @Test
     void aProbeBetweenQuestionsLeavesTheAnswersUnchanged() {
         SplittableRandom rnd = new SplittableRandom(3);
