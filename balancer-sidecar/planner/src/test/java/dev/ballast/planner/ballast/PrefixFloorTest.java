@@ -99,7 +99,7 @@ class PrefixFloorTest {
                 scorer = LayerFixtures.scorer(ctx, gt, LayerFixtures.skewed(r, gt.ep(), experts));
             }
             LayerPlacement[] targets = {
-                    Realignment.align(gt, new BallastPlanner(false).placeLayer(scorer, null, staticP), current, 2),
+                    Realignment.align(scorer, new BallastPlanner(false).placeLayer(scorer, null, staticP), current, 2),
                     BalanceThenLocal.place(ctx, scorer.cost(), gt, scorer.demand(), current)};
             LayerPlacement want = everySize(scorer, current, targets);
             assertThat(IncrementalWalk.towards(scorer, current, targets)).as("trial %d", trial).isEqualTo(want);
@@ -111,7 +111,7 @@ class PrefixFloorTest {
     /** The walk with every size scored: {@link IncrementalWalk#towards} as it was before pruning (large layers). */
     private static LayerPlacement everySize(LayerScorer scorer, LayerPlacement current, LayerPlacement... targets) {
         double keep = scorer.seconds(current, current);
-        double price = IncrementalWalk.HYSTERESIS * Math.abs(keep);
+        double price = IncrementalWalk.price(Math.abs(keep), scorer.group().ep());
         LayerPlacement pick = current;
         double pickScore = keep;
         ChangeBound bound = new ChangeBound(scorer, current);
@@ -141,7 +141,7 @@ class PrefixFloorTest {
     /** Sizes whose floor plus price is at or above the best so far or the pick so far, as the walk meets them. */
     private static int ruledOut(LayerScorer scorer, LayerPlacement current, LayerPlacement... targets) {
         double keep = scorer.seconds(current, current);
-        double price = IncrementalWalk.HYSTERESIS * Math.abs(keep);
+        double price = IncrementalWalk.price(Math.abs(keep), scorer.group().ep());
         double pickScore = keep;
         ChangeBound bound = new ChangeBound(scorer, current);
         int out = 0;
