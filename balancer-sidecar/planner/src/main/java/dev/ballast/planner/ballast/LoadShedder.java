@@ -2,7 +2,6 @@ package dev.ballast.planner.ballast;
 
 import dev.ballast.planner.model.GroupTopology;
 
-import java.util.Arrays;
 
 /**
  * The balancing greedy: while the busiest GPU's planned load is above the target (the mean, rounded up) by more than a
@@ -30,8 +29,11 @@ public final class LoadShedder {
      * 2^48, and there are at most 32768 GPUs and experts.
      */
     private final boolean packable;
-    /** run's scratch: the nodes holding a copy of the expert being shed. */
+    /** run's scratch: the nodes holding a copy of the expert being shed (all false between uses). */
     private final boolean[] covered;
+    /** What a new copy is weighed by, on the expert's home node and elsewhere ({@link TrafficBytes#perReplica}). */
+    private final double replicaBytesHome;
+    private final double replicaBytesAway;
 
     /** Sheds towards the mean of {@code demand}'s tokens over the group, within a thousandth of it. */
     public LoadShedder(GroupTopology gt, SheddingState st, LayerDemand demand, TrafficBytes bytes) {
@@ -50,6 +52,8 @@ public final class LoadShedder {
             nodeGpus[gt.nodeIndex(g) * words + (g >>> 6)] |= 1L << g;
         }
         this.covered = new boolean[nc];
+        this.replicaBytesHome = bytes.perReplica(true);
+        this.replicaBytesAway = bytes.perReplica(false);
     }
 
     /** The load shedding aims at: the mean load, rounded up. */
@@ -144,13 +148,16 @@ public final class LoadShedder {
                     continue;
                 }
                 long need = Math.min(excess, a);
-                Arrays.fill(covered, false);
+                // covered is all false between uses: set for e's nodes here, cleared again right after.
                 for (int k = 0; k < st.copyCount(e); k++) {
                     covered[gt.nodeIndex(st.copyGpu(e, k))] = true;
                 }
                 int homeNode = gt.nodeIndex(st.home(e));
                 long useful = Math.max(1, Math.min(need, target) / 8);
                 int t = chooseTarget(open, e, gmax, useful, covered, homeNode);
+                for (int k = 0; k < st.copyCount(e); k++) {
+                    covered[gt.nodeIndex(st.copyGpu(e, k))] = false;
+                }
                 if (t >= 0) {
                     st.addReplica(e, t);
                     st.move(e, gmax, t, Math.min(need, target - load[t]));
@@ -230,7 +237,8 @@ public final class LoadShedder {
             if (g < 0) {
                 continue;
             }
-            double score = (covered[n] ? 0 : nodeDemand[n * experts + e] * tokenBytes) - bytes.perReplica(n == homeNode);
+            double score = (covered[n] ? 0 : nodeDemand[n * experts + e] * tokenBytes)
+                    - (n == homeNode ? replicaBytesHome : replicaBytesAway);
             if (slack >= useful && (best < 0 || betterTarget(srcNode, g, score, slack, best, bestScore, bestSlack))) {
                 best = g;
                 bestScore = score;

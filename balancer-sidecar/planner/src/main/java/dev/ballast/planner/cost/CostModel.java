@@ -48,6 +48,12 @@ public final class CostModel {
     private long[] recvTok = new long[0];
     private double[] send = new double[0];
     private double[] recv = new double[0];
+    /**
+     * The static homes of the last shape asked for ({@link #homes}): looked up instead of divided out per copy, where a
+     * division is the slowest step of the replica traffic's loop.
+     */
+    private int[] homes = new int[0];
+    private int homesEp = -1;
 
     public CostModel(MoeShape shape, Mode mode) {
         this(shape, mode, DEFAULT_REPLAN_INTERVAL);
@@ -188,6 +194,15 @@ public final class CostModel {
         // above this bound.
         return (compute + ALL_TO_ALLS_PER_LAYER * a2a + Math.max(0, paramSec - compute)
                 + quotaRuleSeconds(ep, p.experts(), p.totalCopies())) * (1 + 1e-12);
+    }
+
+    /** {@link StaticLayout#homes}{@code (ep, experts)}, kept for the next call of the same shape. */
+    private int[] homes(int ep, int experts) {
+        if (homesEp != ep || homes.length != experts) {
+            homes = StaticLayout.homes(ep, experts);
+            homesEp = ep;
+        }
+        return homes;
     }
 
     /** Token sums per (GPU, link class) into the byte arrays the busiest-link time reads, and the inter-node total. */
@@ -433,10 +448,12 @@ public final class CostModel {
         double total = 0;
         double inter = 0;
         double migration = 0;
+        // Masters at their static homes unless moved: the same GPUs as p.master, without a division per copy.
+        int[] home = p.hasMovedMasters() ? null : homes(ep, experts);
         for (int g = 0; g < ep; g++) {
             for (int i = 0; i < p.expertCount(g); i++) {
                 int e = p.expertAt(g, i);
-                int h = p.master(e);
+                int h = home != null ? home[e] : p.master(e);
                 if (h == g) {
                     continue;
                 }
