@@ -2,7 +2,6 @@ package dev.ballast.planner.ballast;
 
 import dev.ballast.planner.model.GroupTopology;
 
-
 /**
  * The balancing greedy: while the busiest GPU's planned load is above the target (the mean, rounded up) by more than a
  * tolerance, move part of one of its experts (largest share first) to another copy of that expert with room, or open a
