@@ -241,19 +241,28 @@ public final class SheddingState {
      * largest amount, then the lowest expert); how many. For amounts below 2^48 and at most 32768 experts.
      */
     int loadKeysOn(int g, long[] out) {
+        // Each key is written and counted only if it carries load: a conditional count, not a branch on the amounts
+        // (which the predictor cannot guess). out has room for every home and replica of g, so a key written past the
+        // count is overwritten or ignored.
         int n = 0;
         for (int e = firstHome[g]; e < firstHome[g + 1]; e++) {
-            if (amount[e][0] > 0) {
-                out[n++] = amount[e][0] << 15 | (32767 - e);
-            }
+            long a = amount[e][0];
+            out[n] = a << 15 | (32767 - e);
+            n += a > 0 ? 1 : 0;
         }
+        int[] on = replicasOn[g];
         for (int i = 0; i < replicaCount[g]; i++) {
-            int e = replicasOn[g][i];
-            for (int k = 1; k < copies[e]; k++) {
-                if (gpuOf[e][k] == g && amount[e][k] > 0) {
-                    out[n++] = amount[e][k] << 15 | (32767 - e);
-                }
+            int e = on[i];
+            int[] gpu = gpuOf[e];
+            long[] carried = amount[e];
+            // g holds one copy of e: the first copy after the home on g.
+            int k = 1;
+            while (gpu[k] != g) {
+                k++;
             }
+            long a = carried[k];
+            out[n] = a << 15 | (32767 - e);
+            n += a > 0 ? 1 : 0;
         }
         return n;
     }
