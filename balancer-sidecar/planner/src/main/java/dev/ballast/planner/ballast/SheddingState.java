@@ -129,10 +129,8 @@ public final class SheddingState {
     private void reset(LayerDemand demand) {
         Arrays.fill(load, 0);
         Arrays.fill(replicaCount, 0);
+        Arrays.fill(held, 0);
         for (int e = 0; e < experts; e++) {
-            for (int k = 0; k < copies[e]; k++) {
-                clearHeld(e, gpuOf[e][k]);
-            }
             int h = homeOf[e];
             long t = demand.total(e);
             gpuOf[e][0] = h;
@@ -357,7 +355,16 @@ public final class SheddingState {
             int homes = firstHome[g + 1] - first;
             int n = replicaCount[g];
             System.arraycopy(replicasOn[g], 0, reps, 0, n);
-            Arrays.sort(reps, 0, n);
+            // An insertion sort in place: a GPU has a slot or two (a library sort's call costs more than the sort).
+            for (int i = 1; i < n; i++) {
+                int x = reps[i];
+                int j = i - 1;
+                while (j >= 0 && reps[j] > x) {
+                    reps[j + 1] = reps[j];
+                    j--;
+                }
+                reps[j + 1] = x;
+            }
             int[] l = new int[homes + n];
             int k = 0;
             int r = 0;
