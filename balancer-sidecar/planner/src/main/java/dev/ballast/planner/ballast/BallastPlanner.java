@@ -94,7 +94,7 @@ public final class BallastPlanner implements Planner {
         // the demand arrays of the layer it planned last, refilled for the next).
         Runnable worker = () -> {
             CostModel cost = c.newCostModel();
-            PlacementSearch search = new PlacementSearch();
+            PlacementSearch search = SEARCH.get();
             LayerDemand spent = null;
             for (int t = next.getAndIncrement(); t < tasks; t = next.getAndIncrement()) {
                 if (sameAs[t] == t) {
@@ -164,6 +164,13 @@ public final class BallastPlanner implements Planner {
         }
         return true;
     }
+
+    /**
+     * Each thread's quota-rule search, kept from plan to plan: its buffers grow to the largest placement searched, and
+     * a new search per plan would grow them again (fresh memory is memory the cache has not seen). A plan binds it to
+     * each layer before asking anything ({@link PlacementSearch#startLayer}), so what it held before does not matter.
+     */
+    private static final ThreadLocal<PlacementSearch> SEARCH = ThreadLocal.withInitial(PlacementSearch::new);
 
     /** Daemon threads that help the calling thread plan; idle ones end after a minute. */
     private static final ExecutorService POOL = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS,

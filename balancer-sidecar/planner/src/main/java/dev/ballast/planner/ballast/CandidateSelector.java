@@ -64,8 +64,20 @@ public final class CandidateSelector {
         if (scorer.imbalance(0) > BALANCE_CAP) {
             return -1;
         }
+        // Imbalance is maxLoad * ep / allTokens: start the bisection from a bracket around the cap's load instead of the
+        // whole range (the same predicate, so the same answer, in a few steps instead of 63).
         long lo = 0;
         long hi = Long.MAX_VALUE;
+        LayerDemand d = scorer.demand();
+        double guess = Math.floor(BALANCE_CAP * d.allTokens() / scorer.group().ep());
+        if (guess >= 2 && guess < (double) (Long.MAX_VALUE / 4)) {
+            long below = (long) guess - 2;
+            long above = (long) guess + 2;
+            if (scorer.imbalance(below) <= BALANCE_CAP && scorer.imbalance(above) > BALANCE_CAP) {
+                lo = below;
+                hi = above;
+            }
+        }
         // Invariant: lo is balanced, hi is not.
         while (hi - lo > 1) {
             long mid = lo + (hi - lo) / 2;

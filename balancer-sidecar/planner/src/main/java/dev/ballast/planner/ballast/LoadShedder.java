@@ -2,8 +2,6 @@ package dev.ballast.planner.ballast;
 
 import dev.ballast.planner.model.GroupTopology;
 
-import java.util.Arrays;
-
 /**
  * The balancing greedy: while the busiest GPU's planned load is above the target (the mean, rounded up) by more than a
  * tolerance, move part of one of its experts (largest share first) to another copy of that expert with room, or open a
@@ -30,11 +28,33 @@ public final class LoadShedder {
      * 2^48, and there are at most 32768 GPUs and experts.
      */
     private final boolean packable;
-    /** run's scratch: the nodes holding a copy of the expert being shed. */
+    /** run's scratch: the nodes holding a copy of the expert being shed (all false between uses). */
     private final boolean[] covered;
+    /** What a new copy is weighed by, on the expert's home node and elsewhere ({@link TrafficBytes#perReplica}). */
+    private final double replicaBytesHome;
+    private final double replicaBytesAway;
+
+    /**
+     * Whether run keeps each node's best open GPU ({@link #nodeBest}) between new copies instead of finding it afresh
+     * for every one (false: the plain scan, for tests that compare the two).
+     */
+    private final boolean keepNodeBest;
+    /**
+     * Per node, packable only: the largest key room << 15 | 32767 - GPU over its open GPUs (-1: none), whoever holds
+     * what, as of the last time the node was not {@link #nodeStale}; a node turns stale whenever a GPU of it gains or
+     * loses load (every change of the open set or of a load goes through {@link #moved}, and every node is stale when a
+     * run starts).
+     */
+    private final long[] nodeBest;
+    private final boolean[] nodeStale;
 
     /** Sheds towards the mean of {@code demand}'s tokens over the group, within a thousandth of it. */
     public LoadShedder(GroupTopology gt, SheddingState st, LayerDemand demand, TrafficBytes bytes) {
+        this(gt, st, demand, bytes, true);
+    }
+
+    /** As the public constructor; {@code keepNodeBest} false finds each node's best open GPU afresh every time. */
+    LoadShedder(GroupTopology gt, SheddingState st, LayerDemand demand, TrafficBytes bytes, boolean keepNodeBest) {
         this.gt = gt;
         this.st = st;
         this.load = st.loads();
@@ -50,6 +70,11 @@ public final class LoadShedder {
             nodeGpus[gt.nodeIndex(g) * words + (g >>> 6)] |= 1L << g;
         }
         this.covered = new boolean[nc];
+        this.keepNodeBest = keepNodeBest;
+        this.nodeBest = new long[nc];
+        this.nodeStale = new boolean[nc];
+        this.replicaBytesHome = bytes.perReplica(true);
+        this.replicaBytesAway = bytes.perReplica(false);
     }
 
     /** The load shedding aims at: the mean load, rounded up. */
@@ -67,6 +92,7 @@ public final class LoadShedder {
         for (int g = 0; g < ep; g++) {
             updateOpen(open, g);
         }
+        java.util.Arrays.fill(nodeStale, true);
         // The busiest GPU not yet found stuck (no expert of it could shed).
         BusiestTree busiest = st.busiestTree();
         int guard = 4 * (st.slots() * ep + ep + experts) + 16;
@@ -144,13 +170,16 @@ public final class LoadShedder {
                     continue;
                 }
                 long need = Math.min(excess, a);
-                Arrays.fill(covered, false);
+                // covered is all false between uses: set for e's nodes here, cleared again right after.
                 for (int k = 0; k < st.copyCount(e); k++) {
                     covered[gt.nodeIndex(st.copyGpu(e, k))] = true;
                 }
                 int homeNode = gt.nodeIndex(st.home(e));
                 long useful = Math.max(1, Math.min(need, target) / 8);
-                int t = chooseTarget(open, e, gmax, useful, covered, homeNode);
+                int t = chooseTarget(open, e, gmax, useful, covered, homeNode, keepNodeBest);
+                for (int k = 0; k < st.copyCount(e); k++) {
+                    covered[gt.nodeIndex(st.copyGpu(e, k))] = false;
+                }
                 if (t >= 0) {
                     st.addReplica(e, t);
                     st.move(e, gmax, t, Math.min(need, target - load[t]));
@@ -166,6 +195,8 @@ public final class LoadShedder {
 
     /** After load moved from GPU {@code from} to GPU {@code to}: both re-read by the open set and the tree. */
     private void moved(long[] open, BusiestTree busiest, int from, int to) {
+        nodeStale[gt.nodeIndex(from)] = true;
+        nodeStale[gt.nodeIndex(to)] = true;
         updateOpen(open, from);
         updateOpen(open, to);
         busiest.update(from);
@@ -190,6 +221,15 @@ public final class LoadShedder {
      * earliest on ties) can win, and if it lacks a useful share's room so do the others: one candidate per node.
      */
     int chooseTarget(long[] open, int e, int src, long useful, boolean[] covered, int homeNode) {
+        return chooseTarget(open, e, src, useful, covered, homeNode, false);
+    }
+
+    /**
+     * {@link #chooseTarget(long[], int, int, long, boolean[], int)}; with {@code kept} (run's own open set only), each
+     * node's candidate from {@link #nodeBest}, refreshed where stale: the best open GPU of a node is its best without a
+     * copy of e unless it holds one itself (e has few copies), and only then is the node scanned without e's holders.
+     */
+    private int chooseTarget(long[] open, int e, int src, long useful, boolean[] covered, int homeNode, boolean kept) {
         int srcNode = gt.nodeIndex(src);
         int experts = st.experts();
         double tokenBytes = bytes.perToken();
@@ -206,11 +246,15 @@ public final class LoadShedder {
                 // The node's candidate as room << 15 | 32767 - GPU, so that the most room, then the earliest GPU, is the
                 // largest key: a branch-free max per GPU instead of a comparison the branch predictor cannot guess.
                 long most = -1;
-                for (int w = 0; w < words; w++) {
-                    for (long bits = open[w] & nodeGpus[n * words + w] & ~st.heldWord(e, w); bits != 0; bits &= bits - 1) {
-                        int x = (w << 6) + Long.numberOfTrailingZeros(bits);
-                        most = Math.max(most, (target - load[x]) << 15 | (32767 - x));
+                if (kept) {
+                    if (nodeStale[n]) {
+                        nodeBest[n] = bestOpen(open, n, 0);
+                        nodeStale[n] = false;
                     }
+                    most = nodeBest[n];
+                }
+                if (!kept || most >= 0 && st.holds(e, 32767 - (int) (most & 32767))) {
+                    most = bestOpen(open, n, e + 1);
                 }
                 if (most >= 0) {
                     g = 32767 - (int) (most & 32767);
@@ -230,7 +274,8 @@ public final class LoadShedder {
             if (g < 0) {
                 continue;
             }
-            double score = (covered[n] ? 0 : nodeDemand[n * experts + e] * tokenBytes) - bytes.perReplica(n == homeNode);
+            double score = (covered[n] ? 0 : nodeDemand[n * experts + e] * tokenBytes)
+                    - (n == homeNode ? replicaBytesHome : replicaBytesAway);
             if (slack >= useful && (best < 0 || betterTarget(srcNode, g, score, slack, best, bestScore, bestSlack))) {
                 best = g;
                 bestScore = score;
@@ -243,6 +288,25 @@ public final class LoadShedder {
             }
         }
         return best >= 0 ? best : any;
+    }
+
+    /**
+     * The largest key room << 15 | 32767 - GPU among the {@code open} GPUs of node n, leaving out those holding expert
+     * {@code withoutE} - 1 (0: none left out); -1 if there is none.
+     */
+    private long bestOpen(long[] open, int n, int withoutE) {
+        long most = -1;
+        for (int w = 0; w < words; w++) {
+            long bits = open[w] & nodeGpus[n * words + w];
+            if (withoutE > 0) {
+                bits &= ~st.heldWord(withoutE - 1, w);
+            }
+            for (; bits != 0; bits &= bits - 1) {
+                int x = (w << 6) + Long.numberOfTrailingZeros(bits);
+                most = Math.max(most, (target - load[x]) << 15 | (32767 - x));
+            }
+        }
+        return most;
     }
 
     /**

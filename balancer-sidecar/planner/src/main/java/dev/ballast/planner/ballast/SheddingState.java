@@ -129,10 +129,8 @@ public final class SheddingState {
     private void reset(LayerDemand demand) {
         Arrays.fill(load, 0);
         Arrays.fill(replicaCount, 0);
+        Arrays.fill(held, 0);
         for (int e = 0; e < experts; e++) {
-            for (int k = 0; k < copies[e]; k++) {
-                clearHeld(e, gpuOf[e][k]);
-            }
             int h = homeOf[e];
             long t = demand.total(e);
             gpuOf[e][0] = h;
@@ -241,19 +239,28 @@ public final class SheddingState {
      * largest amount, then the lowest expert); how many. For amounts below 2^48 and at most 32768 experts.
      */
     int loadKeysOn(int g, long[] out) {
+        // Each key is written and counted only if it carries load: a conditional count, not a branch on the amounts
+        // (which the predictor cannot guess). out has room for every home and replica of g, so a key written past the
+        // count is overwritten or ignored.
         int n = 0;
         for (int e = firstHome[g]; e < firstHome[g + 1]; e++) {
-            if (amount[e][0] > 0) {
-                out[n++] = amount[e][0] << 15 | (32767 - e);
-            }
+            long a = amount[e][0];
+            out[n] = a << 15 | (32767 - e);
+            n += a > 0 ? 1 : 0;
         }
+        int[] on = replicasOn[g];
         for (int i = 0; i < replicaCount[g]; i++) {
-            int e = replicasOn[g][i];
-            for (int k = 1; k < copies[e]; k++) {
-                if (gpuOf[e][k] == g && amount[e][k] > 0) {
-                    out[n++] = amount[e][k] << 15 | (32767 - e);
-                }
+            int e = on[i];
+            int[] gpu = gpuOf[e];
+            long[] carried = amount[e];
+            // g holds one copy of e: the first copy after the home on g.
+            int k = 1;
+            while (gpu[k] != g) {
+                k++;
             }
+            long a = carried[k];
+            out[n] = a << 15 | (32767 - e);
+            n += a > 0 ? 1 : 0;
         }
         return n;
     }
@@ -348,7 +355,16 @@ public final class SheddingState {
             int homes = firstHome[g + 1] - first;
             int n = replicaCount[g];
             System.arraycopy(replicasOn[g], 0, reps, 0, n);
-            Arrays.sort(reps, 0, n);
+            // An insertion sort in place: a GPU has a slot or two (a library sort's call costs more than the sort).
+            for (int i = 1; i < n; i++) {
+                int x = reps[i];
+                int j = i - 1;
+                while (j >= 0 && reps[j] > x) {
+                    reps[j + 1] = reps[j];
+                    j--;
+                }
+                reps[j + 1] = x;
+            }
             int[] l = new int[homes + n];
             int k = 0;
             int r = 0;

@@ -79,7 +79,9 @@ public final class TopUp {
                 }
                 int[] before = lists[t];
                 lists[t] = SlotChanges.replace(before, -1, e);
-                LayerPlacement p2 = LayerPlacement.of(experts, lists);
+                // Every list ascends (p's own, or one with e added where it was not), so they are taken as they are; the
+                // outer array is copied since this loop goes on changing it.
+                LayerPlacement p2 = LayerPlacement.ofAscending(experts, lists.clone());
                 PlacementSearch.Probe next = scorer.probe(p2, aim);
                 // Progress: the busiest GPU got lighter, or (no heavier) the rule now places this expert at the aim.
                 if (next.maxLoad() < now.maxLoad() || next.maxLoad() == now.maxLoad() && next.unplacedAtAim() != u) {

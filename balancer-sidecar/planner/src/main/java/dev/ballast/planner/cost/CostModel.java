@@ -51,6 +51,12 @@ public final class CostModel {
     /** The second pair of byte sums of {@link #quotaRuleScore}. */
     private double[] send2 = new double[0];
     private double[] recv2 = new double[0];
+    /**
+     * The static homes of the last shape asked for ({@link #homes}): looked up instead of divided out per copy, where a
+     * division is the slowest step of the replica traffic's loop.
+     */
+    private int[] homes = new int[0];
+    private int homesEp = -1;
 
     public CostModel(MoeShape shape, Mode mode) {
         this(shape, mode, DEFAULT_REPLAN_INTERVAL);
@@ -190,12 +196,13 @@ public final class CostModel {
         int ep = gt.ep();
         double w = shape.weightBytesPerExpert();
         double gb = shape.gradBytesPerExpert();
+        int[] home = p.hasMovedMasters() ? null : homes(ep, p.experts());
         for (int g = 0; g < ep; g++) {
             int before = 0;
             int beforeCount = adoptedFrom.expertCount(g);
             for (int i = 0; i < p.expertCount(g); i++) {
                 int e = p.expertAt(g, i);
-                int h = p.master(e);
+                int h = home != null ? home[e] : p.master(e);
                 if (h == g) {
                     continue;
                 }
@@ -328,6 +335,15 @@ public final class CostModel {
         // above this bound.
         return (compute + ALL_TO_ALLS_PER_LAYER * a2a + Math.max(0, paramSec - compute)
                 + quotaRuleSeconds(ep, p.experts(), p.totalCopies())) * (1 + 1e-12);
+    }
+
+    /** {@link StaticLayout#homes}{@code (ep, experts)}, kept for the next call of the same shape. */
+    private int[] homes(int ep, int experts) {
+        if (homesEp != ep || homes.length != experts) {
+            homes = StaticLayout.homes(ep, experts);
+            homesEp = ep;
+        }
+        return homes;
     }
 
     /** Token sums per (GPU, link class) into the byte arrays the busiest-link time reads, and the inter-node total. */
@@ -573,10 +589,12 @@ public final class CostModel {
         double total = 0;
         double inter = 0;
         double migration = 0;
+        // Masters at their static homes unless moved: the same GPUs as p.master, without a division per copy.
+        int[] home = p.hasMovedMasters() ? null : homes(ep, experts);
         for (int g = 0; g < ep; g++) {
             for (int i = 0; i < p.expertCount(g); i++) {
                 int e = p.expertAt(g, i);
-                int h = p.master(e);
+                int h = home != null ? home[e] : p.master(e);
                 if (h == g) {
                     continue;
                 }

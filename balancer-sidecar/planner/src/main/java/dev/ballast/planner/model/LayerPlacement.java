@@ -53,13 +53,16 @@ public final class LayerPlacement {
         }
         this.copyStart = count;
         this.copyGpu = new int[count[experts]];
-        int[] fill = Arrays.copyOf(count, experts);
-        // GPUs visited in ascending order, so each expert's copies come out ascending by GPU.
+        // GPUs visited in ascending order, so each expert's copies come out ascending by GPU. count[e] serves as expert
+        // e's cursor (no copy of the starts to fill from: an array fewer per placement); afterwards count[e] is where
+        // expert e + 1 starts, so the starts move up one place back.
         for (int g = 0; g < gpuExperts.length; g++) {
             for (int e : gpuExperts[g]) {
-                copyGpu[fill[e]++] = g;
+                copyGpu[count[e]++] = g;
             }
         }
+        System.arraycopy(count, 0, count, 1, experts);
+        count[0] = 0;
     }
 
     /** Copies the lists, sorts them and drops duplicates; experts must be in [0, experts). */

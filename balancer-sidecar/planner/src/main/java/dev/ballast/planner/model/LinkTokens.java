@@ -42,9 +42,15 @@ public final class LinkTokens {
                                       long[] recv) {
             int ep = gt.ep();
             int nodes = gt.nodeCount();
+            // GPU g's homes are [firstExpert(g), firstExpert(g + 1)): each range starts where the last ended, and its
+            // end, the smallest e with e * ep >= (g + 1) * experts, is counted up to instead of divided out.
+            int to = 0;
             for (int g = 0; g < ep; g++) {
-                int from = StaticLayout.firstExpert(g, ep, experts);
-                int to = StaticLayout.firstExpert(g + 1, ep, experts);
+                int from = to;
+                long end = (long) (g + 1) * experts;
+                while ((long) to * ep < end) {
+                    to++;
+                }
                 long own = 0;
                 long node = 0;
                 long rack = 0;

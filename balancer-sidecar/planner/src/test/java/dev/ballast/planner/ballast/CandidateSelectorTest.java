@@ -12,6 +12,41 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 class CandidateSelectorTest {
 
+    /**
+     * The heaviest balanced load, found by bisection from a bracket around the cap's load, is the one a bisection of the
+     * whole range finds: the largest load whose imbalance is within the cap (imbalance never falls as the load grows).
+     */
+    @Test
+    void theBalancedLoadIsTheLargestLoadWithinTheCap() {
+        SplittableRandom rnd = new SplittableRandom(3);
+        for (int trial = 0; trial < 300; trial++) {
+            String topo = trial % 2 == 0 ? "nodes=2,gpusPerNode=4,racks=1" : "nodes=3,gpusPerNode=3,racks=1";
+            PlanningContext ctx = LayerFixtures.context(topo, 36, 2, Mode.REPLICATE);
+            GroupTopology gt = ctx.group(0, 0);
+            long[] counts = LayerFixtures.skewed(rnd, gt.ep(), 36);
+            int scale = trial % 3 == 0 ? 1 : 1 + rnd.nextInt(1 << 20);
+            for (int i = 0; i < counts.length; i++) {
+                counts[i] = trial % 7 == 0 ? rnd.nextInt(2) : counts[i] * scale;
+            }
+            LayerScorer scorer = LayerFixtures.scorer(ctx, gt, counts);
+            long lo = 0;
+            long hi = Long.MAX_VALUE;
+            if (scorer.imbalance(hi) <= CandidateSelector.BALANCE_CAP) {
+                lo = Long.MAX_VALUE;
+            } else {
+                while (hi - lo > 1) {
+                    long mid = lo + (hi - lo) / 2;
+                    if (scorer.imbalance(mid) <= CandidateSelector.BALANCE_CAP) {
+                        lo = mid;
+                    } else {
+                        hi = mid;
+                    }
+                }
+            }
+            assertThat(CandidateSelector.balancedLoad(scorer)).as("trial %d", trial).isEqualTo(lo);
+        }
+    }
+
     @Test
     void aPickIsBalancedAndNeverPredictedSlowerThanStatic() {
         SplittableRandom rnd = new SplittableRandom(1);

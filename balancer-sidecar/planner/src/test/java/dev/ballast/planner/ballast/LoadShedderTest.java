@@ -106,6 +106,67 @@ class LoadShedderTest {
         assertThat(checked).isPositive();
     }
 
+    /**
+     * Keeping each node's best open GPU between new copies (refreshed only where a GPU of the node gained or lost load)
+     * sheds exactly as finding it afresh for every copy: the same copies, the same loads, on rank-run and interleaved
+     * nodes, over a first run and a second one after more replicas took load.
+     */
+    @Test
+    void keepingEachNodesBestOpenGpuShedsAsFindingItAfresh() {
+        SplittableRandom rnd = new SplittableRandom(11);
+        PlanningContext ctx = LayerFixtures.context("nodes=4,gpusPerNode=4,racks=2", 64, 2, Mode.REPLICATE);
+        TrafficBytes bytes = TrafficBytes.of(ctx);
+        int ep = 16;
+        int experts = 64;
+        long replicas = 0;
+        for (int trial = 0; trial < 200; trial++) {
+            int[] node = new int[ep];
+            int[] rack = new int[ep];
+            for (int g = 0; g < ep; g++) {
+                node[g] = trial % 2 == 0 ? g / 4 : rnd.nextInt(4);
+                rack[g] = node[g] / 2;
+            }
+            GroupTopology gt = GroupTopology.ofPlaces(node, rack, dev.ballast.planner.model.Hardware.DEFAULT);
+            long[] counts = trial % 3 == 0 ? LayerFixtures.zipf(ep, experts, trial) : LayerFixtures.skewed(rnd, ep, experts);
+            LayerDemand d = LayerDemand.of(gt, counts, experts);
+            int slots = 1 + rnd.nextInt(3);
+            String[] after = new String[2];
+            for (int keep = 0; keep < 2; keep++) {
+                SheddingState st = SheddingState.fresh(ep, experts, slots, d);
+                LoadShedder shedder = new LoadShedder(gt, st, d, bytes, keep == 1);
+                shedder.run();
+                // More replicas take load, as the local replicas do between the two runs of a plan.
+                SplittableRandom again = new SplittableRandom(trial);
+                for (int i = 0; i < 10; i++) {
+                    int e = again.nextInt(experts);
+                    int g = again.nextInt(ep);
+                    if (!st.holds(e, g) && st.hasFreeSlot(g)) {
+                        st.addReplica(e, g);
+                        st.shift(e, g, again.nextInt(1 + (int) Math.min(d.total(e), 1 << 20)));
+                    }
+                }
+                shedder.run();
+                StringBuilder b = new StringBuilder();
+                for (int g = 0; g < ep; g++) {
+                    b.append(st.load(g)).append(':');
+                }
+                for (int e = 0; e < experts; e++) {
+                    for (int k = 0; k < st.copyCount(e); k++) {
+                        b.append(e).append('@').append(st.copyGpu(e, k)).append('=').append(st.copyLoad(e, k)).append(' ');
+                    }
+                }
+                after[keep] = b.toString();
+                if (keep == 1) {
+                    for (int g = 0; g < ep; g++) {
+                        replicas += st.replicaCount(g);
+                    }
+                }
+            }
+            assertThat(after[1]).as("trial %d", trial).isEqualTo(after[0]);
+        }
+        assertThat(replicas).isGreaterThan(1000);
+    }
+
     /** The choice as a scan of every open GPU without a copy of e, earliest first, keeping the first of equals. */
     private static int scanEveryGpu(GroupTopology gt, SheddingState st, LayerDemand d, TrafficBytes bytes, long target,
                                     long open, int e, int src, long useful, boolean[] covered, int homeNode) {
