@@ -158,13 +158,7 @@ public final class CostModel {
             }
             replicaTrafficBoth(gt, p, adoptedFrom);
             paramSec = busiestLinkSeconds(ep, hw);
-            double[] s1 = send;
-            double[] r1 = recv;
-            send = send2;
-            recv = recv2;
-            adoptedParamSec = busiestLinkSeconds(ep, hw);
-            send2 = s1;
-            recv2 = r1;
+            adoptedParamSec = busiestLinkSeconds(ep, hw, send2, recv2);
         } else {
             if (mode == Mode.REPLICATE) {
                 replicaTraffic(gt, p, null, null);
@@ -212,8 +206,8 @@ public final class CostModel {
                 boolean held = before < beforeCount && adoptedFrom.expertAt(g, before) == e;
                 int cls = gt.linkClass(h, g);
                 double fresh = held ? 0 : w;
-                send[h * 4 + cls] += w + 0.0;
-                recv[g * 4 + cls] += w + 0.0;
+                send[h * 4 + cls] += w;
+                recv[g * 4 + cls] += w;
                 send[g * 4 + cls] += gb;
                 recv[h * 4 + cls] += gb;
                 send2[h * 4 + cls] += w + fresh;
@@ -805,6 +799,11 @@ public final class CostModel {
      * quotient of the maximum: three divisions instead of six per GPU, with bit-identical results.
      */
     private double busiestLinkSeconds(int ep, Hardware hw) {
+        return busiestLinkSeconds(ep, hw, send, recv);
+    }
+
+    /** {@link #busiestLinkSeconds(int, Hardware)} over the given byte sums. */
+    private static double busiestLinkSeconds(int ep, Hardware hw, double[] send, double[] recv) {
         double nvMax = 0;
         double nicMax = 0;
         double xrMax = 0;
