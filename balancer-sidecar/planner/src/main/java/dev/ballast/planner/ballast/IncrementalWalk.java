@@ -160,13 +160,13 @@ public final class IncrementalWalk {
         }
         LayerPlacement p = SlotChanges.applyFirst(current, ops, k);
         Double known = scored.get(p);
-        if (known == null && cutoff < Double.POSITIVE_INFINITY) {
-            double floor = scorer.floor(p) + newCopies * price;
-            if (floor >= cutoff) {
+        if (known == null) {
+            if (cutoff < Double.POSITIVE_INFINITY && scorer.floor(p) + newCopies * price >= cutoff) {
                 return Double.POSITIVE_INFINITY;
             }
+            known = scorer.seconds(p, chargeFrom);
+            scored.put(p, known);
         }
-        return (known != null ? known : scored.computeIfAbsent(p, q -> scorer.seconds(q, chargeFrom)))
-                + newCopies * price;
+        return known + newCopies * price;
     }
 }
