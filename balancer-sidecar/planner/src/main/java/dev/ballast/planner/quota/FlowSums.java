@@ -42,9 +42,7 @@ final class FlowSums {
         int ep = gt.ep();
         int experts = p.experts();
         size(ep);
-        // The last class: everything left after the nearer ones, and what the all-at-home routing sends outside the
-        // home's node (one rack) or rack (several racks); within one node, everything beyond the GPU itself.
-        int last = gt.nodeCount() == 1 ? 1 : gt.rackCount() == 1 ? 2 : 3;
+        int last = lastClass(gt);
         for (int e = 0; e < experts; e++) {
             int h = StaticLayout.home(e, ep, experts);
             int k = p.copies(e);
@@ -178,7 +176,7 @@ final class FlowSums {
         int ep = gt.ep();
         int experts = p.experts();
         size(ep);
-        int last = gt.nodeCount() == 1 ? 1 : gt.rackCount() == 1 ? 2 : 3;
+        int last = lastClass(gt);
         for (int e = 0; e < experts; e++) {
             int h = StaticLayout.home(e, ep, experts);
             int k = p.copies(e);
@@ -301,5 +299,13 @@ final class FlowSums {
             taken = new long[ep];
             visited = new int[ep];
         }
+    }
+
+    /**
+     * The last link class: everything left after the nearer ones, and what the all-at-home routing sends outside the
+     * home's node (one rack) or rack (several racks); within one node, everything beyond the GPU itself.
+     */
+    private static int lastClass(GroupTopology gt) {
+        return gt.nodeCount() == 1 ? 1 : gt.rackCount() == 1 ? 2 : 3;
     }
 }
