@@ -52,7 +52,10 @@ def drive_data_path(spec):
     boundary of the Unix epoch, so every rank of every pod reports the same step numbers and steps complete (a step
     this pod is too late for is skipped, as a lagging rank's would be). Each report carries this rank's step time
     (since its previous step) and compute time (making the counts). "slow=5x4" plays a slow GPU: global rank 5 reports
-    4 times the compute time its pod measured (a straggler for the balancer to flag)."""
+    4 times the compute time its pod measured (a straggler for the balancer to flag). With "slow=", every pod's compute
+    also includes a steady fifth of a step (a sleep standing in for the GPU's work): making the counts alone takes well
+    under a millisecond, so on a busy machine scheduling noise could make one pod's compute several times the other's
+    and hide the straggler, or clear its flag."""
     from ballast_client import PlanAdopter, SidecarClient  # noqa: PLC0415
 
     fields = spec.split(",")
@@ -86,6 +89,8 @@ def drive_data_path(spec):
         adopter.at_step_boundary(step)
         adopted = adopter.current_version if adopter.current_plan is not None else None
         counts = [[[int(tokens * p * (0.9 + 0.2 * noise.random())) for p in w] for w in weights] for _ in range(gpus)]
+        if slow:
+            time.sleep(step_ns / 5e9)
         compute_seconds = time.perf_counter() - now
         for local in range(gpus):
             rank = node_rank * gpus + local
