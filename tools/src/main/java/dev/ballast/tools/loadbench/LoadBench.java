@@ -268,8 +268,10 @@ public final class LoadBench {
             measuring = true;
             long maxHeap = 0;
             long maxLive = 0;
-            // The balancer's planning call, wall time, of each plan it published in the window (status shows the last).
+            // The balancer's planning call, wall time and its thread's CPU time, of each plan it published in the
+            // window (status shows the last): wall above CPU is time spent waiting for the core the balancer shares.
             List<Double> planMillis = new ArrayList<>();
+            List<Double> planCpuMillis = new ArrayList<>();
             long seen = published0;
             for (int s = 0; s < durationS; s++) {
                 Thread.sleep(1000);
@@ -279,10 +281,14 @@ public final class LoadBench {
                 long now = st.get("plansPublished") instanceof Long l ? l : 0;
                 if (now > seen && st.get("lastPlanMillis") instanceof Number ms) {
                     planMillis.add(ms.doubleValue());
+                    if (st.get("lastPlanCpuMillis") instanceof Number cpu) {
+                        planCpuMillis.add(cpu.doubleValue());
+                    }
                 }
                 seen = now;
             }
             double[] planMs = planMillis.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+            double[] planCpuMs = planCpuMillis.stream().mapToDouble(Double::doubleValue).sorted().toArray();
             measuring = false;
             double secs = (System.nanoTime() - t0) / 1e9;
             long balancerCpu1 = cpuTicks(balancerPid);
@@ -334,6 +340,8 @@ public final class LoadBench {
                     .field("planMillisSampled", planMs.length)
                     .field("planMillisP50", planMs.length == 0 ? 0 : planMs[planMs.length / 2])
                     .field("planMillisMax", planMs.length == 0 ? 0 : planMs[planMs.length - 1])
+                    .field("planCpuMillisP50", planCpuMs.length == 0 ? 0 : planCpuMs[planCpuMs.length / 2])
+                    .field("planCpuMillisMax", planCpuMs.length == 0 ? 0 : planCpuMs[planCpuMs.length - 1])
                     .field("planBytesPerSidecarPerPlan", planMessages.get() == 0 ? 0 : planBytes.get() / (double) planMessages.get())
                     .field("fanOutMillisP50", pct(f, 0.50) / 1e6).field("fanOutMillisP99", pct(f, 0.99) / 1e6)
                     .field("fanOutMillisMax", f.length == 0 ? 0 : f[f.length - 1] / 1e6)

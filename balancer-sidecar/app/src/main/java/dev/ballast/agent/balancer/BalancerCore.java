@@ -22,6 +22,8 @@ import dev.ballast.planner.planners.PlanRequest;
 import dev.ballast.planner.policy.PlacementScore;
 import dev.ballast.planner.policy.ReplanPolicy;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -49,6 +51,7 @@ import java.util.logging.Logger;
  */
 public final class BalancerCore implements BalancerHttp.Snapshots {
     private static final Logger LOG = Logger.getLogger(BalancerCore.class.getName());
+    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
     /** How often retention is re-announced, so a sidecar that lost a plan notices. */
     public static final long RETENTION_EVERY_NANOS = 5_000_000_000L;
@@ -75,10 +78,13 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
 
     /**
      * {@code fromHistory}: planned from the load history, before any step of the world was seen; {@code bytesMoved}:
-     * expert weights the plan moves onto GPUs that did not hold them ({@link PlanMoves}).
+     * expert weights the plan moves onto GPUs that did not hold them ({@link PlanMoves}); {@code planCpuNanos}: the
+     * planning thread's CPU time for it, beside its wall time {@code planNanos} (helper threads, where the planner
+     * uses them, not counted), so a wall time above it reads as waiting for a core, not as planning work.
      */
     public record PlanResult(Plan plan, BalancerMetricsState.Scores predicted, double predictedSpeedup,
-                             long generation, long planNanos, boolean fromHistory, long bytesMoved) {
+                             long generation, long planNanos, long planCpuNanos, boolean fromHistory,
+                             long bytesMoved) {
     }
 
     private final DashboardJson.Identity identity;
@@ -113,6 +119,7 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
     private long lastObservedGeneration; // of the history's newest step
     private long lastRetentionBroadcast = Long.MIN_VALUE / 2;
     private long lastPlanNanos;
+    private long lastPlanCpuNanos;
     private long plansComputed;
     private long planNanosTotal;
     private BalancerMetricsState.Scores predicted; // the current plan's, null before the world's first
@@ -448,13 +455,15 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
 
     /** Runs off the loop thread: plans, then scores the static layout and the plan on the prediction. */
     private static PlanResult plan(PlanningSetup s, PlanRequest request, boolean fromHistory) {
+        long cpu0 = THREADS.getCurrentThreadCpuTime();
         long t0 = System.nanoTime();
         Plan plan = s.planner().plan(request);
         long took = System.nanoTime() - t0;
+        long cpu = THREADS.getCurrentThreadCpuTime() - cpu0;
         var before = PlacementScore.breakdown(s.context(), s.planner().routing(), null, request.predicted());
         var after = PlacementScore.breakdown(s.context(), s.planner().routing(), plan, request.predicted());
         return new PlanResult(plan, scores(before, after), before.whole().speedupTo(after.whole()),
-                request.version().worldGeneration(), took, fromHistory,
+                request.version().worldGeneration(), took, cpu, fromHistory,
                 PlanMoves.bytes(s.context(), request.current(), plan));
     }
 
@@ -468,6 +477,7 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
         planNanosTotal += r.planNanos();
         if (policy.finished(clock.getAsLong(), r.generation(), worldGeneration())) {
             lastPlanNanos = r.planNanos();
+            lastPlanCpuNanos = r.planCpuNanos();
             planInUse = r.plan();
             BalancerMessage plan = publisher.publish(r.plan());
             BalancerMessage retention = publisher.retention();
@@ -629,7 +639,7 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
         return DashboardJson.status(identity, new DashboardJson.Activity(worldGeneration(), ready, configError,
                 sessions.authenticatedCount(), intake.accepted(), intake.refused(), sessions.hellosRefused(),
                 publisher.published(), newest == null ? "" : newest.toString(), lastPlanNanos,
-                historyRestoredSteps),
+                lastPlanCpuNanos, historyRestoredSteps),
                 forecast.history(), status.current());
     }
 }

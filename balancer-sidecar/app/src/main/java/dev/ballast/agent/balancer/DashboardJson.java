@@ -22,7 +22,7 @@ final class DashboardJson {
     /** What the balancer has done so far, for the status document. */
     record Activity(long worldGeneration, boolean ready, String configError, int sidecars, long reportsAccepted,
                     long reportsRefused, long hellosRefused, long plansPublished, String newestPlan, long lastPlanNanos,
-                    long historyRestoredSteps) {
+                    long lastPlanCpuNanos, long historyRestoredSteps) {
     }
 
     /** The last complete step's per-layer totals and their smoothed history. */
@@ -51,7 +51,7 @@ final class DashboardJson {
                 .field("stepsObserved", history.observedSteps()).field("lastStep", history.lastStep())
                 .field("historyRestoredSteps", a.historyRestoredSteps())
                 .field("plansPublished", a.plansPublished()).field("newestPlan", a.newestPlan())
-                .field("lastPlanMillis", a.lastPlanNanos() / 1e6)
+                .field("lastPlanMillis", a.lastPlanNanos() / 1e6).field("lastPlanCpuMillis", a.lastPlanCpuNanos() / 1e6)
                 .field("planVersion", s.planVersion()).field("planSequence", s.planSequence())
                 .field("adoptedAtStep", s.adoptedAtStep()).field("imbalanceBefore", s.imbalanceBefore())
                 .field("imbalanceAfter", s.imbalanceAfter()).field("predictedSpeedup", s.predictedSpeedup());

@@ -37,16 +37,17 @@ class DashboardJsonTest {
     @Test
     void statusCarriesTheActivityAndStatusBalancer() {
         Map<String, Object> doc = parse(DashboardJson.status(ID, new DashboardJson.Activity(3, true, "", 2, 40, 1, 5, 6,
-                "3.6", 2_500_000, 90), new LoadHistory(0.5), new BalancerStatus("3.5", 64, 120, 2.25, 1.05, 1.7, null)));
+                "3.6", 2_500_000, 2_250_000, 90), new LoadHistory(0.5), new BalancerStatus("3.5", 64, 120, 2.25, 1.05, 1.7, null)));
         assertThat(doc).containsEntry("balancerId", "b-1").containsEntry("ready", true).containsEntry("sidecars", 2L)
                 .containsEntry("reportsAccepted", 40L).containsEntry("reportsRefused", 1L).containsEntry("hellosRefused", 5L)
                 .containsEntry("plansPublished", 6L).containsEntry("newestPlan", "3.6").containsEntry("lastPlanMillis", 2.5)
+                .containsEntry("lastPlanCpuMillis", 2.25)
                 .containsEntry("historyRestoredSteps", 90L)
                 .containsEntry("planVersion", "3.5").containsEntry("planSequence", 64L).containsEntry("adoptedAtStep", 120L)
                 .containsEntry("imbalanceBefore", 2.25).containsEntry("predictedSpeedup", 1.7).containsKey("heapLiveBytes")
                 .doesNotContainKey("measured");
         Map<String, Object> measured = parse(DashboardJson.status(ID, new DashboardJson.Activity(3, true, "", 2, 40, 1,
-                5, 6, "3.6", 2_500_000, 90), new LoadHistory(0.5), new BalancerStatus("3.5", 64, 120, 2.25, 1.05, 1.7, null)
+                5, 6, "3.6", 2_500_000, 2_250_000, 90), new LoadHistory(0.5), new BalancerStatus("3.5", 64, 120, 2.25, 1.05, 1.7, null)
                 .withMeasured(new BalancerStatus.Measured(2.0, 1.25, 0.5, 0.4, Double.NaN, Double.NaN))));
         assertThat(measured.get("measured")).isEqualTo(Map.of("imbalanceBefore", 2L, "imbalanceAfter", 1.25,
                 "stepSecondsBefore", 0.5, "stepSecondsAfter", 0.4, "stepTimeSpeedup", 1.25));
