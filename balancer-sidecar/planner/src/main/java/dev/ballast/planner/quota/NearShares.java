@@ -56,6 +56,11 @@ final class NearShares {
      */
     void splitNodeSums(GroupTopology gt, long[] sums, int experts, int e, LayerPlacement p, int start, int k,
                        long[] near, long[] nearRack) {
+        if (gt.groupsAreRankRuns()) {
+            divideRunsInPlace(gt, false, sums, experts, e, p, start, k, near);
+            divideRunsInPlace(gt, true, sums, experts, e, p, start, k, nearRack);
+            return;
+        }
         int nodes = gt.nodeCount();
         long[] nodeSum = nodeSums;
         long[] rackSum = rackSums;
@@ -96,6 +101,46 @@ final class NearShares {
             int g = byRack ? gt.rackIndex(gpu) : gt.nodeIndex(gpu);
             copies[g] = 0;
             rank[g] = 0;
+        }
+    }
+
+    /**
+     * {@link #divideRuns} of expert e's tokens per node read in place, {@code sums[node * experts + e]} (by rack: the
+     * sum of the rack's nodes', summed only for the racks that hold a copy), so that no group's sum is copied or
+     * cleared: the same shares as {@link #splitNodeSums} computes through its scratch.
+     */
+    private static void divideRunsInPlace(GroupTopology gt, boolean byRack, long[] sums, int experts, int e,
+                                          LayerPlacement p, int start, int k, long[] out) {
+        int i = 0;
+        while (i < k) {
+            int gpu = p.copyGpu(start + i);
+            int g = byRack ? gt.rackIndex(gpu) : gt.nodeIndex(gpu);
+            int j = i + 1;
+            while (j < k && (byRack ? gt.rackIndex(p.copyGpu(start + j)) : gt.nodeIndex(p.copyGpu(start + j))) == g) {
+                j++;
+            }
+            long d;
+            if (byRack) {
+                d = 0;
+                for (int n = 0; n < gt.nodeCount(); n++) {
+                    if (gt.rackOfNode(n) == g) {
+                        d += sums[n * experts + e];
+                    }
+                }
+            } else {
+                d = sums[g * experts + e];
+            }
+            int m = j - i;
+            if (m == 1) {
+                out[start + i] = d;
+            } else {
+                long share = d / m;
+                long extra = d % m;
+                for (int r = 0; r < m; r++) {
+                    out[start + i + r] = share + (r < extra ? 1 : 0);
+                }
+            }
+            i = j;
         }
     }
 
