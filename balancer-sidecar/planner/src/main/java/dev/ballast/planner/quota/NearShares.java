@@ -92,7 +92,8 @@ final class NearShares {
             long d = sum[g];
             int m = copies[g];
             // A group's only copy takes all of it (most groups have one copy: no division needed, a slow instruction).
-            out[start + j] = m == 1 ? d : d / m + (rank[g] < d % m ? 1 : 0);
+            long share = m == 1 ? d : quotient(d, m);
+            out[start + j] = m == 1 ? d : share + (rank[g] < d - share * m ? 1 : 0);
             rank[g]++;
         }
         // Only the copies' groups were touched: clear those (k of them at most, against every node or rack).
@@ -134,8 +135,8 @@ final class NearShares {
             if (m == 1) {
                 out[start + i] = d;
             } else {
-                long share = d / m;
-                long extra = d % m;
+                long share = quotient(d, m);
+                long extra = d - share * m;
                 for (int r = 0; r < m; r++) {
                     out[start + i + r] = share + (r < extra ? 1 : 0);
                 }
@@ -163,13 +164,23 @@ final class NearShares {
             if (m == 1) {
                 out[start + i] = d;
             } else {
-                long share = d / m;
-                long extra = d % m;
+                long share = quotient(d, m);
+                long extra = d - share * m;
                 for (int r = 0; r < m; r++) {
                     out[start + i + r] = share + (r < extra ? 1 : 0);
                 }
             }
             i = j;
         }
+    }
+
+    /**
+     * {@code d / m} for {@code 0 <= d} and {@code m >= 1}, through a double division where {@code d < 2^52}: both are
+     * exact doubles, the quotient's rounding error is under {@code 2^-52 · d / m < 1 / m}, less than the distance from
+     * a non-integer {@code d / m} to the integers beside it, so truncating gives the same quotient as the 64-bit
+     * division, at a fraction of its latency (that division was the largest part of step 4 here).
+     */
+    static long quotient(long d, int m) {
+        return d < (1L << 52) ? (long) ((double) d / m) : d / m;
     }
 }
