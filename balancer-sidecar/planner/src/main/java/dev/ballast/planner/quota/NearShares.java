@@ -58,7 +58,16 @@ final class NearShares {
                        long[] near, long[] nearRack) {
         if (gt.groupsAreRankRuns()) {
             divideRunsInPlace(gt, false, sums, experts, e, p, start, k, near);
-            divideRunsInPlace(gt, true, sums, experts, e, p, start, k, nearRack);
+            if (gt.rackCount() == 1) {
+                // One rack: every copy is in it, so the rack's run is all k copies and its tokens all the nodes'.
+                long d = 0;
+                for (int n = 0; n < gt.nodeCount(); n++) {
+                    d += sums[n * experts + e];
+                }
+                share(d, k, start, nearRack);
+            } else {
+                divideRunsInPlace(gt, true, sums, experts, e, p, start, k, nearRack);
+            }
             return;
         }
         int nodes = gt.nodeCount();
@@ -131,17 +140,21 @@ final class NearShares {
             } else {
                 d = sums[g * experts + e];
             }
-            int m = j - i;
-            if (m == 1) {
-                out[start + i] = d;
-            } else {
-                long share = quotient(d, m);
-                long extra = d - share * m;
-                for (int r = 0; r < m; r++) {
-                    out[start + i + r] = share + (r < extra ? 1 : 0);
-                }
-            }
+            share(d, j - i, start + i, out);
             i = j;
+        }
+    }
+
+    /** {@code d} split among the {@code m} copies from {@code at}: the quotient each, one more for the first remainder. */
+    private static void share(long d, int m, int at, long[] out) {
+        if (m == 1) {
+            out[at] = d;
+        } else {
+            long share = quotient(d, m);
+            long extra = d - share * m;
+            for (int r = 0; r < m; r++) {
+                out[at + r] = share + (r < extra ? 1 : 0);
+            }
         }
     }
 
