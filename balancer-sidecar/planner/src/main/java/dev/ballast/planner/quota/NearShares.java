@@ -57,7 +57,7 @@ final class NearShares {
     void splitNodeSums(GroupTopology gt, long[] sums, int experts, int e, LayerPlacement p, int start, int k,
                        long[] near, long[] nearRack) {
         if (gt.groupsAreRankRuns()) {
-            divideRunsInPlace(gt, false, sums, experts, e, p, start, k, near);
+            divideRunsInPlace(gt, sums, experts, e, p, start, k, near);
             if (gt.rackCount() == 1) {
                 // One rack: every copy is in it, so the rack's run is all k copies and its tokens all the nodes'.
                 long d = 0;
@@ -66,7 +66,12 @@ final class NearShares {
                 }
                 share(d, k, start, nearRack);
             } else {
-                divideRunsInPlace(gt, true, sums, experts, e, p, start, k, nearRack);
+                long[] rackSum = rackSums;
+                for (int n = 0; n < gt.nodeCount(); n++) {
+                    rackSum[gt.rackOfNode(n)] += sums[n * experts + e];
+                }
+                divideRuns(gt, true, rackSum, p, start, k, nearRack);
+                Arrays.fill(rackSum, 0, gt.rackCount(), 0);
             }
             return;
         }
@@ -115,32 +120,19 @@ final class NearShares {
     }
 
     /**
-     * {@link #divideRuns} of expert e's tokens per node read in place, {@code sums[node * experts + e]} (by rack: the
-     * sum of the rack's nodes', summed only for the racks that hold a copy), so that no group's sum is copied or
-     * cleared: the same shares as {@link #splitNodeSums} computes through its scratch.
+     * {@link #divideRuns} by node of expert e's tokens per node read in place, {@code sums[node * experts + e]}, so that
+     * no node's sum is copied or cleared: the same shares as through the scratch.
      */
-    private static void divideRunsInPlace(GroupTopology gt, boolean byRack, long[] sums, int experts, int e,
-                                          LayerPlacement p, int start, int k, long[] out) {
+    private static void divideRunsInPlace(GroupTopology gt, long[] sums, int experts, int e, LayerPlacement p,
+                                          int start, int k, long[] out) {
         int i = 0;
         while (i < k) {
-            int gpu = p.copyGpu(start + i);
-            int g = byRack ? gt.rackIndex(gpu) : gt.nodeIndex(gpu);
+            int g = gt.nodeIndex(p.copyGpu(start + i));
             int j = i + 1;
-            while (j < k && (byRack ? gt.rackIndex(p.copyGpu(start + j)) : gt.nodeIndex(p.copyGpu(start + j))) == g) {
+            while (j < k && gt.nodeIndex(p.copyGpu(start + j)) == g) {
                 j++;
             }
-            long d;
-            if (byRack) {
-                d = 0;
-                for (int n = 0; n < gt.nodeCount(); n++) {
-                    if (gt.rackOfNode(n) == g) {
-                        d += sums[n * experts + e];
-                    }
-                }
-            } else {
-                d = sums[g * experts + e];
-            }
-            share(d, j - i, start + i, out);
+            share(sums[g * experts + e], j - i, start + i, out);
             i = j;
         }
     }
