@@ -71,9 +71,9 @@ public final class Realignment {
         int[][] lists = new int[ep][];
         int[] count = new int[ep];
         int[] repCount = new int[ep];
-        // has[g * experts + e]: whether lists[g] holds e (a look-up, not a scan of the list); held[g]: whether the plan
-        // in use holds the replica being placed on GPU g (marked from its copies, not searched for per GPU).
-        boolean[] has = new boolean[ep * experts];
+        // has: a bit per (GPU g, expert e), whether lists[g] holds e (a look-up, not a scan of the list); held[g]:
+        // whether the plan in use holds the replica being placed on GPU g (marked from its copies, not searched for).
+        long[] has = new long[ep * words(experts)];
         boolean[] held = new boolean[ep];
         for (int g = 0; g < ep; g++) {
             int first = StaticLayout.firstExpert(g, ep, experts);
@@ -81,7 +81,7 @@ public final class Realignment {
             lists[g] = new int[homes + slots];
             for (int i = 0; i < homes; i++) {
                 lists[g][i] = first + i;
-                has[g * experts + first + i] = true;
+                set(has, experts, g, first + i, true);
             }
             count[g] = homes;
         }
@@ -118,7 +118,7 @@ public final class Realignment {
                     for (int m = gt.nodeMemberStart(n); m < gt.nodeMemberStart(n + 1); m++) {
                         int x = gt.nodeMember(m);
                         if (x == home || repCount[x] >= slots || pass == 0 && (!held[x] || load[x] + q > cap)
-                                || has[x * experts + e]) {
+                                || has(has, experts, x, e)) {
                             continue;
                         }
                         if (at < 0 || load[x] < load[at]) {
@@ -131,7 +131,7 @@ public final class Realignment {
                         }
                     }
                     if (at >= 0) {
-                        has[at * experts + e] = true;
+                        set(has, experts, at, e, true);
                         lists[at][count[at]++] = e;
                         repCount[at]++;
                         load[at] += q;
@@ -158,24 +158,24 @@ public final class Realignment {
      * heaviest-first order can fill the only GPUs an expert may use; the target itself placed every replica.
      */
     private static boolean makeRoom(GroupTopology gt, int n, int e, long q, int[][] lists, int[] count, int[] repCount,
-                                    long[] load, int slots, int experts, boolean[] has) {
+                                    long[] load, int slots, int experts, long[] has) {
         int ep = lists.length;
         for (int m = gt.nodeMemberStart(n); m < gt.nodeMemberStart(n + 1); m++) {
             int x = gt.nodeMember(m);
-            if (x == StaticLayout.home(e, ep, experts) || has[x * experts + e]) {
+            if (x == StaticLayout.home(e, ep, experts) || has(has, experts, x, e)) {
                 continue;
             }
             for (int i = StaticLayout.homeCount(x, ep, experts); i < count[x]; i++) {
                 int y = lists[x][i];
                 for (int mz = gt.nodeMemberStart(n); mz < gt.nodeMemberStart(n + 1); mz++) {
                     int z = gt.nodeMember(mz);
-                    if (repCount[z] < slots && z != StaticLayout.home(y, ep, experts) && !has[z * experts + y]) {
+                    if (repCount[z] < slots && z != StaticLayout.home(y, ep, experts) && !has(has, experts, z, y)) {
                         lists[z][count[z]++] = y;
-                        has[z * experts + y] = true;
+                        set(has, experts, z, y, true);
                         repCount[z]++;
                         lists[x][i] = e;
-                        has[x * experts + y] = false;
-                        has[x * experts + e] = true;
+                        set(has, experts, x, y, false);
+                        set(has, experts, x, e, true);
                         load[x] += q;
                         return true;
                     }
@@ -183,5 +183,19 @@ public final class Realignment {
             }
         }
         return false;
+    }
+
+    /** Words of a GPU's row of expert bits. */
+    private static int words(int experts) {
+        return (experts + 63) >>> 6;
+    }
+
+    private static boolean has(long[] bits, int experts, int g, int e) {
+        return (bits[g * words(experts) + (e >>> 6)] & (1L << e)) != 0;
+    }
+
+    private static void set(long[] bits, int experts, int g, int e, boolean on) {
+        int i = g * words(experts) + (e >>> 6);
+        bits[i] = on ? bits[i] | (1L << e) : bits[i] & ~(1L << e);
     }
 }
