@@ -71,12 +71,17 @@ public final class Realignment {
         int[][] lists = new int[ep][];
         int[] count = new int[ep];
         int[] repCount = new int[ep];
+        // has: a bit per (GPU g, expert e), whether lists[g] holds e (a look-up, not a scan of the list); held[g]:
+        // whether the plan in use holds the replica being placed on GPU g (marked from its copies, not searched for).
+        long[] has = new long[ep * words(experts)];
+        boolean[] held = new boolean[ep];
         for (int g = 0; g < ep; g++) {
             int first = StaticLayout.firstExpert(g, ep, experts);
             int homes = StaticLayout.homeCount(g, ep, experts);
             lists[g] = new int[homes + slots];
             for (int i = 0; i < homes; i++) {
                 lists[g][i] = first + i;
+                set(has, experts, g, first + i, true);
             }
             count[g] = homes;
         }
@@ -105,17 +110,28 @@ public final class Realignment {
                     long q = repQuota[order[i]];
                     int home = StaticLayout.home(e, ep, experts);
                     int at = -1;
+                    if (pass == 0) {
+                        for (int c = current.copyStart(e); c < current.copyStart(e) + current.copies(e); c++) {
+                            held[current.copyGpu(c)] = true;
+                        }
+                    }
                     for (int m = gt.nodeMemberStart(n); m < gt.nodeMemberStart(n + 1); m++) {
                         int x = gt.nodeMember(m);
-                        if (x == home || repCount[x] >= slots || pass == 0 && load[x] + q > cap
-                                || contains(lists[x], count[x], e) || pass == 0 && !current.holds(x, e)) {
+                        if (x == home || repCount[x] >= slots || pass == 0 && (!held[x] || load[x] + q > cap)
+                                || has(has, experts, x, e)) {
                             continue;
                         }
                         if (at < 0 || load[x] < load[at]) {
                             at = x;
                         }
                     }
+                    if (pass == 0) {
+                        for (int c = current.copyStart(e); c < current.copyStart(e) + current.copies(e); c++) {
+                            held[current.copyGpu(c)] = false;
+                        }
+                    }
                     if (at >= 0) {
+                        set(has, experts, at, e, true);
                         lists[at][count[at]++] = e;
                         repCount[at]++;
                         load[at] += q;
@@ -126,7 +142,7 @@ public final class Realignment {
             for (int i = 0; i < order.length; i++) {
                 if (!placed[i]) {
                     placed[i] = makeRoom(gt, n, repExpert[order[i]], repQuota[order[i]], lists, count, repCount,
-                            load, slots, experts);
+                            load, slots, experts, has);
                 }
             }
         }
@@ -142,22 +158,24 @@ public final class Realignment {
      * heaviest-first order can fill the only GPUs an expert may use; the target itself placed every replica.
      */
     private static boolean makeRoom(GroupTopology gt, int n, int e, long q, int[][] lists, int[] count, int[] repCount,
-                                    long[] load, int slots, int experts) {
+                                    long[] load, int slots, int experts, long[] has) {
         int ep = lists.length;
         for (int m = gt.nodeMemberStart(n); m < gt.nodeMemberStart(n + 1); m++) {
             int x = gt.nodeMember(m);
-            if (x == StaticLayout.home(e, ep, experts) || contains(lists[x], count[x], e)) {
+            if (x == StaticLayout.home(e, ep, experts) || has(has, experts, x, e)) {
                 continue;
             }
             for (int i = StaticLayout.homeCount(x, ep, experts); i < count[x]; i++) {
                 int y = lists[x][i];
                 for (int mz = gt.nodeMemberStart(n); mz < gt.nodeMemberStart(n + 1); mz++) {
                     int z = gt.nodeMember(mz);
-                    if (repCount[z] < slots && z != StaticLayout.home(y, ep, experts)
-                            && !contains(lists[z], count[z], y)) {
+                    if (repCount[z] < slots && z != StaticLayout.home(y, ep, experts) && !has(has, experts, z, y)) {
                         lists[z][count[z]++] = y;
+                        set(has, experts, z, y, true);
                         repCount[z]++;
                         lists[x][i] = e;
+                        set(has, experts, x, y, false);
+                        set(has, experts, x, e, true);
                         load[x] += q;
                         return true;
                     }
@@ -167,12 +185,17 @@ public final class Realignment {
         return false;
     }
 
-    private static boolean contains(int[] list, int n, int e) {
-        for (int i = 0; i < n; i++) {
-            if (list[i] == e) {
-                return true;
-            }
-        }
-        return false;
+    /** Words of a GPU's row of expert bits. */
+    private static int words(int experts) {
+        return (experts + 63) >>> 6;
+    }
+
+    private static boolean has(long[] bits, int experts, int g, int e) {
+        return (bits[g * words(experts) + (e >>> 6)] & (1L << e)) != 0;
+    }
+
+    private static void set(long[] bits, int experts, int g, int e, boolean on) {
+        int i = g * words(experts) + (e >>> 6);
+        bits[i] = on ? bits[i] | (1L << e) : bits[i] & ~(1L << e);
     }
 }

@@ -56,6 +56,25 @@ final class NearShares {
      */
     void splitNodeSums(GroupTopology gt, long[] sums, int experts, int e, LayerPlacement p, int start, int k,
                        long[] near, long[] nearRack) {
+        if (gt.groupsAreRankRuns()) {
+            divideRunsInPlace(gt, sums, experts, e, p, start, k, near);
+            if (gt.rackCount() == 1) {
+                // One rack: every copy is in it, so the rack's run is all k copies and its tokens all the nodes'.
+                long d = 0;
+                for (int n = 0; n < gt.nodeCount(); n++) {
+                    d += sums[n * experts + e];
+                }
+                share(d, k, start, nearRack);
+            } else {
+                long[] rackSum = rackSums;
+                for (int n = 0; n < gt.nodeCount(); n++) {
+                    rackSum[gt.rackOfNode(n)] += sums[n * experts + e];
+                }
+                divideRuns(gt, true, rackSum, p, start, k, nearRack);
+                Arrays.fill(rackSum, 0, gt.rackCount(), 0);
+            }
+            return;
+        }
         int nodes = gt.nodeCount();
         long[] nodeSum = nodeSums;
         long[] rackSum = rackSums;
@@ -87,7 +106,8 @@ final class NearShares {
             long d = sum[g];
             int m = copies[g];
             // A group's only copy takes all of it (most groups have one copy: no division needed, a slow instruction).
-            out[start + j] = m == 1 ? d : d / m + (rank[g] < d % m ? 1 : 0);
+            long share = m == 1 ? d : quotient(d, m);
+            out[start + j] = m == 1 ? d : share + (rank[g] < d - share * m ? 1 : 0);
             rank[g]++;
         }
         // Only the copies' groups were touched: clear those (k of them at most, against every node or rack).
@@ -96,6 +116,37 @@ final class NearShares {
             int g = byRack ? gt.rackIndex(gpu) : gt.nodeIndex(gpu);
             copies[g] = 0;
             rank[g] = 0;
+        }
+    }
+
+    /**
+     * {@link #divideRuns} by node of expert e's tokens per node read in place, {@code sums[node * experts + e]}, so that
+     * no node's sum is copied or cleared: the same shares as through the scratch.
+     */
+    private static void divideRunsInPlace(GroupTopology gt, long[] sums, int experts, int e, LayerPlacement p,
+                                          int start, int k, long[] out) {
+        int i = 0;
+        while (i < k) {
+            int g = gt.nodeIndex(p.copyGpu(start + i));
+            int j = i + 1;
+            while (j < k && gt.nodeIndex(p.copyGpu(start + j)) == g) {
+                j++;
+            }
+            share(sums[g * experts + e], j - i, start + i, out);
+            i = j;
+        }
+    }
+
+    /** {@code d} split among the {@code m} copies from {@code at}: the quotient each, one more for the first remainder. */
+    private static void share(long d, int m, int at, long[] out) {
+        if (m == 1) {
+            out[at] = d;
+        } else {
+            long share = quotient(d, m);
+            long extra = d - share * m;
+            for (int r = 0; r < m; r++) {
+                out[at + r] = share + (r < extra ? 1 : 0);
+            }
         }
     }
 
@@ -118,13 +169,23 @@ final class NearShares {
             if (m == 1) {
                 out[start + i] = d;
             } else {
-                long share = d / m;
-                long extra = d % m;
+                long share = quotient(d, m);
+                long extra = d - share * m;
                 for (int r = 0; r < m; r++) {
                     out[start + i + r] = share + (r < extra ? 1 : 0);
                 }
             }
             i = j;
         }
+    }
+
+    /**
+     * {@code d / m} for {@code 0 <= d} and {@code m >= 1}, through a double division where {@code d < 2^52}: both are
+     * exact doubles, the quotient's rounding error is under {@code 2^-52 · d / m < 1 / m}, less than the distance from
+     * a non-integer {@code d / m} to the integers beside it, so truncating gives the same quotient as the 64-bit
+     * division, at a fraction of its latency (that division was the largest part of step 4 here).
+     */
+    static long quotient(long d, int m) {
+        return d < (1L << 52) ? (long) ((double) d / m) : d / m;
     }
 }

@@ -123,6 +123,23 @@ class PlacementSearchTest {
     }
 
     @Test
+    void quotasFromTheNodeSumsAreTheRulesQuotas() {
+        // The near shares read the node sums in place (rack sums only for the racks holding a copy): one node, one rack
+        // and several racks per group, the rule's own quotas copy by copy.
+        SplittableRandom rnd = new SplittableRandom(5);
+        PlacementSearch search = new PlacementSearch();
+        for (int trial = 0; trial < 300; trial++) {
+            Layer l = Layer.draw(rnd);
+            QuotaResult rule = QuotaRule.apply(l.gt, l.p, l.counts, null);
+            search.startLayer(l.gt, l.counts, l.totals, nodeSums(l));
+            long[] quotas = search.copyQuotas(l.p);
+            for (int c = 0; c < l.p.totalCopies(); c++) {
+                assertThat(quotas[c]).as("trial %d copy %d", trial, c).isEqualTo(rule.copyQuota(c));
+            }
+        }
+    }
+
+    @Test
     void summedFlowsAreTheRulesFlowsSummedPerGpuAndLinkClass() {
         SplittableRandom rnd = new SplittableRandom(2);
         PlacementSearch search = new PlacementSearch();
