@@ -108,7 +108,10 @@ class PrefixFloorTest {
         assertThat(ruledOut).isGreaterThan(0);
     }
 
-    /** The walk with every size scored: {@link IncrementalWalk#towards} as it was before pruning (large layers). */
+    /**
+     * The walk with every size scored: {@link IncrementalWalk#towards} as it was before pruning (large layers), with
+     * the first target's relieving candidate.
+     */
     private static LayerPlacement everySize(LayerScorer scorer, LayerPlacement current, LayerPlacement... targets) {
         double keep = scorer.seconds(current, current);
         double price = IncrementalWalk.price(Math.abs(keep), scorer.group().ep());
@@ -133,6 +136,18 @@ class PrefixFloorTest {
             if (best > 0 && bestScore < pickScore) {
                 pick = SlotChanges.applyFirst(current, ops, best);
                 pickScore = bestScore;
+            }
+            if (target == targets[0]) {
+                // The first target's changes that relieve the GPUs busier than its busiest, as one more candidate.
+                List<SlotChange> relief = IncrementalWalk.relieving(current, ops,
+                        scorer.probe(current, Long.MAX_VALUE).gpuLoad(), scorer.copyQuotas(current),
+                        scorer.maxLoad(target));
+                double f = relief.isEmpty() ? Double.POSITIVE_INFINITY
+                        : score(scorer, current, relief, relief.size(), price);
+                if (f < pickScore) {
+                    pick = SlotChanges.applyFirst(current, relief, relief.size());
+                    pickScore = f;
+                }
             }
         }
         return pick;
