@@ -279,16 +279,15 @@ public final class LoadBench {
                 maxHeap = Math.max(maxHeap, st.get("heapUsedBytes") instanceof Long l ? l : 0);
                 maxLive = Math.max(maxLive, st.get("heapLiveBytes") instanceof Long l ? l : 0);
                 long now = st.get("plansPublished") instanceof Long l ? l : 0;
-                if (now > seen && st.get("lastPlanMillis") instanceof Number ms) {
+                if (now > seen && st.get("lastPlanMillis") instanceof Number ms
+                        && st.get("lastPlanCpuMillis") instanceof Number cpu) {
                     planMillis.add(ms.doubleValue());
-                    if (st.get("lastPlanCpuMillis") instanceof Number cpu) {
-                        planCpuMillis.add(cpu.doubleValue());
-                    }
+                    planCpuMillis.add(cpu.doubleValue());
                 }
                 seen = now;
             }
-            double[] planMs = planMillis.stream().mapToDouble(Double::doubleValue).sorted().toArray();
-            double[] planCpuMs = planCpuMillis.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+            double[] planMs = sorted(planMillis);
+            double[] planCpuMs = sorted(planCpuMillis);
             measuring = false;
             double secs = (System.nanoTime() - t0) / 1e9;
             long balancerCpu1 = cpuTicks(balancerPid);
@@ -338,10 +337,8 @@ public final class LoadBench {
                     .field("drainSecondsAfterStop", Math.max(0, drainSeconds))
                     .field("plansPublished", published).field("planMessagesReceived", planMessages.get())
                     .field("planMillisSampled", planMs.length)
-                    .field("planMillisP50", planMs.length == 0 ? 0 : planMs[planMs.length / 2])
-                    .field("planMillisMax", planMs.length == 0 ? 0 : planMs[planMs.length - 1])
-                    .field("planCpuMillisP50", planCpuMs.length == 0 ? 0 : planCpuMs[planCpuMs.length / 2])
-                    .field("planCpuMillisMax", planCpuMs.length == 0 ? 0 : planCpuMs[planCpuMs.length - 1])
+                    .field("planMillisP50", middle(planMs)).field("planMillisMax", last(planMs))
+                    .field("planCpuMillisP50", middle(planCpuMs)).field("planCpuMillisMax", last(planCpuMs))
                     .field("planBytesPerSidecarPerPlan", planMessages.get() == 0 ? 0 : planBytes.get() / (double) planMessages.get())
                     .field("fanOutMillisP50", pct(f, 0.50) / 1e6).field("fanOutMillisP99", pct(f, 0.99) / 1e6)
                     .field("fanOutMillisMax", f.length == 0 ? 0 : f[f.length - 1] / 1e6)
@@ -364,6 +361,19 @@ public final class LoadBench {
             }
             reportTimer.close();
             System.exit(0);
+        }
+
+        private static double[] sorted(List<Double> xs) {
+            return xs.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+        }
+
+        /** The element at half the length of a sorted array (the upper median), 0 when empty. */
+        private static double middle(double[] sorted) {
+            return sorted.length == 0 ? 0 : sorted[sorted.length / 2];
+        }
+
+        private static double last(double[] sorted) {
+            return sorted.length == 0 ? 0 : sorted[sorted.length - 1];
         }
 
         static long pct(long[] sorted, double p) {

@@ -2,6 +2,8 @@ package dev.ballast.planner.ballast;
 
 import dev.ballast.planner.model.GroupTopology;
 
+import java.util.Arrays;
+
 /**
  * The balancing greedy: while the busiest GPU's planned load is above the target (the mean, rounded up) by more than a
  * tolerance, move part of one of its experts (largest share first) to another copy of that expert with room, or open a
@@ -92,7 +94,7 @@ public final class LoadShedder {
         for (int g = 0; g < ep; g++) {
             updateOpen(open, g);
         }
-        java.util.Arrays.fill(nodeStale, true);
+        Arrays.fill(nodeStale, true);
         // The busiest GPU not yet found stuck (no expert of it could shed).
         BusiestTree busiest = st.busiestTree();
         int guard = 4 * (st.slots() * ep + ep + experts) + 16;
