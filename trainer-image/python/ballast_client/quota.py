@@ -263,9 +263,9 @@ def for_layer(plan: Optional[dict], layer: int, copy: int, node: Sequence[int], 
               counts: Sequence[Sequence[int]], experts: Optional[int] = None) -> QuotaResult:
     """The rule for one layer of the rank's EP group (data-parallel copy ``copy``).
 
-    ``plan`` is the adopted plan as ``ballast-plan/v1`` or ``v2`` JSON (v2: fssdp with node shards, the same ``gpus``;
-    what ``SidecarClient.plan`` returns), or None for the static layout (then ``experts`` is required); ``counts``
-    are the step's all-gathered counts [source][expert].
+    ``plan`` is the adopted plan as ``ballast-plan/v1``, ``v2`` or ``v3`` JSON (v2 and v3: fssdp with node shards,
+    the same ``gpus``; what ``SidecarClient.plan`` returns), or None for the static layout (then ``experts`` is
+    required); ``counts`` are the step's all-gathered counts [source][expert].
     """
     if plan is None:
         if experts is None:

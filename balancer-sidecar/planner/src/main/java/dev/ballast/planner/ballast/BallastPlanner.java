@@ -36,7 +36,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *     scratch winner re-aligned to it ({@link Realignment}) and a repair that keeps its still-useful replicas
  *     ({@link BalanceThenLocal} seeded with it). {@code ballast-scratch} ignores the plan in use.</li>
  * <li>In fssdp mode, {@link MaterializationDrops} drops the copies (home ones included) whose gathers cost more than
- *     they serve, and {@link NodeShards} chooses which experts' state is sharded over their home node instead of the
+ *     they serve, and {@link NodeShards} chooses which experts' state is sharded over one node instead of the
  *     whole group, where the cost model says it pays.</li>
  * </ol>
  * Every placement is weighed by one {@link LayerScorer} per layer: the quota rule the trainers run and the cost model.
@@ -57,7 +57,7 @@ public final class BallastPlanner implements Planner {
     /**
      * @param threads layers planned at once (1: on the caller's thread alone). Layers are independent and each is
      *                planned by the same code whichever thread takes it, so the plan is identical for any value.
-     * @param nodeShards in fssdp mode, whether experts may be sharded over their home node ({@link NodeShards});
+     * @param nodeShards in fssdp mode, whether experts may be sharded over one node ({@link NodeShards});
      *                   false (the bench's {@code ballast-even-shards}) keeps every expert over the whole group.
      */
     public BallastPlanner(boolean incremental, int threads, boolean nodeShards) {

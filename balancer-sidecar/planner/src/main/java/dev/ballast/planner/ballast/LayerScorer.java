@@ -28,7 +28,7 @@ public final class LayerScorer {
         this(context, cost, search, gt, counts, demand, true);
     }
 
-    /** {@code nodeShards}: whether, in fssdp mode, experts may be sharded over their home node ({@link NodeShards}). */
+    /** {@code nodeShards}: whether, in fssdp mode, experts may be sharded over one node ({@link NodeShards}). */
     public LayerScorer(PlanningContext context, CostModel cost, PlacementSearch search, GroupTopology gt, long[] counts,
                        LayerDemand demand, boolean nodeShards) {
         this.context = context;
@@ -96,10 +96,10 @@ public final class LayerScorer {
      * {@link NodeShards#apply} makes the final choice with {@link #secondsAsIs}.
      */
     private LayerPlacement shaped(LayerPlacement p) {
-        return nodeShards && !p.hasNodeShards() ? NodeShards.homeNodeOnly(this, p) : p;
+        return nodeShards && !p.hasNodeShards() ? NodeShards.singleNode(this, p) : p;
     }
 
-    /** Whether this layer's placements may shard experts over their home node (fssdp, not turned off). */
+    /** Whether this layer's placements may shard experts over one node (fssdp, not turned off). */
     public boolean nodeShards() {
         return nodeShards;
     }

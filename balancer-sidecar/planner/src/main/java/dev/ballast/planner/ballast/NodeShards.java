@@ -12,14 +12,20 @@ import java.util.List;
 
 /**
  * FSSDP only: chooses how each expert's state is sharded (Hecate's heterogeneous sharding, in the form the plan
- * carries: {@link LayerPlacement#withNodeShards}). An expert whose copies all sit on its home node gathers them over
- * NVLink alone when its state is sharded over that node's GPUs instead of the whole group: no network bytes, at the
- * price of more NVLink bytes and of uneven state per GPU when nodes shard different numbers of experts. Whether that
- * pays is the cost model's call, so up to four layouts are scored: the placement as given (even shards), every such
- * expert node-sharded, every expert node-sharded (copies elsewhere then gather the whole expert from one node), and the
- * plan in use's layout kept (no state moves). The scorer charges a layout change as the one-off
- * move of the state on adoption. A layout must keep every GPU's expert memory within what the slot budget allows the
+ * carries: {@link LayerPlacement#withShardRanks}). An expert whose copies all sit on one node gathers them over NVLink
+ * alone when its state is sharded over that node's GPUs instead of the whole group: no network bytes, at the price of
+ * more NVLink bytes, of uneven state per GPU when nodes shard different numbers of experts, and, when the node is not
+ * the one its state is on now, of moving that state once. Whether that pays is the cost model's call, so up to four
+ * layouts are scored: the placement as given (even shards), every such expert sharded over its copies' node, every
+ * expert node-sharded (over the node holding most of its copies: copies elsewhere then gather the whole expert from
+ * one node), and the plan in use's layout kept (no state moves). The scorer charges a layout change as the one-off
+ * move of the state on adoption, and each expert whose state moves must also win the {@link IncrementalWalk#price} of a
+ * new copy, so that re-plans on drifting loads do not move state after predicted gains that noise makes (without it
+ * the reference trainer's routing at 2x8, scored causally, lost 0.011 of ideal to such moves). A layout must keep every GPU's expert memory within what the slot budget allows the
  * even layout ({@link MemoryBudget}): experts are un-sharded, highest first, on a node over it.
+ * <p>
+ * A node is named by a rank on it: the expert's static home where the home is on it, else the node's lowest rank, so
+ * that equal layouts are equal placements.
  */
 public final class NodeShards {
     private NodeShards() {
@@ -27,7 +33,7 @@ public final class NodeShards {
 
     /** {@code p} without node shards (every expert over the whole group). */
     public static LayerPlacement even(LayerPlacement p) {
-        return p.hasNodeShards() ? p.withNodeShards(new boolean[p.experts()]) : p;
+        return p.hasNodeShards() ? p.withShardRanks(unsharded(p.experts())) : p;
     }
 
     /** {@code p} (even shards) with the fastest of the layouts above; {@code current}: the plan in use's (null: none). */
@@ -36,19 +42,19 @@ public final class NodeShards {
             return p;
         }
         LayerPlacement best = even(p);
-        double bestSec = scorer.secondsAsIs(best, current);
-        boolean[] all = new boolean[p.experts()];
-        Arrays.fill(all, true);
-        List<LayerPlacement> layouts = new ArrayList<>(List.of(homeNodeOnly(scorer, p),
-                p.withNodeShards(withinMemory(scorer, p, all))));
+        double evenSec = scorer.secondsAsIs(best, current);
+        double price = current == null ? 0 : IncrementalWalk.price(Math.abs(evenSec), scorer.group().ep());
+        double bestSec = evenSec + price * moves(best, current);
+        List<LayerPlacement> layouts = new ArrayList<>(List.of(singleNode(scorer, p),
+                p.withShardRanks(withinMemory(scorer, p, mostCopies(scorer.group(), p)))));
         if (current != null && current.hasNodeShards()) {
-            layouts.add(p.withNodeShards(withinMemory(scorer, p, kept(current))));
+            layouts.add(p.withShardRanks(withinMemory(scorer, p, kept(current))));
         }
         for (LayerPlacement q : layouts) {
             if (q.equals(best)) {
                 continue;
             }
-            double sec = scorer.secondsAsIs(q, current);
+            double sec = scorer.secondsAsIs(q, current) + price * moves(q, current);
             if (sec < bestSec) {
                 best = q;
                 bestSec = sec;
@@ -57,43 +63,85 @@ public final class NodeShards {
         return best;
     }
 
-    /** {@code p} with every expert whose copies all sit on its home node node-sharded, within memory. */
-    public static LayerPlacement homeNodeOnly(LayerScorer scorer, LayerPlacement p) {
-        GroupTopology gt = scorer.group();
-        boolean[] local = new boolean[p.experts()];
-        for (int e = 0; e < p.experts(); e++) {
-            int home = gt.nodeIndex(StaticLayout.home(e, gt.ep(), p.experts()));
-            local[e] = true;
-            for (int k = p.copyStart(e); k < p.copyStart(e) + p.copies(e); k++) {
-                local[e] &= gt.nodeIndex(p.copyGpu(k)) == home;
-            }
+    /** Experts whose state {@code q} shards otherwise than {@code current} does (0 without a plan in use). */
+    private static int moves(LayerPlacement q, LayerPlacement current) {
+        int n = 0;
+        for (int e = 0; current != null && e < q.experts(); e++) {
+            n += q.shardRank(e) != current.shardRank(e) ? 1 : 0;
         }
-        return p.withNodeShards(withinMemory(scorer, p, local));
+        return n;
     }
 
-    private static boolean[] kept(LayerPlacement current) {
-        boolean[] flags = new boolean[current.experts()];
-        for (int e = 0; e < flags.length; e++) {
-            flags[e] = current.nodeSharded(e);
+    /** {@code p} with every expert whose copies all sit on one node sharded over that node, within memory. */
+    public static LayerPlacement singleNode(LayerScorer scorer, LayerPlacement p) {
+        GroupTopology gt = scorer.group();
+        int[] ranks = unsharded(p.experts());
+        for (int e = 0; e < p.experts(); e++) {
+            int node = gt.nodeIndex(p.copyGpu(p.copyStart(e)));
+            boolean one = true;
+            for (int k = p.copyStart(e) + 1; k < p.copyStart(e) + p.copies(e); k++) {
+                one &= gt.nodeIndex(p.copyGpu(k)) == node;
+            }
+            ranks[e] = one ? rankOn(gt, node, e, p.experts()) : -1;
         }
-        return flags;
+        return p.withShardRanks(withinMemory(scorer, p, ranks));
+    }
+
+    /** Every expert over the node holding most of its copies (its home's on a tie, else the lowest such node). */
+    private static int[] mostCopies(GroupTopology gt, LayerPlacement p) {
+        int[] ranks = new int[p.experts()];
+        int[] onNode = new int[gt.nodeCount()];
+        for (int e = 0; e < p.experts(); e++) {
+            Arrays.fill(onNode, 0);
+            for (int k = p.copyStart(e); k < p.copyStart(e) + p.copies(e); k++) {
+                onNode[gt.nodeIndex(p.copyGpu(k))]++;
+            }
+            int best = gt.nodeIndex(StaticLayout.home(e, gt.ep(), p.experts()));
+            for (int n = 0; n < onNode.length; n++) {
+                if (onNode[n] > onNode[best]) {
+                    best = n;
+                }
+            }
+            ranks[e] = rankOn(gt, best, e, p.experts());
+        }
+        return ranks;
+    }
+
+    /** The rank that names node {@code node} for expert e: its static home where the home is on it, else the lowest. */
+    private static int rankOn(GroupTopology gt, int node, int e, int experts) {
+        int home = StaticLayout.home(e, gt.ep(), experts);
+        return gt.nodeIndex(home) == node ? home : gt.nodeMember(gt.nodeMemberStart(node));
+    }
+
+    private static int[] unsharded(int experts) {
+        int[] ranks = new int[experts];
+        Arrays.fill(ranks, -1);
+        return ranks;
+    }
+
+    private static int[] kept(LayerPlacement current) {
+        int[] ranks = new int[current.experts()];
+        for (int e = 0; e < ranks.length; e++) {
+            ranks[e] = current.shardRank(e);
+        }
+        return ranks;
     }
 
     /**
-     * {@code flags} less the experts, highest first, that put a GPU of their node above the even layout's budgeted
-     * memory ({@code E / EP} experts of state and every slot a working copy). A GPU of node n holds
-     * {@code (E − K) / EP + k_n / |n|} experts of state for K node-sharded experts, k_n of them homed on n; un-sharding
+     * {@code ranks} less the experts, highest first, that put a GPU of their shard node above the even layout's
+     * budgeted memory ({@code E / EP} experts of state and every slot a working copy). A GPU of node n holds
+     * {@code (E − K) / EP + k_n / |n|} experts of state for K node-sharded experts, k_n of them over n; un-sharding
      * one of n's lowers that on n ({@code |n| ≤ EP}), and a node with {@code k_n = 0} is below the even layout's
      * state, so the loop ends.
      */
-    static boolean[] withinMemory(LayerScorer scorer, LayerPlacement p, boolean[] flags) {
+    static int[] withinMemory(LayerScorer scorer, LayerPlacement p, int[] ranks) {
         GroupTopology gt = scorer.group();
         int ep = gt.ep();
         int experts = p.experts();
         double budget = MemoryBudget.layerBytes(scorer.context().shape(), (double) experts / ep,
                 scorer.context().slotsPerGpu());
-        boolean[] f = flags.clone();
-        int[] perNode = CostModel.nodeShardsPerNode(gt, p.withNodeShards(f));
+        int[] r = ranks.clone();
+        int[] perNode = CostModel.nodeShardsPerNode(gt, p.withShardRanks(r));
         for (int g = 0; g < ep; g++) {
             int node = gt.nodeIndex(g);
             for (int e = experts - 1; e >= 0 && perNode[node] > 0; e--) {
@@ -101,12 +149,12 @@ public final class NodeShards {
                         p.physicalSlots(g)) <= budget) {
                     break;
                 }
-                if (f[e] && gt.nodeIndex(StaticLayout.home(e, ep, experts)) == node) {
-                    f[e] = false;
+                if (r[e] >= 0 && gt.nodeIndex(r[e]) == node) {
+                    r[e] = -1;
                     perNode[node]--;
                 }
             }
         }
-        return f;
+        return r;
     }
 }

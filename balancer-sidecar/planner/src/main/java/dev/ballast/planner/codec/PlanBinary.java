@@ -5,6 +5,7 @@ import dev.ballast.planner.model.LayerPlacement;
 import dev.ballast.planner.model.Mode;
 import dev.ballast.planner.model.Parallelism;
 import dev.ballast.planner.model.Plan;
+import dev.ballast.planner.model.StaticLayout;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
@@ -17,20 +18,30 @@ import java.nio.charset.StandardCharsets;
  * <p>
  * A plan in which some placement shards an expert over its home node ({@link LayerPlacement#nodeSharded}) is written
  * with magic "BPL2" and, after each (layer, copy)'s GPUs, the node-sharded experts the same way (count, then gaps).
- * Every other plan keeps "BPL1", byte for byte, so its fingerprint is unchanged; a decoder that predates node shards
- * refuses a BPL2 plan by its magic instead of reading its layout wrong.
+ * A plan in which some expert is sharded over a node other than its home's ({@link LayerPlacement#shardRank}) is
+ * written with magic "BPL3", and each entry of that list is followed by the rank that names the expert's node. Every
+ * other plan keeps its older magic, byte for byte, so its fingerprint is unchanged; a decoder that predates a layout
+ * refuses the plan by its magic instead of reading its layout wrong.
  */
 public final class PlanBinary {
     private static final byte[] MAGIC = {'B', 'P', 'L', '1'};
     private static final byte[] MAGIC_NODE_SHARDS = {'B', 'P', 'L', '2'};
+    private static final byte[] MAGIC_SHARD_NODES = {'B', 'P', 'L', '3'};
 
     private PlanBinary() {
     }
 
     public static byte[] encode(Plan p) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        boolean shards = hasNodeShards(p);
-        out.writeBytes(shards ? MAGIC_NODE_SHARDS : MAGIC);
+        boolean shards = false;
+        boolean away = false;
+        for (int l = 0; l < p.layers(); l++) {
+            for (int c = 0; c < p.parallelism().dp(); c++) {
+                shards |= p.placement(l, c).hasNodeShards();
+                away |= p.placement(l, c).hasShardsAwayFromHome();
+            }
+        }
+        out.writeBytes(away ? MAGIC_SHARD_NODES : shards ? MAGIC_NODE_SHARDS : MAGIC);
         varint(out, p.version().worldGeneration());
         varint(out, p.version().sequence());
         varint(out, p.earliestStep());
@@ -58,25 +69,14 @@ public final class PlanBinary {
                     }
                 }
                 if (shards) {
-                    writeNodeShards(out, lp);
+                    writeNodeShards(out, lp, away);
                 }
             }
         }
         return out.toByteArray();
     }
 
-    private static boolean hasNodeShards(Plan p) {
-        for (int l = 0; l < p.layers(); l++) {
-            for (int c = 0; c < p.parallelism().dp(); c++) {
-                if (p.placement(l, c).hasNodeShards()) {
-                    return true;
-                }
-            }
-        }
-        return false;
-    }
-
-    private static void writeNodeShards(ByteArrayOutputStream out, LayerPlacement lp) {
+    private static void writeNodeShards(ByteArrayOutputStream out, LayerPlacement lp, boolean withRanks) {
         int n = 0;
         for (int e = 0; e < lp.experts(); e++) {
             n += lp.nodeSharded(e) ? 1 : 0;
@@ -86,6 +86,9 @@ public final class PlanBinary {
         for (int e = 0; e < lp.experts(); e++) {
             if (lp.nodeSharded(e)) {
                 varint(out, e - prev - 1);
+                if (withRanks) {
+                    varint(out, lp.shardRank(e));
+                }
                 prev = e;
             }
         }
@@ -95,12 +98,14 @@ public final class PlanBinary {
         Reader r = new Reader(bytes);
         for (int i = 0; i < MAGIC.length; i++) {
             boolean last = i == MAGIC.length - 1;
-            if (r.pos >= bytes.length || bytes[r.pos] != MAGIC[i] && !(last && bytes[r.pos] == MAGIC_NODE_SHARDS[i])) {
+            if (r.pos >= bytes.length || bytes[r.pos] != MAGIC[i] && !(last && (bytes[r.pos] == MAGIC_NODE_SHARDS[i]
+                    || bytes[r.pos] == MAGIC_SHARD_NODES[i]))) {
                 throw new IllegalArgumentException("not a ballast plan: bad magic");
             }
             r.pos++;
         }
-        boolean shards = bytes[MAGIC.length - 1] == MAGIC_NODE_SHARDS[MAGIC.length - 1];
+        boolean away = bytes[MAGIC.length - 1] == MAGIC_SHARD_NODES[MAGIC.length - 1];
+        boolean shards = away || bytes[MAGIC.length - 1] == MAGIC_NODE_SHARDS[MAGIC.length - 1];
         PlanVersion v = new PlanVersion(r.varint("worldGeneration"), r.varint("sequence"));
         long earliest = r.varint("earliestStep");
         int modeIdx = r.small("mode", Mode.values().length - 1);
@@ -131,7 +136,8 @@ public final class PlanBinary {
                     }
                 }
                 LayerPlacement lp = LayerPlacement.of(experts, lists);
-                pl[l][c] = shards ? lp.withNodeShards(readNodeShards(r, experts, "layer " + l + " group " + c)) : lp;
+                pl[l][c] = shards ? lp.withShardRanks(readNodeShards(r, experts, par.ep(), away, "layer " + l + " group " + c))
+                        : lp;
             }
         }
         if (r.pos != bytes.length) {
@@ -140,8 +146,10 @@ public final class PlanBinary {
         return new Plan(v, earliest, Mode.values()[modeIdx], planner, experts, par, pl);
     }
 
-    private static boolean[] readNodeShards(Reader r, int experts, String where) {
-        boolean[] sharded = new boolean[experts];
+    /** The shard ranks of one (layer, copy): each listed expert's rank as written (BPL3) or its static home (BPL2). */
+    private static int[] readNodeShards(Reader r, int experts, int ep, boolean withRanks, String where) {
+        int[] ranks = new int[experts];
+        java.util.Arrays.fill(ranks, -1);
         int n = r.small("node-sharded expert count", experts);
         long prev = -1;
         for (int i = 0; i < n; i++) {
@@ -149,10 +157,10 @@ public final class PlanBinary {
             if (e >= experts) {
                 throw new IllegalArgumentException(where + ": node-sharded expert " + e + " >= " + experts);
             }
-            sharded[(int) e] = true;
+            ranks[(int) e] = withRanks ? r.small(where + ": shard rank", ep - 1) : StaticLayout.home((int) e, ep, experts);
             prev = e;
         }
-        return sharded;
+        return ranks;
     }
 
     /** FNV-1a 64 of the binary encoding: the hash ranks all-reduce to check they hold the same plan. */

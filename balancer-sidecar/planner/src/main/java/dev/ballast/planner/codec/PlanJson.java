@@ -20,12 +20,15 @@ import java.util.Map;
  * "layers":[{"layer":0,"groups":[{"copy":0,"gpus":[[0,1,12],[2,3],...]}]}]}</pre>
  * A plan in which some placement shards experts over their home node ({@link LayerPlacement#nodeSharded}) is
  * {@code ballast-plan/v2}, and every group of it lists them after its GPUs: {@code "nodeShards":[3,17]} (ascending,
- * possibly empty). Every other plan stays v1, so a reader that predates node shards refuses v2 by its format instead
- * of ignoring the layout.
+ * possibly empty). A plan in which some expert is sharded over a node other than its home's
+ * ({@link LayerPlacement#shardRank}) is {@code ballast-plan/v3}, and every group lists (expert, rank) pairs instead:
+ * {@code "nodeShards":[[3,3],[17,8]]} (experts ascending; the rank names the node). Every other plan keeps its older
+ * format, byte for byte, so a reader that predates a layout refuses it by its format instead of ignoring it.
  */
 public final class PlanJson {
     public static final String FORMAT = "ballast-plan/v1";
     public static final String FORMAT_NODE_SHARDS = "ballast-plan/v2";
+    public static final String FORMAT_SHARD_NODES = "ballast-plan/v3";
 
     private PlanJson() {
     }
@@ -33,13 +36,15 @@ public final class PlanJson {
     public static String encode(Plan p) {
         Parallelism par = p.parallelism();
         boolean shards = false;
+        boolean away = false;
         for (int l = 0; l < p.layers(); l++) {
             for (int c = 0; c < par.dp(); c++) {
                 shards |= p.placement(l, c).hasNodeShards();
+                away |= p.placement(l, c).hasShardsAwayFromHome();
             }
         }
         JsonWriter w = new JsonWriter().beginObject()
-                .field("format", shards ? FORMAT_NODE_SHARDS : FORMAT)
+                .field("format", away ? FORMAT_SHARD_NODES : shards ? FORMAT_NODE_SHARDS : FORMAT)
                 .field("worldGeneration", p.version().worldGeneration())
                 .field("sequence", p.version().sequence())
                 .field("earliestStep", p.earliestStep())
@@ -66,7 +71,9 @@ public final class PlanJson {
                 if (shards) {
                     w.name("nodeShards").beginArray();
                     for (int e = 0; e < lp.experts(); e++) {
-                        if (lp.nodeSharded(e)) {
+                        if (lp.nodeSharded(e) && away) {
+                            w.beginArray().value(e).value(lp.shardRank(e)).endArray();
+                        } else if (lp.nodeSharded(e)) {
                             w.value(e);
                         }
                     }
@@ -82,9 +89,11 @@ public final class PlanJson {
     /** Parses and validates; errors name the field or the layer/group/GPU at fault. */
     public static Plan decode(String json) {
         Map<String, Object> m = JsonFields.object(Json.parse(json), "plan");
-        boolean shards = FORMAT_NODE_SHARDS.equals(m.get("format"));
+        boolean away = FORMAT_SHARD_NODES.equals(m.get("format"));
+        boolean shards = away || FORMAT_NODE_SHARDS.equals(m.get("format"));
         if (!shards && !FORMAT.equals(m.get("format"))) {
-            throw new JsonException("\"format\" must be \"" + FORMAT + "\" or \"" + FORMAT_NODE_SHARDS + "\"");
+            throw new JsonException("\"format\" must be \"" + FORMAT + "\", \"" + FORMAT_NODE_SHARDS + "\" or \""
+                    + FORMAT_SHARD_NODES + "\"");
         }
         PlanVersion v = new PlanVersion(JsonFields.requireLong(m, "worldGeneration"), JsonFields.requireLong(m, "sequence"));
         long earliest = JsonFields.requireLong(m, "earliestStep");
@@ -130,10 +139,38 @@ public final class PlanJson {
                     }
                 }
                 LayerPlacement lp = LayerPlacement.of(experts, lists);
-                placements[l][c] = shards ? lp.withNodeShards(nodeShards(go, experts, "layer " + l + " group " + c)) : lp;
+                String where = "layer " + l + " group " + c;
+                placements[l][c] = !shards ? lp : away ? lp.withShardRanks(shardRanks(go, experts, par.ep(), where))
+                        : lp.withNodeShards(nodeShards(go, experts, where));
             }
         }
         return new Plan(v, earliest, mode, planner, experts, par, placements);
+    }
+
+    /** v3's (expert, rank) pairs: the rank's node holds the expert's state; -1 for the experts not listed. */
+    private static int[] shardRanks(Map<String, Object> group, int experts, int ep, String where) {
+        int[] ranks = new int[experts];
+        java.util.Arrays.fill(ranks, -1);
+        long prev = -1;
+        for (Object o : JsonFields.requireArray(group, "nodeShards")) {
+            if (!(o instanceof List<?> pair) || pair.size() != 2 || !(pair.get(0) instanceof Long e)
+                    || !(pair.get(1) instanceof Long r)) {
+                throw new JsonException(where + ": nodeShards entry " + o + " is not an [expert, rank] pair");
+            }
+            if (e < 0 || e >= experts) {
+                throw new JsonException(where + ": bad node-sharded expert " + e);
+            }
+            if (r < 0 || r >= ep) {
+                throw new JsonException(where + ": expert " + e + " sharded over the node of rank " + r
+                        + ", outside ep=" + ep);
+            }
+            if (e <= prev) {
+                throw new JsonException(where + ": nodeShards must be strictly ascending by expert");
+            }
+            ranks[e.intValue()] = r.intValue();
+            prev = e;
+        }
+        return ranks;
     }
 
     private static boolean[] nodeShards(Map<String, Object> group, int experts, String where) {

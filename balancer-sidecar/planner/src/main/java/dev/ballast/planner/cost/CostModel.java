@@ -628,7 +628,7 @@ public final class CostModel {
 
     /**
      * Each GPU gathers every materialized expert from its owners' shards and reduce-scatters its gradient back: the whole
-     * group for an even-sharded expert, its home node's GPUs for a node-sharded one ({@link ShardLayout}). On the step
+     * group for an even-sharded expert, its shard node's GPUs for a node-sharded one ({@link ShardLayout}). On the step
      * a plan is adopted after {@code adoptedFrom} (null: none), every expert whose layout changed also moves its state
      * (weights, fp32 master and Adam moments) from the old owners' ranges to the new ones'.
      */
@@ -664,14 +664,13 @@ public final class CostModel {
         return moved;
     }
 
-    /** The gathers and reduce-scatters of the node-sharded experts' copies, from and to their home node's GPUs. */
+    /** The gathers and reduce-scatters of the node-sharded experts' copies, from and to their shard node's GPUs. */
     private void nodeShardTraffic(GroupTopology gt, LayerPlacement p, double[] moved) {
-        int ep = gt.ep();
         for (int e = 0; e < p.experts(); e++) {
             if (!p.nodeSharded(e)) {
                 continue;
             }
-            int node = gt.nodeIndex(StaticLayout.home(e, ep, p.experts()));
+            int node = gt.nodeIndex(p.shardRank(e));
             int from = gt.nodeMemberStart(node);
             int to = gt.nodeMemberStart(node + 1);
             double w = (double) shape.weightBytesPerExpert() / (to - from);
@@ -703,7 +702,7 @@ public final class CostModel {
         long params = shape.paramsPerExpert();
         double bytesPerParam = shape.bytesPerParam() + shape.optimizerBytesPerParam();
         for (int e = 0; e < after.experts(); e++) {
-            if (before.nodeSharded(e) == after.nodeSharded(e)) {
+            if (before.shardRank(e) == after.shardRank(e)) {
                 continue;
             }
             ShardLayout a = ShardLayout.of(before, e, node, params);
@@ -758,7 +757,7 @@ public final class CostModel {
 
     /**
      * Experts' worth of full state GPU g holds in fssdp mode: an even shard of every expert sharded over the group, and
-     * a 1/n shard of every node-sharded expert homed on g's node of n GPUs; {@code perNode[node]} counts the latter.
+     * a 1/n shard of every expert sharded over g's node of n GPUs; {@code perNode[node]} counts the latter.
      */
     public static double ownedExperts(GroupTopology gt, int experts, int[] perNode, int g) {
         int all = 0;
@@ -770,13 +769,13 @@ public final class CostModel {
                 + (double) perNode[node] / (gt.nodeMemberStart(node + 1) - gt.nodeMemberStart(node));
     }
 
-    /** Node-sharded experts of {@code p} per dense node index of their static home. */
+    /** Node-sharded experts of {@code p} per dense node index of their shard node. */
     public static int[] nodeShardsPerNode(GroupTopology gt, LayerPlacement p) {
         int[] perNode = new int[gt.nodeCount()];
         if (p.hasNodeShards()) {
             for (int e = 0; e < p.experts(); e++) {
                 if (p.nodeSharded(e)) {
-                    perNode[gt.nodeIndex(StaticLayout.home(e, gt.ep(), p.experts()))]++;
+                    perNode[gt.nodeIndex(p.shardRank(e))]++;
                 }
             }
         }

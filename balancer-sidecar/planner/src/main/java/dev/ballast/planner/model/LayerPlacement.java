@@ -13,8 +13,9 @@ import java.util.Arrays;
  * for every placement Ballast's own planners make.
  * <p>
  * In fssdp mode a placement also says how each expert's state is sharded ({@link ShardLayout}): over the whole group
- * (the default), or over the GPUs of its static home's node only ({@link #withNodeShards}), so that copies on that
- * node gather over NVLink. This one travels in the plan codecs.
+ * (the default), or over the GPUs of one node only ({@link #withShardRanks}: the node of a given EP rank, by default
+ * its static home's, {@link #withNodeShards}), so that copies on that node gather over NVLink. This one travels in the
+ * plan codecs.
  */
 public final class LayerPlacement {
     private final int experts;
@@ -25,8 +26,11 @@ public final class LayerPlacement {
     private final int[] replicas;
     /** Master GPU per expert, or null for the static home. */
     private final int[] masters;
-    /** Per expert: state sharded over its home node's GPUs (fssdp), or null for every expert over the whole group. */
-    private final boolean[] nodeShards;
+    /**
+     * Per expert: the EP rank whose node's GPUs hold its state (fssdp), -1 for the whole group; null for every expert
+     * over the whole group.
+     */
+    private final int[] shardRanks;
 
     private LayerPlacement(int experts, int[][] gpuExperts) {
         this(experts, gpuExperts, null, null);
@@ -36,12 +40,12 @@ public final class LayerPlacement {
         this(experts, gpuExperts, replicas, masters, null);
     }
 
-    private LayerPlacement(int experts, int[][] gpuExperts, int[] replicas, int[] masters, boolean[] nodeShards) {
+    private LayerPlacement(int experts, int[][] gpuExperts, int[] replicas, int[] masters, int[] shardRanks) {
         this.experts = experts;
         this.gpuExperts = gpuExperts;
         this.replicas = replicas;
         this.masters = masters;
-        this.nodeShards = nodeShards;
+        this.shardRanks = shardRanks;
         int[] count = new int[experts + 1];
         for (int[] list : gpuExperts) {
             for (int e : list) {
@@ -119,7 +123,7 @@ public final class LayerPlacement {
             }
             moved |= g != StaticLayout.home(e, gpus(), experts);
         }
-        return new LayerPlacement(experts, gpuExperts, replicas, moved ? masters.clone() : null, nodeShards);
+        return new LayerPlacement(experts, gpuExperts, replicas, moved ? masters.clone() : null, shardRanks);
     }
 
     /**
@@ -130,21 +134,57 @@ public final class LayerPlacement {
         if (nodeSharded.length != experts) {
             throw new IllegalArgumentException("node shards: " + nodeSharded.length + " entries for " + experts + " experts");
         }
-        boolean any = false;
-        for (boolean b : nodeSharded) {
-            any |= b;
+        int[] ranks = new int[experts];
+        for (int e = 0; e < experts; e++) {
+            ranks[e] = nodeSharded[e] ? StaticLayout.home(e, gpus(), experts) : -1;
         }
-        return new LayerPlacement(experts, gpuExperts, replicas, masters, any ? nodeSharded.clone() : null);
+        return withShardRanks(ranks);
     }
 
-    /** Whether expert e's state is sharded over its static home's node only (else over the whole group). */
+    /**
+     * This placement with expert e's state sharded over the GPUs of EP rank {@code ranks[e]}'s node, over the whole
+     * group where it is -1. All -1 gives a placement equal to one without node shards. Which GPUs share a node is the
+     * group's topology, not the placement's: two ranks of one node give the same layout, and planners name a node by its
+     * expert's static home where the home is on it, else by its lowest rank, so that equal layouts compare equal.
+     */
+    public LayerPlacement withShardRanks(int[] ranks) {
+        if (ranks.length != experts) {
+            throw new IllegalArgumentException("shard ranks: " + ranks.length + " entries for " + experts + " experts");
+        }
+        boolean any = false;
+        for (int e = 0; e < experts; e++) {
+            if (ranks[e] < -1 || ranks[e] >= gpus()) {
+                throw new IllegalArgumentException("expert " + e + " sharded over the node of rank " + ranks[e]
+                        + ", outside the group's " + gpus() + " GPUs");
+            }
+            any |= ranks[e] >= 0;
+        }
+        return new LayerPlacement(experts, gpuExperts, replicas, masters, any ? ranks.clone() : null);
+    }
+
+    /** Whether expert e's state is sharded over one node only (else over the whole group). */
     public boolean nodeSharded(int e) {
-        return nodeShards != null && nodeShards[e];
+        return shardRanks != null && shardRanks[e] >= 0;
     }
 
-    /** Whether some expert's state is sharded over its home node only. */
+    /** The EP rank whose node's GPUs hold expert e's state, or -1 when the whole group does. */
+    public int shardRank(int e) {
+        return shardRanks == null ? -1 : shardRanks[e];
+    }
+
+    /** Whether some expert's state is sharded over one node only. */
     public boolean hasNodeShards() {
-        return nodeShards != null;
+        return shardRanks != null;
+    }
+
+    /** Whether some node-sharded expert names a rank other than its static home (a plan-format v3 layout). */
+    public boolean hasShardsAwayFromHome() {
+        for (int e = 0; shardRanks != null && e < experts; e++) {
+            if (shardRanks[e] >= 0 && shardRanks[e] != StaticLayout.home(e, gpus(), experts)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
@@ -157,7 +197,7 @@ public final class LayerPlacement {
 
     /** Whether every expert is sharded as in {@code o} (same expert count assumed). */
     public boolean sameShards(LayerPlacement o) {
-        return Arrays.equals(nodeShards, o.nodeShards);
+        return Arrays.equals(shardRanks, o.shardRanks);
     }
 
     /**
@@ -329,16 +369,16 @@ public final class LayerPlacement {
     public boolean equals(Object o) {
         return o instanceof LayerPlacement p && p.experts == experts && Arrays.deepEquals(p.gpuExperts, gpuExperts)
                 && Arrays.equals(p.replicas, replicas) && Arrays.equals(p.masters, masters)
-                && Arrays.equals(p.nodeShards, nodeShards);
+                && Arrays.equals(p.shardRanks, shardRanks);
     }
 
     @Override
     public int hashCode() {
         int h = 31 * experts + Arrays.deepHashCode(gpuExperts);
-        if (replicas == null && masters == null && nodeShards == null) {
+        if (replicas == null && masters == null && shardRanks == null) {
             return h;
         }
-        return 31 * (31 * (31 * h + Arrays.hashCode(replicas)) + Arrays.hashCode(masters)) + Arrays.hashCode(nodeShards);
+        return 31 * (31 * (31 * h + Arrays.hashCode(replicas)) + Arrays.hashCode(masters)) + Arrays.hashCode(shardRanks);
     }
 
     @Override

@@ -4,7 +4,7 @@ import java.util.Arrays;
 
 /**
  * How one expert's bytes are split in an FSSDP EP group. The owners are the whole group (the default) or the GPUs of
- * the node of the expert's static home ({@link LayerPlacement#nodeSharded}); the i-th owner of k (ascending EP rank)
+ * one node ({@link LayerPlacement#shardRank}'s, by default the expert's static home's); the i-th owner of k (ascending EP rank)
  * holds {@code [floor(i × bytes / k), floor((i + 1) × bytes / k))}, so shards are uneven by at most one byte among
  * owners and empty elsewhere. Offsets ascend with the rank: a non-owner's empty range sits where the next owner's
  * begins.
@@ -45,8 +45,8 @@ public final class ShardLayout {
     }
 
     /**
-     * Expert e's layout in placement {@code p}: over the GPUs whose {@code nodeOfRank} equals its static home's when
-     * {@code p} shards it by node, over the whole group otherwise.
+     * Expert e's layout in placement {@code p}: over the GPUs whose {@code nodeOfRank} equals its
+     * {@link LayerPlacement#shardRank}'s when {@code p} shards it by node, over the whole group otherwise.
      */
     public static ShardLayout of(LayerPlacement p, int e, int[] nodeOfRank, long bytesPerExpert) {
         int ep = p.gpus();
@@ -56,10 +56,10 @@ public final class ShardLayout {
         if (!p.nodeSharded(e)) {
             return new ShardLayout(ep, bytesPerExpert);
         }
-        int home = nodeOfRank[StaticLayout.home(e, ep, p.experts())];
+        int node = nodeOfRank[p.shardRank(e)];
         boolean[] owns = new boolean[ep];
         for (int g = 0; g < ep; g++) {
-            owns[g] = nodeOfRank[g] == home;
+            owns[g] = nodeOfRank[g] == node;
         }
         return new ShardLayout(ep, bytesPerExpert, owns);
     }

@@ -48,20 +48,77 @@ class NodeShardsTest {
             fits++;
         }
         assertThat(fits).as("the case leaves room for some but not all").isBetween(1, 3);
-        boolean[] nodeZero = {true, true, true, true, false, false, false, false};
-        boolean[] kept = NodeShards.withinMemory(scorer, p, nodeZero);
-        assertWithinMemory(ctx, gt, p.withNodeShards(kept));
+        int[] nodeZero = {0, 0, 1, 1, -1, -1, -1, -1};
+        int[] kept = NodeShards.withinMemory(scorer, p, nodeZero);
+        assertWithinMemory(ctx, gt, p.withShardRanks(kept));
         for (int e = 0; e < 8; e++) {
-            assertThat(kept[e]).as("expert %d", e).isEqualTo(e < fits);
+            assertThat(kept[e]).as("expert %d", e).isEqualTo(e < fits ? nodeZero[e] : -1);
         }
         // With homes only (two free slots), node 0 keeps more.
         assertThat(count(NodeShards.withinMemory(scorer, LayerPlacement.staticLayout(4, 8), nodeZero))).isGreaterThan(fits);
     }
 
-    private static int count(boolean[] f) {
+    @Test
+    void anExpertWhoseCopiesAllSitOnAnotherNodeIsShardedThere() {
+        // 2 nodes of 2 GPUs, 4 experts homed one per GPU. Expert 1 (home: GPU 1, node 0) has its only copy on GPU 2
+        // (node 1): its state is sharded over node 1, named by its lowest rank, 2. Experts 0 (both copies on node 0)
+        // and 3 keep their copies on their home node, named by their home; expert 2, with copies on both nodes, stays
+        // over the whole group.
+        PlanningContext ctx = LayerFixtures.context("nodes=2,gpusPerNode=2,racks=1", 4, 2, Mode.FSSDP);
+        GroupTopology gt = ctx.group(0, 0);
+        LayerPlacement p = LayerPlacement.of(4, new int[][] {{0}, {0, 2}, {1, 2}, {3}});
+        LayerScorer scorer = LayerFixtures.scorer(ctx, gt, new long[4 * 4]);
+        LayerPlacement q = NodeShards.singleNode(scorer, p);
+        assertThat(new int[] {q.shardRank(0), q.shardRank(1), q.shardRank(2), q.shardRank(3)})
+                .containsExactly(0, 2, -1, 3);
+        assertThat(q.hasShardsAwayFromHome()).isTrue();
+    }
+
+    @Test
+    void aNodeSharedLayoutAwayFromHomeGathersOverNvlinkAloneAndMovesItsStateOnce() {
+        // Expert 1's only copy on GPU 2 (node 1), every other expert one copy at home and node-sharded there: sharded
+        // over node 1, expert 1's gathers stay on node 1's NVLink, where sharded over its home node (0) or the whole
+        // group they cross the network every step.
+        PlanningContext ctx = LayerFixtures.context("nodes=2,gpusPerNode=2,racks=1", 4, 2, Mode.FSSDP);
+        GroupTopology gt = ctx.group(0, 0);
+        LayerPlacement p = LayerPlacement.of(4, new int[][] {{0}, {}, {1, 2}, {3}});
+        LayerScorer scorer = LayerFixtures.scorer(ctx, gt, new long[4 * 4]);
+        int[] away = {0, 2, 2, 3};
+        int[] home = {0, 1, 2, 3};
+        LayerPlacement there = p.withShardRanks(away);
+        LayerPlacement atHome = p.withShardRanks(home);
+        assertThat(scorer.steady(there).interNodeParamBytes()).isZero();
+        assertThat(scorer.steady(atHome).interNodeParamBytes()).isPositive();
+        assertThat(scorer.steady(p.withShardRanks(new int[] {0, -1, 2, 3})).interNodeParamBytes()).isPositive();
+        // Adopting it after the home-node layout moves expert 1's state across the network once; keeping it costs nothing.
+        assertThat(scorer.secondsAsIs(there, atHome)).isGreaterThan(scorer.secondsAsIs(there, there));
+    }
+
+    @Test
+    void withAPlanInUseALayoutChangeMustWinThePriceOfEachExpertWhoseStateMoves() {
+        SplittableRandom rnd = new SplittableRandom(11);
+        for (int trial = 0; trial < 30; trial++) {
+            PlanningContext ctx = LayerFixtures.context("nodes=2,gpusPerNode=4,racks=1", 16, 2, Mode.FSSDP);
+            GroupTopology gt = ctx.group(0, 0);
+            LayerScorer scorer = LayerFixtures.scorer(ctx, gt, LayerFixtures.skewed(rnd, 8, 16));
+            LayerPlacement p = LocalShareCandidates.shed(ctx, gt, scorer.demand(), rnd.nextInt(8), null);
+            LayerPlacement current = NodeShards.apply(scorer, p, null);
+            LayerPlacement chosen = NodeShards.apply(scorer, p, current);
+            double price = IncrementalWalk.price(Math.abs(scorer.secondsAsIs(NodeShards.even(p), current)), gt.ep());
+            int moved = 0;
+            for (int e = 0; e < p.experts(); e++) {
+                moved += chosen.shardRank(e) != current.shardRank(e) ? 1 : 0;
+            }
+            assertThat(scorer.secondsAsIs(chosen, current) + moved * price)
+                    .as("trial %d: the choice, priced, against keeping the layout in use", trial)
+                    .isLessThanOrEqualTo(scorer.secondsAsIs(current, current));
+        }
+    }
+
+    private static int count(int[] ranks) {
         int n = 0;
-        for (boolean b : f) {
-            n += b ? 1 : 0;
+        for (int r : ranks) {
+            n += r >= 0 ? 1 : 0;
         }
         return n;
     }

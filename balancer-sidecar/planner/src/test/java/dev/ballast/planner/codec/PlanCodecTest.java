@@ -84,6 +84,53 @@ class PlanCodecTest {
                 new LayerPlacement[][] {{p.placement(0, 0), b(p)}, {b(p), b(p)}})).hasMessageContaining("only fssdp");
     }
 
+    @Test
+    void shardsAwayFromTheirHomeNodeTravelAsExpertRankPairsUnderV3() {
+        // Expert 1's home is rank 0; its state on rank 2's node is away from home. Expert 4's home is rank 2.
+        Plan home = nodeSharded();
+        LayerPlacement a = home.placement(0, 0).withShardRanks(new int[] {-1, 2, -1, -1, 2});
+        Plan p = new Plan(home.version(), home.earliestStep(), Mode.FSSDP, "ballast", 5, home.parallelism(),
+                new LayerPlacement[][] {{a, home.placement(0, 1)}, {home.placement(1, 0), home.placement(1, 1)}});
+        byte[] bin = PlanBinary.encode(p);
+        assertThat(new String(bin, 0, 4)).isEqualTo("BPL3");
+        Plan back = PlanBinary.decode(bin);
+        assertThat(back).isEqualTo(p);
+        assertThat(back.placement(0, 0).shardRank(1)).isEqualTo(2);
+        assertThat(back.placement(0, 0).shardRank(0)).isEqualTo(-1);
+        assertThat(PlanBinary.fingerprint(back)).isNotEqualTo(PlanBinary.fingerprint(home));
+        // A v2 plan's experts are sharded over their home's node, so its encodings are unchanged.
+        assertThat(new String(PlanBinary.encode(home), 0, 4)).isEqualTo("BPL2");
+        assertThat(PlanBinary.decode(PlanBinary.encode(home)).placement(0, 0).shardRank(1)).isZero();
+
+        String json = PlanJson.encode(p);
+        assertThat(json).startsWith("{\"format\":\"ballast-plan/v3\"");
+        assertThat(json).contains("\"gpus\":[[0,1,4],[0,2],[3,4]],\"nodeShards\":[[1,2],[4,2]]}");
+        assertThat(PlanJson.decode(json)).isEqualTo(p);
+        assertThatThrownBy(() -> PlanJson.decode(json.replace("[1,2],[4,2]", "[1,3],[4,2]")))
+                .hasMessageContaining("layer 0 group 0: expert 1 sharded over the node of rank 3, outside ep=3");
+        assertThatThrownBy(() -> PlanJson.decode(json.replace("[1,2],[4,2]", "1,[4,2]")))
+                .hasMessageContaining("nodeShards entry 1 is not an [expert, rank] pair");
+        assertThatThrownBy(() -> PlanJson.decode(json.replace("[1,2],[4,2]", "[4,2],[1,2]")))
+                .hasMessageContaining("strictly ascending");
+        byte[] badRank = bin.clone();
+        badRank[indexOfShardRank(bin)] = 3;
+        assertThatThrownBy(() -> PlanBinary.decode(badRank)).hasMessageContaining("layer 0 group 0: shard rank = 3 exceeds 2");
+    }
+
+    /**
+     * Where layer 0, copy 0's first shard rank sits in {@code bin}: after its GPUs ([0,1,4], [0,2], [3,4] as count and
+     * gaps: 3 0 0 2, 2 0 1, 2 3 0), the shard count (2) and expert 1's gap (1).
+     */
+    private static int indexOfShardRank(byte[] bin) {
+        byte[] gpus = {3, 0, 0, 2, 2, 0, 1, 2, 3, 0, 2, 1};
+        for (int i = 0; i + gpus.length < bin.length; i++) {
+            if (Arrays.equals(Arrays.copyOfRange(bin, i, i + gpus.length), gpus)) {
+                return i + gpus.length;
+            }
+        }
+        throw new AssertionError("layer 0, copy 0 not found");
+    }
+
     private static LayerPlacement b(Plan p) {
         return p.placement(0, 1);
     }

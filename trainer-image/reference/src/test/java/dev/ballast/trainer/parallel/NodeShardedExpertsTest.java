@@ -23,7 +23,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * FSSDP with node shards: W = 4 ranks on 2 pods of 2 (node table 0, 0, 1, 1), so experts 0-3 are at home on node 0
- * and 4-7 on node 1, and a node-sharded expert's 990 floats are split 495 / 495 over its home node's two ranks. The
+ * and 4-7 on node 1, and a node-sharded expert's 990 floats are split 495 / 495 over its shard node's two ranks (its
+ * home node's, or the other node's where the plan names a rank there). The
  * layout only decides where each element's weights and moments are kept: gathers are exact, the reduce-scatter sums
  * each element over the ranks in rank order whoever keeps it, and AdamW is elementwise, so every layout, and every
  * switch between layouts, must train the same bits as the even one.
@@ -47,6 +48,11 @@ class NodeShardedExpertsTest {
     private static final int[][] SET_A = {{0, 4, 6}, {1, 2, 5, 7}};
     /** Against A: layer 0's expert 0 stays node-sharded, 4 and 6 go back to even, 1, 2 and 5 are new. */
     private static final int[][] SET_B = {{0, 1, 2, 5}, {2, 3, 6}};
+    /**
+     * Against B, shard ranks away from home: layer 0's experts 0 and 1 move to node 1 (named by ranks 2 and 3), 5 to
+     * node 0, 2 stays home, 6 is new on node 0; layer 1's 3 moves to node 1, 2 and 6 stay, 4 is new on node 0.
+     */
+    private static final int[][] AWAY = {{2, 3, 1, -1, -1, 0, 0, -1}, {-1, -1, 1, 2, 0, -1, 3, -1}};
 
     /** What a rank ends with: its losses, the expert floats it keeps after each step, its final slices. */
     private record RankRun(List<Double> losses, List<Map<String, Integer>> keptAfterStep, List<TensorSlice> slices) {
@@ -60,8 +66,8 @@ class NodeShardedExpertsTest {
         List<RankRun> nodeRun = distributed(step -> nodes);
 
         for (int s = 0; s < STEPS; s++) {
-            assertKept(evenRun, s, NONE);
-            assertKept(nodeRun, s, SET_A);
+            assertKept(evenRun, s, home(NONE));
+            assertKept(nodeRun, s, home(SET_A));
         }
         assertSameLossBitsOnEveryRank(nodeRun, evenRun.get(0).losses());
         assertSameState(whole(nodeRun), whole(evenRun));
@@ -72,31 +78,47 @@ class NodeShardedExpertsTest {
         Plan even = plan(1, NONE);
         Plan a = plan(2, SET_A);
         Plan b = plan(3, SET_B);
-        Plan evenAgain = plan(4, NONE);
-        // Three steps each: the moments and step counts moved at each switch are those of a run in progress.
-        List<RankRun> switching = distributed(step -> step < 3 ? even : step < 6 ? a : step < 9 ? b : evenAgain);
+        Plan away = planOver(4, AWAY);
+        Plan evenAgain = plan(5, NONE);
+        // Two or three steps each: the moments and step counts moved at each switch are those of a run in progress.
+        List<RankRun> switching = distributed(step -> step < 2 ? even : step < 5 ? a : step < 7 ? b : step < 10 ? away
+                : evenAgain);
         List<RankRun> never = distributed(step -> even);
 
-        assertKept(switching, 2, NONE);
-        assertKept(switching, 5, SET_A);
-        assertKept(switching, 8, SET_B);
-        assertKept(switching, 11, NONE);
+        assertKept(switching, 1, home(NONE));
+        assertKept(switching, 4, home(SET_A));
+        assertKept(switching, 6, home(SET_B));
+        assertKept(switching, 9, AWAY);
+        assertKept(switching, 11, home(NONE));
         assertSameLossBitsOnEveryRank(switching, never.get(0).losses());
         assertSameState(whole(switching), whole(never));
     }
 
     /** PLACEMENT with layer l's experts nodeSharded[l] sharded over their home node. */
     private static Plan plan(long sequence, int[][] nodeSharded) {
+        return planOver(sequence, home(nodeSharded));
+    }
+
+    /** PLACEMENT with layer l's expert e sharded over the node of rank shardRanks[l][e] (-1: over every rank). */
+    private static Plan planOver(long sequence, int[][] shardRanks) {
         LayerPlacement[][] p = new LayerPlacement[PLACEMENT.length][];
         for (int l = 0; l < PLACEMENT.length; l++) {
-            boolean[] shards = new boolean[MODEL.experts()];
-            for (int e : nodeSharded[l]) {
-                shards[e] = true;
-            }
-            p[l] = new LayerPlacement[] {LayerPlacement.of(MODEL.experts(), PLACEMENT[l]).withNodeShards(shards)};
+            p[l] = new LayerPlacement[] {LayerPlacement.of(MODEL.experts(), PLACEMENT[l]).withShardRanks(shardRanks[l])};
         }
         return new Plan(new PlanVersion(1, sequence), 0, Mode.FSSDP, "test", MODEL.experts(),
                 new Parallelism(W, 1, 1), p);
+    }
+
+    /** Per layer, each expert's shard rank: its static home for the experts in nodeSharded[l], else -1. */
+    private static int[][] home(int[][] nodeSharded) {
+        int[][] ranks = new int[nodeSharded.length][MODEL.experts()];
+        for (int l = 0; l < nodeSharded.length; l++) {
+            java.util.Arrays.fill(ranks[l], -1);
+            for (int e : nodeSharded[l]) {
+                ranks[l][e] = e * W / MODEL.experts();
+            }
+        }
+        return ranks;
     }
 
     private static List<RankRun> distributed(IntFunction<Plan> planOfStep) {
@@ -128,20 +150,20 @@ class NodeShardedExpertsTest {
     }
 
     /**
-     * After the step, each node-sharded expert is kept by its home node's ranks only, half each; every other expert
+     * After the step, each node-sharded expert is kept by its shard node's ranks only, half each; every other expert
      * by every rank, 247 or 248 floats.
      */
-    private static void assertKept(List<RankRun> runs, int step, int[][] nodeSharded) {
+    private static void assertKept(List<RankRun> runs, int step, int[][] shardRanks) {
         for (int l = 0; l < MODEL.layers(); l++) {
             for (int e = 0; e < MODEL.experts(); e++) {
-                boolean byNode = contains(nodeSharded[l], e);
-                int homeNode = e * W / MODEL.experts() / RANKS_PER_POD;
+                boolean byNode = shardRanks[l][e] >= 0;
+                int shardNode = shardRanks[l][e] / RANKS_PER_POD;
                 for (int g = 0; g < W; g++) {
                     int kept = runs.get(g).keptAfterStep().get(step).getOrDefault("layer" + l + ".expert" + e, 0);
                     String what = "step " + (step + 1) + ": rank " + g + "'s floats of layer " + l + " expert " + e;
                     if (!byNode) {
                         assertThat(kept).as(what).isBetween(EXPERT_SIZE / W, EXPERT_SIZE / W + 1);
-                    } else if (g / RANKS_PER_POD == homeNode) {
+                    } else if (g / RANKS_PER_POD == shardNode) {
                         assertThat(kept).as(what).isEqualTo(EXPERT_SIZE / RANKS_PER_POD);
                     } else {
                         assertThat(kept).as(what).isZero();
@@ -149,15 +171,6 @@ class NodeShardedExpertsTest {
                 }
             }
         }
-    }
-
-    private static boolean contains(int[] xs, int x) {
-        for (int v : xs) {
-            if (v == x) {
-                return true;
-            }
-        }
-        return false;
     }
 
     private static void assertSameLossBitsOnEveryRank(List<RankRun> runs, List<Double> expected) {
