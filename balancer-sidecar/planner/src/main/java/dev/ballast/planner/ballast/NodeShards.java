@@ -17,12 +17,13 @@ import java.util.List;
  * more NVLink bytes, of uneven state per GPU when nodes shard different numbers of experts, and, when the node is not
  * the one its state is on now, of moving that state once. Whether that pays is the cost model's call, so up to four
  * layouts are scored: the placement as given (even shards), every such expert sharded over its copies' node, every
- * expert node-sharded (over the node holding most of its copies: copies elsewhere then gather the whole expert from
- * one node), and the plan in use's layout kept (no state moves). The scorer charges a layout change as the one-off
- * move of the state on adoption, and each expert whose state moves must also win the {@link IncrementalWalk#price} of a
- * new copy, so that re-plans on drifting loads do not move state after predicted gains that noise makes (without it
- * the reference trainer's routing at 2x8, scored causally, lost 0.011 of ideal to such moves). A layout must keep every GPU's expert memory within what the slot budget allows the
- * even layout ({@link MemoryBudget}): experts are un-sharded, highest first, on a node over it.
+ * expert node-sharded (over the node holding most of its copies: copies elsewhere then gather the whole expert from one
+ * node), and the plan in use's layout kept (no state moves). The scorer charges a layout change as the one-off move of
+ * the state on adoption, and each expert whose state moves must also win the {@link IncrementalWalk#price} of a new
+ * copy, so that re-plans on drifting loads do not move state after predicted gains that noise makes (without it the
+ * reference trainer's routing at 2x8, scored causally, lost 0.011 of ideal to such moves). A layout must keep every
+ * GPU's expert memory within what the slot budget allows the even layout ({@link MemoryBudget}): experts are
+ * un-sharded, highest first, on a node over it.
  * <p>
  * A node is named by a rank on it: the expert's static home where the home is on it, else the node's lowest rank, so
  * that equal layouts are equal placements.
@@ -65,8 +66,11 @@ public final class NodeShards {
 
     /** Experts whose state {@code q} shards otherwise than {@code current} does (0 without a plan in use). */
     private static int moves(LayerPlacement q, LayerPlacement current) {
+        if (current == null) {
+            return 0;
+        }
         int n = 0;
-        for (int e = 0; current != null && e < q.experts(); e++) {
+        for (int e = 0; e < q.experts(); e++) {
             n += q.shardRank(e) != current.shardRank(e) ? 1 : 0;
         }
         return n;
@@ -77,6 +81,9 @@ public final class NodeShards {
         GroupTopology gt = scorer.group();
         int[] ranks = unsharded(p.experts());
         for (int e = 0; e < p.experts(); e++) {
+            if (p.copies(e) == 0) {
+                continue; // a walk's partial change may leave an expert uncovered; its score is infinite anyway
+            }
             int node = gt.nodeIndex(p.copyGpu(p.copyStart(e)));
             boolean one = true;
             for (int k = p.copyStart(e) + 1; k < p.copyStart(e) + p.copies(e); k++) {

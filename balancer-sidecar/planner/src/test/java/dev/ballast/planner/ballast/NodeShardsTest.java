@@ -72,6 +72,9 @@ class NodeShardsTest {
         assertThat(new int[] {q.shardRank(0), q.shardRank(1), q.shardRank(2), q.shardRank(3)})
                 .containsExactly(0, 2, -1, 3);
         assertThat(q.hasShardsAwayFromHome()).isTrue();
+        // A walk's partial change may leave an expert without a copy (its score is infinite): it stays unsharded.
+        LayerPlacement uncovered = LayerPlacement.of(4, new int[][] {{0}, {0}, {2}, {3}});
+        assertThat(NodeShards.singleNode(scorer, uncovered).shardRank(1)).isEqualTo(-1);
     }
 
     @Test
