@@ -96,7 +96,7 @@ public final class LayerScorer {
      * {@link NodeShards#apply} makes the final choice with {@link #secondsAsIs}.
      */
     private LayerPlacement shaped(LayerPlacement p) {
-        return nodeShards && !p.hasNodeShards() ? NodeShards.singleNode(this, p) : p;
+        return nodeShards && !p.hasNodeShards() ? NodeShards.homeNodeOnly(this, p) : p;
     }
 
     /** Whether this layer's placements may shard experts over one node (fssdp, not turned off). */

@@ -31,7 +31,7 @@ class LayerScorerTest {
             CostModel cost = ctx.newCostModel();
             QuotaResult rule = QuotaRule.apply(gt, p, counts, null);
             // In fssdp mode a score weighs the node shards the placement would get; secondsAsIs the placement as it is.
-            LayerPlacement shaped = mode == Mode.FSSDP ? NodeShards.singleNode(scorer, p) : p;
+            LayerPlacement shaped = mode == Mode.FSSDP ? NodeShards.homeNodeOnly(scorer, p) : p;
             double want = cost.layer(gt, shaped, rule, null).totalSec() * ctx.replanInterval();
             assertThat(scorer.seconds(p, null)).as("trial %d", trial).isCloseTo(want, within(want * 1e-12));
             double asIs = cost.layer(gt, p, rule, null).totalSec() * ctx.replanInterval();

@@ -72,6 +72,10 @@ class NodeShardsTest {
         assertThat(new int[] {q.shardRank(0), q.shardRank(1), q.shardRank(2), q.shardRank(3)})
                 .containsExactly(0, 2, -1, 3);
         assertThat(q.hasShardsAwayFromHome()).isTrue();
+        // The search's layout keeps expert 1 over the whole group: its state would have to leave home.
+        LayerPlacement h = NodeShards.homeNodeOnly(scorer, p);
+        assertThat(new int[] {h.shardRank(0), h.shardRank(1), h.shardRank(2), h.shardRank(3)})
+                .containsExactly(0, -1, -1, 3);
         // A walk's partial change may leave an expert without a copy (its score is infinite): it stays unsharded.
         LayerPlacement uncovered = LayerPlacement.of(4, new int[][] {{0}, {0}, {2}, {3}});
         assertThat(NodeShards.singleNode(scorer, uncovered).shardRank(1)).isEqualTo(-1);
