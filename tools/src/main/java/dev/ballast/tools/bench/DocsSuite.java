@@ -194,10 +194,10 @@ final class DocsSuite {
 
         sb.append("## FSSDP shard layouts (node shards)\n\n");
         sb.append("With less compute per GPU to hide gathers under (1,024 tokens per GPU instead of 8,192), Ballast's ")
-                .append("planner in fssdp mode with node shards (`ballast`: an expert's state may be sharded over its home ")
-                .append("node, planner.md step 6) against the same planner with even shards only (`ballast-even-shards`), ")
-                .append("and replicate mode's `ballast` for comparison. At 8,192 tokens the two fssdp planners give equal ")
-                .append("rows on these traces (planner.md, \"When FSSDP pays\").\n\n");
+                .append("planner in fssdp mode with node shards (`ballast`: an expert's state may be sharded over one ")
+                .append("node, its home's or another, planner.md step 6) against the same planner with even shards only ")
+                .append("(`ballast-even-shards`), and replicate mode's `ballast` for comparison. At 8,192 tokens the two ")
+                .append("fssdp planners give equal rows on these traces (planner.md, \"When FSSDP pays\").\n\n");
         BenchConfig exposed = cfg.withTokensPerGpu(1024);
         List<BenchResult> shards = new ArrayList<>();
         List<TraceSource> layoutTraces = new ArrayList<>(real.subList(0, Math.min(1, real.size())));
