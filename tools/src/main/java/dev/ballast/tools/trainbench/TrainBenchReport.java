@@ -140,7 +140,7 @@ public record TrainBenchReport(Calibration calibration, List<Row> rows) {
                     measuredRatio(r, MeasuredRun.Field.COMPUTE_CPU)));
         }
         sb.append("\nPlans (per layer, the experts each rank computes; * = off the expert's home; n = fssdp state sharded over ")
-                .append("the home's node only, node shards):\n\n");
+                .append("the home's node only, node shards; n@r = over rank r's node instead):\n\n");
         sb.append("| mode | plan | layer | rank 0 | rank 1 | rank 2 | rank 3 |\n|---|---|--:|---|---|---|---|\n");
         for (Row r : rows) {
             if (r.plan() == null) {
@@ -154,7 +154,7 @@ public record TrainBenchReport(Calibration calibration, List<Row> rows) {
                     List<String> experts = new ArrayList<>();
                     for (int e : p.expertsOn(g)) {
                         experts.add(e + (StaticLayout.home(e, p.gpus(), p.experts()) == g ? "" : "*")
-                                + (p.nodeSharded(e) ? "n" : ""));
+                                + shardMark(p, e));
                     }
                     sb.append(' ').append(String.join(", ", experts)).append(" |");
                 }
@@ -185,6 +185,14 @@ public record TrainBenchReport(Calibration calibration, List<Row> rows) {
             sum += x;
         }
         return sum == 0 ? 1 : max / (sum / v.length);
+    }
+
+    /** "n" for an expert sharded over its home's node, "n@r" over rank r's node instead, "" for even shards. */
+    private static String shardMark(LayerPlacement p, int e) {
+        if (!p.nodeSharded(e)) {
+            return "";
+        }
+        return p.shardRank(e) == StaticLayout.home(e, p.gpus(), p.experts()) ? "n" : "n@" + p.shardRank(e);
     }
 
     private static String list(double[] v) {
