@@ -9,6 +9,7 @@ import dev.ballast.planner.model.StaticLayout;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * Compact binary encoding of a plan (docs/planner.md): magic "BPL1", then unsigned LEB128 varints:
@@ -136,8 +137,8 @@ public final class PlanBinary {
                     }
                 }
                 LayerPlacement lp = LayerPlacement.of(experts, lists);
-                pl[l][c] = shards ? lp.withShardRanks(readNodeShards(r, experts, par.ep(), away, "layer " + l + " group " + c))
-                        : lp;
+                String where = "layer " + l + " group " + c;
+                pl[l][c] = shards ? lp.withShardRanks(readNodeShards(r, experts, par.ep(), away, where)) : lp;
             }
         }
         if (r.pos != bytes.length) {
@@ -149,7 +150,7 @@ public final class PlanBinary {
     /** The shard ranks of one (layer, copy): each listed expert's rank as written (BPL3) or its static home (BPL2). */
     private static int[] readNodeShards(Reader r, int experts, int ep, boolean withRanks, String where) {
         int[] ranks = new int[experts];
-        java.util.Arrays.fill(ranks, -1);
+        Arrays.fill(ranks, -1);
         int n = r.small("node-sharded expert count", experts);
         long prev = -1;
         for (int i = 0; i < n; i++) {

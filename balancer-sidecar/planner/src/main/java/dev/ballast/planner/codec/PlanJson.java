@@ -10,6 +10,7 @@ import dev.ballast.planner.model.Mode;
 import dev.ballast.planner.model.Parallelism;
 import dev.ballast.planner.model.Plan;
 
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
@@ -71,9 +72,12 @@ public final class PlanJson {
                 if (shards) {
                     w.name("nodeShards").beginArray();
                     for (int e = 0; e < lp.experts(); e++) {
-                        if (lp.nodeSharded(e) && away) {
+                        if (!lp.nodeSharded(e)) {
+                            continue;
+                        }
+                        if (away) {
                             w.beginArray().value(e).value(lp.shardRank(e)).endArray();
-                        } else if (lp.nodeSharded(e)) {
+                        } else {
                             w.value(e);
                         }
                     }
@@ -150,7 +154,7 @@ public final class PlanJson {
     /** v3's (expert, rank) pairs: the rank's node holds the expert's state; -1 for the experts not listed. */
     private static int[] shardRanks(Map<String, Object> group, int experts, int ep, String where) {
         int[] ranks = new int[experts];
-        java.util.Arrays.fill(ranks, -1);
+        Arrays.fill(ranks, -1);
         long prev = -1;
         for (Object o : JsonFields.requireArray(group, "nodeShards")) {
             if (!(o instanceof List<?> pair) || pair.size() != 2 || !(pair.get(0) instanceof Long e)

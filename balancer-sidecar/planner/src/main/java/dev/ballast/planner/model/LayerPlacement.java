@@ -179,7 +179,10 @@ public final class LayerPlacement {
 
     /** Whether some node-sharded expert names a rank other than its static home (a plan-format v3 layout). */
     public boolean hasShardsAwayFromHome() {
-        for (int e = 0; shardRanks != null && e < experts; e++) {
+        if (shardRanks == null) {
+            return false;
+        }
+        for (int e = 0; e < experts; e++) {
             if (shardRanks[e] >= 0 && shardRanks[e] != StaticLayout.home(e, gpus(), experts)) {
                 return true;
             }

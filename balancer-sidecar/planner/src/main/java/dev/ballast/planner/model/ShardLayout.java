@@ -4,10 +4,10 @@ import java.util.Arrays;
 
 /**
  * How one expert's bytes are split in an FSSDP EP group. The owners are the whole group (the default) or the GPUs of
- * one node ({@link LayerPlacement#shardRank}'s, by default the expert's static home's); the i-th owner of k (ascending EP rank)
- * holds {@code [floor(i × bytes / k), floor((i + 1) × bytes / k))}, so shards are uneven by at most one byte among
- * owners and empty elsewhere. Offsets ascend with the rank: a non-owner's empty range sits where the next owner's
- * begins.
+ * one node ({@link LayerPlacement#shardRank}'s, by default the expert's static home's); the i-th owner of k (ascending
+ * EP rank) holds {@code [floor(i × bytes / k), floor((i + 1) × bytes / k))}, so shards are uneven by at most one byte
+ * among owners and empty elsewhere. Offsets ascend with the rank: a non-owner's empty range sits where the next
+ * owner's begins.
  */
 public final class ShardLayout {
     private final long bytesPerExpert;
