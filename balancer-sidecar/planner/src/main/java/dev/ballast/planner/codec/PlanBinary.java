@@ -34,14 +34,8 @@ public final class PlanBinary {
 
     public static byte[] encode(Plan p) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        boolean shards = false;
-        boolean away = false;
-        for (int l = 0; l < p.layers(); l++) {
-            for (int c = 0; c < p.parallelism().dp(); c++) {
-                shards |= p.placement(l, c).hasNodeShards();
-                away |= p.placement(l, c).hasShardsAwayFromHome();
-            }
-        }
+        boolean shards = p.hasNodeShards();
+        boolean away = p.hasShardsAwayFromHome();
         out.writeBytes(away ? MAGIC_SHARD_NODES : shards ? MAGIC_NODE_SHARDS : MAGIC);
         varint(out, p.version().worldGeneration());
         varint(out, p.version().sequence());

@@ -36,14 +36,8 @@ public final class PlanJson {
 
     public static String encode(Plan p) {
         Parallelism par = p.parallelism();
-        boolean shards = false;
-        boolean away = false;
-        for (int l = 0; l < p.layers(); l++) {
-            for (int c = 0; c < par.dp(); c++) {
-                shards |= p.placement(l, c).hasNodeShards();
-                away |= p.placement(l, c).hasShardsAwayFromHome();
-            }
-        }
+        boolean shards = p.hasNodeShards();
+        boolean away = p.hasShardsAwayFromHome();
         JsonWriter w = new JsonWriter().beginObject()
                 .field("format", away ? FORMAT_SHARD_NODES : shards ? FORMAT_NODE_SHARDS : FORMAT)
                 .field("worldGeneration", p.version().worldGeneration())

@@ -92,6 +92,30 @@ public final class Plan {
         return placements[layer][copy];
     }
 
+    /** Whether some placement shards an expert over one node (the codecs' v2 / BPL2 layout or later). */
+    public boolean hasNodeShards() {
+        for (LayerPlacement[] layer : placements) {
+            for (LayerPlacement p : layer) {
+                if (p.hasNodeShards()) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** Whether some placement shards an expert over a node other than its home's (the codecs' v3 / BPL3 layout). */
+    public boolean hasShardsAwayFromHome() {
+        for (LayerPlacement[] layer : placements) {
+            for (LayerPlacement p : layer) {
+                if (p.hasShardsAwayFromHome()) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
     /** Same placements under a new version and adoption step. */
     public Plan withVersion(PlanVersion v, long step) {
         return new Plan(v, step, mode, planner, experts, parallelism, placements);
