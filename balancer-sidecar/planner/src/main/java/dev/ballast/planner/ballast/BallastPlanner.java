@@ -34,7 +34,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *     in the smallest layers replicas are swapped while a swap shortens it ({@link ReplicaSwaps}).</li>
  * <li>Incremental (plan in use given, {@code ballast}): an {@link IncrementalWalk} from the plan in use towards the
  *     scratch winner re-aligned to it ({@link Realignment}) and a repair that keeps its still-useful replicas
- *     ({@link BalanceThenLocal} seeded with it). {@code ballast-scratch} ignores the plan in use.</li>
+ *     ({@link BalanceThenLocal} seeded with it); in layers too large for {@link LocalFill}, first towards the plan in
+ *     use with the scratch winner's copy counts ({@link CountRepair}). {@code ballast-scratch} ignores the plan in
+ *     use.</li>
  * <li>In fssdp mode, {@link MaterializationDrops} drops the copies (home ones included) whose gathers cost more than
  *     they serve, and {@link NodeShards} chooses which experts' state is sharded over one node instead of the
  *     whole group, where the cost model says it pays.</li>
@@ -252,8 +254,13 @@ public final class BallastPlanner implements Planner {
             best = ReplicaSwaps.improve(scorer, best);
         }
         if (incremental && current != null) {
-            best = IncrementalWalk.towards(scorer, current, Realignment.align(scorer, best, current, c.redundantSlots()),
-                    BalanceThenLocal.place(c, scorer.cost(), gt, demand, current));
+            LayerPlacement realigned = Realignment.align(scorer, best, current, c.redundantSlots());
+            LayerPlacement repair = BalanceThenLocal.place(c, scorer.cost(), gt, demand, current);
+            // Small layers score every change exactly, and there the count repair lost more to prediction noise than
+            // it gained (docs/planner.md, "Count repair").
+            best = fill ? IncrementalWalk.towards(scorer, current, realigned, repair)
+                    : IncrementalWalk.towards(scorer, current,
+                            CountRepair.repair(scorer, best, current, c.redundantSlots()), realigned, repair);
         }
         return NodeShards.apply(scorer, MaterializationDrops.apply(scorer, NodeShards.even(best)),
                 incremental ? current : null);

@@ -50,9 +50,9 @@ public final class IncrementalWalk {
      * their one-off copies plus the {@link #price} of each new copy. The cheapest found wins.
      * In layers where a run of the quota rule is cheap ({@link LocalFill#applies}) each change is scored exactly
      * (unless its {@link ChangeBound} shows it cannot gain); elsewhere its {@link ChangeBound} ranks it, and the
-     * first target (the re-aligned from-scratch plan, tens to hundreds of slot changes away in large layers, where a
-     * prefix of the bound's order relieves a few of the busiest GPUs) gives one more candidate: every change of it
-     * that relieves a GPU busier than its own busiest ({@link #relieving}), scored the same way.
+     * first target (there the {@link CountRepair}, where a prefix of the bound's order may relieve only some of the
+     * busiest GPUs) gives one more candidate: every change of it that relieves a GPU busier than its own busiest
+     * ({@link #relieving}), scored the same way.
      */
     public static LayerPlacement towards(LayerScorer scorer, LayerPlacement current, LayerPlacement... targets) {
         LayerPlacement chargeFrom = scorer.context().mode() == Mode.REPLICATE ? current : null;
