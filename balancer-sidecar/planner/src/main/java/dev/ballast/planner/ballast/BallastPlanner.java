@@ -33,10 +33,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *     predicted layer time ({@link LocalFill}), in layers small enough for its work ({@link LocalFill#MAX_WORK}), and
  *     in the smallest layers replicas are swapped while a swap shortens it ({@link ReplicaSwaps}).</li>
  * <li>Incremental (plan in use given, {@code ballast}): an {@link IncrementalWalk} from the plan in use towards the
- *     scratch winner re-aligned to it ({@link Realignment}) and a repair that keeps its still-useful replicas
- *     ({@link BalanceThenLocal} seeded with it); in layers too large for {@link LocalFill}, first towards the plan in
- *     use with the scratch winner's copy counts ({@link CountRepair}). {@code ballast-scratch} ignores the plan in
- *     use.</li>
+ *     scratch winner re-aligned to it ({@link Realignment}; in layers too large for {@link LocalFill}, the plan in use
+ *     with the scratch winner's copy counts instead, {@link CountRepair}) and a repair that keeps its still-useful
+ *     replicas ({@link BalanceThenLocal} seeded with it). {@code ballast-scratch} ignores the plan in use.</li>
  * <li>In fssdp mode, {@link MaterializationDrops} drops the copies (home ones included) whose gathers cost more than
  *     they serve, and {@link NodeShards} chooses which experts' state is sharded over one node instead of the
  *     whole group, where the cost model says it pays.</li>
@@ -254,13 +253,13 @@ public final class BallastPlanner implements Planner {
             best = ReplicaSwaps.improve(scorer, best);
         }
         if (incremental && current != null) {
-            LayerPlacement realigned = Realignment.align(scorer, best, current, c.redundantSlots());
-            LayerPlacement repair = BalanceThenLocal.place(c, scorer.cost(), gt, demand, current);
-            // Small layers score every change exactly, and there the count repair lost more to prediction noise than
-            // it gained (docs/planner.md, "Count repair").
-            best = fill ? IncrementalWalk.towards(scorer, current, realigned, repair)
-                    : IncrementalWalk.towards(scorer, current,
-                            CountRepair.repair(scorer, best, current, c.redundantSlots()), realigned, repair);
+            // In large layers the re-aligned winner is hundreds of slot changes away and its prefixes cost a run of
+            // the rule each; the count repair makes only the count changes. Small layers score every change exactly,
+            // and there the count repair lost to the re-aligned winner (docs/planner.md, "Count repair").
+            LayerPlacement towards = fill ? Realignment.align(scorer, best, current, c.redundantSlots())
+                    : CountRepair.repair(scorer, best, current, c.redundantSlots());
+            best = IncrementalWalk.towards(scorer, current, towards,
+                    BalanceThenLocal.place(c, scorer.cost(), gt, demand, current));
         }
         return NodeShards.apply(scorer, MaterializationDrops.apply(scorer, NodeShards.even(best)),
                 incremental ? current : null);

@@ -49,10 +49,7 @@ public final class IncrementalWalk {
      * would score alone, lowest first; the prefixes of that order are candidates, scored over the next interval with
      * their one-off copies plus the {@link #price} of each new copy. The cheapest found wins.
      * In layers where a run of the quota rule is cheap ({@link LocalFill#applies}) each change is scored exactly
-     * (unless its {@link ChangeBound} shows it cannot gain); elsewhere its {@link ChangeBound} ranks it, and the
-     * first target (there the {@link CountRepair}, where a prefix of the bound's order may relieve only some of the
-     * busiest GPUs) gives one more candidate: every change of it that relieves a GPU busier than its own busiest
-     * ({@link #relieving}), scored the same way.
+     * (unless its {@link ChangeBound} shows it cannot gain); elsewhere its {@link ChangeBound} ranks it.
      */
     public static LayerPlacement towards(LayerScorer scorer, LayerPlacement current, LayerPlacement... targets) {
         LayerPlacement chargeFrom = scorer.context().mode() == Mode.REPLICATE ? current : null;
@@ -64,10 +61,6 @@ public final class IncrementalWalk {
         LayerPlacement pick = current;
         double pickScore = keep;
         ChangeBound bound = new ChangeBound(scorer, current);
-        // The rule's loads and quotas on the plan in use, for the relieving candidate: the search holds the plan in use
-        // after keep's score (in replicate mode), so they cost two copies.
-        long[] load = exact ? null : scorer.probe(current, Long.MAX_VALUE).gpuLoad();
-        long[] quota = exact ? null : scorer.copyQuotas(current);
         double tolerance = 1e-9 * Math.abs(keep);
         // Targets often share prefixes (the best change alone, or a whole target): each placement is scored once.
         Map<LayerPlacement, Double> scored = new HashMap<>();
@@ -109,63 +102,8 @@ public final class IncrementalWalk {
                 pick = SlotChanges.applyFirst(current, ops, best.size());
                 pickScore = best.score();
             }
-            if (!exact && target == targets[0]) {
-                // The search holds the target after its whole size was scored or ruled out: its busiest load is cheap.
-                List<SlotChange> relief = relieving(current, ops, load, quota, scorer.maxLoad(target));
-                if (!relief.isEmpty()) {
-                    double f = prefixScore(scorer, current, relief, relief.size(), chargeFrom, price, scored,
-                            pickScore);
-                    if (f < pickScore) {
-                        pick = SlotChanges.applyFirst(current, relief, relief.size());
-                        pickScore = f;
-                    }
-                }
-            }
         }
         return pick;
-    }
-
-    /**
-     * The changes of {@code ops} (in their order) that relieve a GPU the quota rule loads above {@code above} on
-     * {@code current} ({@code load} and {@code quota}: the rule's GPU loads and copy quotas there): a change that
-     * takes from such a GPU a copy the rule gives tokens, or that adds, on another GPU, a copy of an expert whose copy
-     * on such a GPU has tokens. With {@code above} the target's busiest load, these are all the changes of the target
-     * that bring its balance to the GPUs busier than it will be, and none that only move copies between GPUs below
-     * that: the plan in use's busiest load falls only when every GPU at it is relieved, which a prefix of the bound's
-     * order, a few changes long or the whole target, rarely does (docs/planner.md, "Relieving the busy GPUs
-     * together").
-     */
-    static List<SlotChange> relieving(LayerPlacement current, List<SlotChange> ops, long[] load, long[] quota,
-                                      long above) {
-        List<SlotChange> out = new ArrayList<>();
-        for (SlotChange op : ops) {
-            if (relieves(current, op, load, quota, above)) {
-                out.add(op);
-            }
-        }
-        return out;
-    }
-
-    private static boolean relieves(LayerPlacement current, SlotChange op, long[] load, long[] quota, long above) {
-        int g = op.gpu();
-        if (op.removed() >= 0 && load[g] > above) {
-            int a = op.removed();
-            for (int c = current.copyStart(a); c < current.copyStart(a) + current.copies(a); c++) {
-                if (current.copyGpu(c) == g && quota[c] > 0) {
-                    return true;
-                }
-            }
-        }
-        if (op.added() >= 0) {
-            int b = op.added();
-            for (int c = current.copyStart(b); c < current.copyStart(b) + current.copies(b); c++) {
-                int h = current.copyGpu(c);
-                if (h != g && quota[c] > 0 && load[h] > above) {
-                    return true;
-                }
-            }
-        }
-        return false;
     }
 
     /**

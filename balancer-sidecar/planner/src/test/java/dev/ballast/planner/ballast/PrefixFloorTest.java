@@ -109,8 +109,7 @@ class PrefixFloorTest {
     }
 
     /**
-     * The walk with every size scored: {@link IncrementalWalk#towards} as it was before pruning (large layers), with
-     * the first target's relieving candidate.
+     * The walk with every size scored: {@link IncrementalWalk#towards} as it was before pruning (large layers).
      */
     private static LayerPlacement everySize(LayerScorer scorer, LayerPlacement current, LayerPlacement... targets) {
         double keep = scorer.seconds(current, current);
@@ -136,18 +135,6 @@ class PrefixFloorTest {
             if (best > 0 && bestScore < pickScore) {
                 pick = SlotChanges.applyFirst(current, ops, best);
                 pickScore = bestScore;
-            }
-            if (target == targets[0]) {
-                // The first target's changes that relieve the GPUs busier than its busiest, as one more candidate.
-                List<SlotChange> relief = IncrementalWalk.relieving(current, ops,
-                        scorer.probe(current, Long.MAX_VALUE).gpuLoad(), scorer.copyQuotas(current),
-                        scorer.maxLoad(target));
-                double f = relief.isEmpty() ? Double.POSITIVE_INFINITY
-                        : score(scorer, current, relief, relief.size(), price);
-                if (f < pickScore) {
-                    pick = SlotChanges.applyFirst(current, relief, relief.size());
-                    pickScore = f;
-                }
             }
         }
         return pick;
