@@ -1,6 +1,11 @@
 package dev.ballast.trainer.backend;
 
+import java.io.IOException;
 import java.lang.System.Logger.Level;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import jcuda.jcublas.JCublas2;
 import jcuda.jcublas.cublasHandle;
 import jcuda.runtime.JCuda;
@@ -60,7 +65,24 @@ public final class Backends {
             LOG.log(Level.INFO, "CUDA " + (available ? "available: " : "not available: ") + reason);
         }
 
+        /**
+         * JCuda writes its native libraries into {@code java.io.tmpdir} under fixed names when they are not there yet,
+         * then loads them: a trainer starting beside another on the same host (processes sharing /tmp, as on bare
+         * metal or under the e2e harness's process kubelet) could map a half-written library and die of SIGBUS. So
+         * the probe runs under an exclusive lock on a file beside them, one process of the host at a time.
+         */
         private static CudaProbe probe() {
+            Path lockFile = Path.of(System.getProperty("java.io.tmpdir"), "ballast-jcuda-natives.lock");
+            try (FileChannel channel = FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+                 FileLock ignored = channel.lock()) {
+                return probeNow();
+            } catch (IOException e) {
+                LOG.log(Level.WARNING, "could not lock " + lockFile + " (" + e.getMessage() + "): probing CUDA without it");
+                return probeNow();
+            }
+        }
+
+        private static CudaProbe probeNow() {
             try {
                 // cuBLAS first: libJCublas2 links libcublas.so.12 and libcublasLt.so.12, which only the CUDA image
                 // has, so a missing library is named even where no driver would answer the device query below
