@@ -256,9 +256,9 @@ public final class BallastPlanner implements Planner {
             // In large layers the re-aligned winner is hundreds of slot changes away and its prefixes cost a run of
             // the rule each; the count repair makes only the count changes. Small layers score every change exactly,
             // and there the count repair lost to the re-aligned winner (docs/planner.md, "Count repair").
-            LayerPlacement towards = fill ? Realignment.align(scorer, best, current, c.redundantSlots())
+            LayerPlacement target = fill ? Realignment.align(scorer, best, current, c.redundantSlots())
                     : CountRepair.repair(scorer, best, current, c.redundantSlots());
-            best = IncrementalWalk.towards(scorer, current, towards,
+            best = IncrementalWalk.towards(scorer, current, target,
                     BalanceThenLocal.place(c, scorer.cost(), gt, demand, current));
         }
         return NodeShards.apply(scorer, MaterializationDrops.apply(scorer, NodeShards.even(best)),

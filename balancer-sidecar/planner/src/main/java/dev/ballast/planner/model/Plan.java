@@ -2,6 +2,7 @@ package dev.ballast.planner.model;
 
 import dev.ballast.contracts.plan.PlanVersion;
 import java.util.Arrays;
+import java.util.function.Predicate;
 
 /**
  * A whole-model placement plan: for every MoE layer and every data-parallel copy of the layer's stage,
@@ -94,21 +95,18 @@ public final class Plan {
 
     /** Whether some placement shards an expert over one node (the codecs' v2 / BPL2 layout or later). */
     public boolean hasNodeShards() {
-        for (LayerPlacement[] layer : placements) {
-            for (LayerPlacement p : layer) {
-                if (p.hasNodeShards()) {
-                    return true;
-                }
-            }
-        }
-        return false;
+        return anyPlacement(LayerPlacement::hasNodeShards);
     }
 
     /** Whether some placement shards an expert over a node other than its home's (the codecs' v3 / BPL3 layout). */
     public boolean hasShardsAwayFromHome() {
+        return anyPlacement(LayerPlacement::hasShardsAwayFromHome);
+    }
+
+    private boolean anyPlacement(Predicate<LayerPlacement> test) {
         for (LayerPlacement[] layer : placements) {
             for (LayerPlacement p : layer) {
-                if (p.hasShardsAwayFromHome()) {
+                if (test.test(p)) {
                     return true;
                 }
             }
