@@ -17,10 +17,12 @@ import dev.ballast.planner.planners.Planner;
 import dev.ballast.planner.planners.Planners;
 import dev.ballast.planner.planners.PlanningContext;
 import dev.ballast.planner.planners.Routing;
+import dev.ballast.tools.exact.BestRouting;
 import dev.ballast.tools.exact.ExactSolution;
 import dev.ballast.tools.exact.LayerProblem;
 import dev.ballast.tools.exact.Masters;
 import dev.ballast.tools.exact.PlacementMilp;
+import dev.ballast.tools.exact.RoutedSearch;
 import dev.ballast.tools.synth.Scenarios;
 import dev.ballast.tools.synth.SyntheticTrace;
 import dev.ballast.tools.trace.TraceFormatException;
@@ -58,9 +60,20 @@ public final class ExactGapBench {
             new Instance("exact16-top1-2x4", "exact16-top1", true, "nodes=2,gpusPerNode=4"),
             new Instance("exact16-top2-2x4", "exact16-top2", true, "nodes=2,gpusPerNode=4"));
 
-    /** One (layer, data-parallel copy): the exact solution and every plan's layer time in seconds. */
+    /**
+     * One (layer, data-parallel copy): the exact solution and every plan's layer time in seconds; {@code routed} is
+     * the best-routing columns (null outside replicate mode).
+     */
     record LayerRow(int layer, int copy, ExactSolution exact, double ballast, double eplb, double bound,
-                    double exactAtQuotaRule) {
+                    double exactAtQuotaRule, Routed routed) {
+    }
+
+    /**
+     * Placement and routing apart ({@link BestRouting}, {@link RoutedSearch}): Ballast's placement under the best
+     * routing, the placement a descent from it reaches when every candidate is scored by its best routing, and that
+     * placement under the quota rule.
+     */
+    record Routed(double ballastPlacement, RoutedSearch.Result search, double searchAtQuotaRule) {
     }
 
     /** An instance's rows; step figures sum over layers the slowest copy's, as the cost model's step time does. */
@@ -165,14 +178,28 @@ public final class ExactGapBench {
                     progress.note(String.format(Locale.ROOT, "  time limit: incumbent %.4f ms, best bound %.4f ms, MIP gap %.2f%%",
                             exact.incumbentSec() * 1e3, exact.bestBoundSec() * 1e3, exact.mipGap() * 100));
                 }
+                Routed routed = null;
+                if (mode == Mode.REPLICATE) {
+                    LayerPlacement start = ballastPlan.placement(l, c);
+                    routed = progress.run(String.format(Locale.ROOT, "%s layer %d copy %d: best-routing search", in.name(), l, c),
+                            () -> routed(problem, start, cost, gt, counts));
+                }
                 rows.add(new LayerRow(l, c, exact,
                         score(cost, gt, ballastPlan.placement(l, c), ballast.routing(), counts),
                         score(cost, gt, eplbPlan.placement(l, c), eplb.routing(), counts),
                         cost.lowerBound(gt, counts, ctx.slotsPerGpu()),
-                        score(cost, gt, exact.placement(), Routing.QUOTA_RULE, counts)));
+                        score(cost, gt, exact.placement(), Routing.QUOTA_RULE, counts), routed));
             }
         }
         return new InstanceResult(in, par.toString(), ctx.slotsPerGpu(), rows);
+    }
+
+    private static Routed routed(LayerProblem problem, LayerPlacement ballast, CostModel cost, GroupTopology gt,
+                                 long[] counts) {
+        try (BestRouting best = new BestRouting(problem)) {
+            RoutedSearch.Result r = RoutedSearch.descend(best, ballast, problem.slotsPerGpu());
+            return new Routed(best.seconds(ballast), r, score(cost, gt, r.placement(), Routing.QUOTA_RULE, counts));
+        }
     }
 
     /** Steady-state layer time of a placement with a routing; moved masters pay their migration from the home. */
@@ -187,20 +214,26 @@ public final class ExactGapBench {
                 masters.wireName(), limitMs / 1000, BenchConfig.defaults().tokensPerGpu()));
         sb.append("\nPer instance (step time: sum over layers of the slowest EP group; ms):\n\n");
         sb.append("| instance | layout | slots/GPU | optimum | proven | Ballast | Ballast gap | <= 3 % | fair EPLB | EPLB gap "
-                + "| closed-form bound | bound / optimum | optimum's placement, quota rule |\n");
-        sb.append("|---|---|--:|--:|---|--:|--:|---|--:|--:|--:|--:|--:|\n");
+                + "| closed-form bound | bound / optimum | optimum's placement, quota rule | Ballast's placement, best routing "
+                + "| best-routing search | its gap | its placement, quota rule |\n");
+        sb.append("|---|---|--:|--:|---|--:|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
         for (InstanceResult r : results) {
             double opt = r.step(x -> x.exact().incumbentSec());
             double best = r.step(x -> x.exact().bestBoundSec());
             double ballast = r.step(LayerRow::ballast);
             boolean proven = r.allOptimal();
             double gapHigh = ballast / best - 1;
-            sb.append(String.format(Locale.ROOT, "| %s | %s | %d | %s | %s | %.3f | %s | %s | %.3f | %s | %.3f | %s | %.3f |%n",
+            boolean routed = r.rows().stream().allMatch(x -> x.routed() != null);
+            double searched = routed ? r.step(x -> x.routed().search().seconds()) : Double.NaN;
+            sb.append(String.format(Locale.ROOT, "| %s | %s | %d | %s | %s | %.3f | %s | %s | %.3f | %s | %.3f | %s | %.3f | %s | %s | %s | %s |%n",
                     r.instance().name(), r.parallelism(), r.slotsPerGpu(), optimum(opt, best, proven), proven ? "yes" : "no",
                     ballast * 1e3, gap(ballast, opt, best, proven), gapHigh <= TARGET_GAP + 1e-12 ? "met" : proven || ballast / opt - 1 > TARGET_GAP ? "missed" : "open",
                     r.step(LayerRow::eplb) * 1e3, gap(r.step(LayerRow::eplb), opt, best, proven),
                     r.step(LayerRow::bound) * 1e3, tightness(r.step(LayerRow::bound), opt, best, proven),
-                    r.step(LayerRow::exactAtQuotaRule) * 1e3));
+                    r.step(LayerRow::exactAtQuotaRule) * 1e3,
+                    routed ? ms(r.step(x -> x.routed().ballastPlacement())) : "–", routed ? ms(searched) : "–",
+                    routed ? gap(searched, opt, best, proven) : "–",
+                    routed ? ms(r.step(x -> x.routed().searchAtQuotaRule())) : "–"));
         }
         sb.append("\nPer layer and EP group (ms):\n\n");
         sb.append("| instance | layer | copy | optimum | MIP gap | Ballast | Ballast gap | fair EPLB | EPLB gap | closed-form bound "
@@ -216,7 +249,32 @@ public final class ExactGapBench {
                         tightness(x.bound(), e.incumbentSec(), e.bestBoundSec(), e.optimal()), describe(e.placement())));
             }
         }
+        if (results.stream().flatMap(r -> r.rows().stream()).anyMatch(x -> x.routed() != null)) {
+            sb.append("\nPlacement and routing apart, per layer and EP group (ms; best routing: the routing LP of the placement, "
+                    + "masters at home; the search descends from Ballast's placement, every candidate scored by its best routing):\n\n");
+            sb.append("| instance | layer | copy | optimum | Ballast | Ballast's placement, best routing | best-routing search "
+                    + "| its gap | passes | LPs solved | its placement, quota rule | its placement |\n");
+            sb.append("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|\n");
+            for (InstanceResult r : results) {
+                for (LayerRow x : r.rows()) {
+                    Routed rt = x.routed();
+                    if (rt == null) {
+                        continue;
+                    }
+                    ExactSolution e = x.exact();
+                    sb.append(String.format(Locale.ROOT, "| %s | %d | %d | %s | %.3f | %s | %s | %s | %d | %d | %s | %s |%n",
+                            r.instance().name(), x.layer(), x.copy(), optimum(e.incumbentSec(), e.bestBoundSec(), e.optimal()),
+                            x.ballast() * 1e3, ms(rt.ballastPlacement()), ms(rt.search().seconds()),
+                            gap(rt.search().seconds(), e.incumbentSec(), e.bestBoundSec(), e.optimal()), rt.search().passes(),
+                            rt.search().solves(), ms(rt.searchAtQuotaRule()), describe(rt.search().placement())));
+                }
+            }
+        }
         return sb.toString();
+    }
+
+    private static String ms(double seconds) {
+        return String.format(Locale.ROOT, "%.3f", seconds * 1e3);
     }
 
     private static String optimum(double incumbent, double best, boolean proven) {

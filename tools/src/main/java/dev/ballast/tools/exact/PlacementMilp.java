@@ -38,7 +38,7 @@ import java.util.Map;
  * bound for every integer routing too. Time is modelled in microseconds to keep the coefficients well scaled.
  */
 public final class PlacementMilp {
-    private static final double US = 1e6;
+    static final double US = 1e6;
     private static final int SEND = 0;
     private static final int RECV = 1;
     private static final double INF = Double.POSITIVE_INFINITY;
@@ -80,7 +80,7 @@ public final class PlacementMilp {
 
     /** Solves {@code p} once, starting from {@code hint} if given; null when no plan was found in time. */
     private static Solved run(LayerProblem p, long timeLimitMillis, LayerPlacement hint) {
-        Built mip = new Built(p);
+        Built mip = new Built(p, "SCIP");
         try {
             mip.solver.setTimeLimit(timeLimitMillis);
             mip.solver.setNumThreads(1);
@@ -101,10 +101,10 @@ public final class PlacementMilp {
         }
     }
 
-    /** The model for one problem. */
-    private static final class Built {
+    /** The model for one problem, on a MILP engine (SCIP) or, with every copy variable fixed, an LP engine (GLOP). */
+    static final class Built {
         final LayerProblem p;
-        final MPSolver solver = MPSolver.createSolver("SCIP");
+        final MPSolver solver;
         final MPVariable[][] x;
         final MPVariable[][] m; // null unless masters can move (replicate mode, Masters.FREE)
         /** Bytes per (GPU, direction, link class) as linear terms: token flows and parameter traffic apart. */
@@ -112,8 +112,9 @@ public final class PlacementMilp {
         final Map<MPVariable, Double>[][][] paramBytes;
 
         @SuppressWarnings("unchecked")
-        Built(LayerProblem p) {
+        Built(LayerProblem p, String engine) {
             this.p = p;
+            this.solver = MPSolver.createSolver(engine);
             int ep = p.ep();
             int experts = p.experts();
             GroupTopology gt = p.group();

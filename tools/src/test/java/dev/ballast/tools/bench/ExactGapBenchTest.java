@@ -45,6 +45,6 @@ class ExactGapBenchTest {
     private static ExactGapBench.LayerRow row(int layer, int copy, double incumbent, double bound, boolean optimal,
                                               double ballast) {
         return new ExactGapBench.LayerRow(layer, copy, new ExactSolution(incumbent, bound, optimal, STATIC, 0), ballast,
-                ballast, bound * 0.9, ballast);
+                ballast, bound * 0.9, ballast, null);
     }
 }

@@ -1,0 +1,119 @@
+package dev.ballast.tools.exact;
+
+import dev.ballast.planner.model.LayerPlacement;
+import dev.ballast.planner.model.StaticLayout;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * A local search over one layer's placements that scores each by its {@link BestRouting}: what a placement search could
+ * reach if every rank routed tokens by the min-max optimum instead of the quota rule (docs/benchmarks-exact.md). From a
+ * start, each pass weighs every neighbour and takes the best, until none is faster: a replica replaced by an expert its
+ * GPU does not hold, moved to another GPU's free slot, traded with another GPU's replica, dropped, or a free slot
+ * filled. Homes never move. Deterministic: neighbours are weighed in a fixed order and only a strictly faster one
+ * replaces the best so far.
+ */
+public final class RoutedSearch {
+    /** The placement reached, its best-routing layer time, the passes that improved it and the LPs solved. */
+    public record Result(LayerPlacement placement, double seconds, int passes, long solves) {
+    }
+
+    private RoutedSearch() {
+    }
+
+    /** Descends from {@code start} (every home held, at most {@code slotsPerGpu} experts per GPU). */
+    public static Result descend(BestRouting routing, LayerPlacement start, int slotsPerGpu) {
+        LayerPlacement p = start;
+        double now = routing.seconds(p);
+        long solves = 1;
+        int passes = 0;
+        while (true) {
+            LayerPlacement best = null;
+            double bestSeconds = now * (1 - 1e-9);
+            for (LayerPlacement q : neighbours(p, slotsPerGpu)) {
+                double s = routing.seconds(q);
+                solves++;
+                if (s < bestSeconds) {
+                    best = q;
+                    bestSeconds = s;
+                }
+            }
+            if (best == null) {
+                return new Result(p, now, passes, solves);
+            }
+            p = best;
+            now = bestSeconds;
+            passes++;
+        }
+    }
+
+    /** Every placement one move from {@code p}, in a fixed order. */
+    static List<LayerPlacement> neighbours(LayerPlacement p, int slots) {
+        int ep = p.gpus();
+        int experts = p.experts();
+        int[][] l = new int[ep][];
+        for (int g = 0; g < ep; g++) {
+            l[g] = p.expertsOn(g);
+        }
+        List<int[][]> out = new ArrayList<>();
+        for (int g = 0; g < ep; g++) {
+            for (int r : l[g]) {
+                if (StaticLayout.home(r, ep, experts) == g) {
+                    continue;
+                }
+                for (int e = 0; e < experts; e++) { // r replaced by e
+                    if (!p.holds(g, e)) {
+                        out.add(set(l, g, with(without(l[g], r), e)));
+                    }
+                }
+                for (int h = 0; h < ep; h++) {
+                    if (h == g || p.holds(h, r)) {
+                        continue;
+                    }
+                    if (l[h].length < slots) { // r moved to h's free slot
+                        out.add(set(set(l, g, without(l[g], r)), h, with(l[h], r)));
+                    }
+                    if (h < g) {
+                        continue;
+                    }
+                    for (int r2 : l[h]) { // r traded for h's replica r2
+                        if (StaticLayout.home(r2, ep, experts) != h && !p.holds(g, r2)) {
+                            out.add(set(set(l, g, with(without(l[g], r), r2)), h, with(without(l[h], r2), r)));
+                        }
+                    }
+                }
+                out.add(set(l, g, without(l[g], r))); // r dropped
+            }
+            for (int e = 0; e < experts && l[g].length < slots; e++) { // a free slot filled
+                if (!p.holds(g, e)) {
+                    out.add(set(l, g, with(l[g], e)));
+                }
+            }
+        }
+        List<LayerPlacement> placements = new ArrayList<>(out.size());
+        for (int[][] q : out) {
+            placements.add(LayerPlacement.ofAscending(experts, q));
+        }
+        return placements;
+    }
+
+    /** A copy of {@code lists} with GPU {@code g}'s list replaced. */
+    private static int[][] set(int[][] lists, int g, int[] list) {
+        int[][] q = lists.clone();
+        q[g] = list;
+        return q;
+    }
+
+    private static int[] with(int[] list, int e) {
+        int[] out = Arrays.copyOf(list, list.length + 1);
+        out[list.length] = e;
+        Arrays.sort(out);
+        return out;
+    }
+
+    private static int[] without(int[] list, int e) {
+        return Arrays.stream(list).filter(x -> x != e).toArray();
+    }
+}
