@@ -4,6 +4,7 @@ import dev.ballast.planner.model.LayerPlacement;
 import dev.ballast.planner.model.Mode;
 import dev.ballast.tools.exact.ExactSolution;
 import dev.ballast.tools.exact.Masters;
+import dev.ballast.tools.exact.RoutedSearch;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayOutputStream;
@@ -40,6 +41,22 @@ class ExactGapBenchTest {
         String page = ExactGapBench.render(List.of(met, open), Mode.REPLICATE, 2, 50, Masters.FREE, 60_000);
         assertThat(page).contains("| mixtral-1x4 | ep=2,dp=2,pp=1 | 3 | 22.000 | yes | 22.400 | 1.82 % | met |");
         assertThat(page).contains("| mixtral-1x4 | ep=2,dp=1,pp=1 | 3 | 9.000..10.000 | no | 10.200 | 2.00..13.33 % | open |");
+    }
+
+    @Test
+    void placementAndRoutingApartAreSummedLikeTheOtherColumnsAndListedPerLayer() {
+        ExactGapBench.Instance in = ExactGapBench.NAMED.get(0);
+        LayerPlacement found = LayerPlacement.of(2, new int[][] {{0, 1}, {1}});
+        var routed = new ExactGapBench.Routed(0.0101, new RoutedSearch.Result(found, 0.0100, 3, 120), 0.0105);
+        var r = new ExactGapBench.InstanceResult(in, "ep=2,dp=1,pp=1", 2, List.of(
+                new ExactGapBench.LayerRow(0, 0, new ExactSolution(0.010, 0.010, true, STATIC, 0), 0.0102, 0.0102, 0.009,
+                        0.0102, routed),
+                new ExactGapBench.LayerRow(1, 0, new ExactSolution(0.010, 0.010, true, STATIC, 0), 0.0102, 0.0102, 0.009,
+                        0.0102, routed)));
+        String page = ExactGapBench.render(List.of(r), Mode.REPLICATE, 2, 50, Masters.HOME, 60_000);
+        // Step: 10.1 + 10.1 ms under best routing, 20.0 ms searched (0 % over the 20 ms optimum), 21.0 ms by the rule.
+        assertThat(page).contains("| 20.400 | 20.200 | 20.000 | 0.00 % | 21.000 |");
+        assertThat(page).contains("| mixtral-1x4 | 1 | 0 | 10.000 | 10.200 | 10.100 | 10.000 | 0.00 % | 3 | 120 | 10.500 | [0,1] [1] |");
     }
 
     private static ExactGapBench.LayerRow row(int layer, int copy, double incumbent, double bound, boolean optimal,
