@@ -46,6 +46,9 @@ import java.util.function.ToDoubleFunction;
  * the progress lines on stderr.
  */
 public final class ExactGapBench {
+    /** Seed of the kicked search's random moves (the same in every layer, so a run is reproducible). */
+    static final long KICK_SEED = 7;
+
     /** Ballast's optimality gap the issue asks for, per instance. */
     static final double TARGET_GAP = 0.03;
 
@@ -70,10 +73,11 @@ public final class ExactGapBench {
 
     /**
      * Placement and routing apart ({@link BestRouting}, {@link RoutedSearch}): Ballast's placement under the best
-     * routing, the placement a descent from it reaches when every candidate is scored by its best routing, and that
-     * placement under the quota rule.
+     * routing, the placement a descent from it reaches when every candidate is scored by its best routing, that
+     * placement under the quota rule, and the kicked search's end ({@code --kicks}; null without).
      */
-    record Routed(double ballastPlacement, RoutedSearch.Result search, double searchAtQuotaRule) {
+    record Routed(double ballastPlacement, RoutedSearch.Result search, double searchAtQuotaRule,
+                  RoutedSearch.Result kicked) {
     }
 
     /** An instance's rows; step figures sum over layers the slowest copy's, as the cost model's step time does. */
@@ -109,7 +113,8 @@ public final class ExactGapBench {
     }
 
     static int run(String[] argv, PrintStream out, PrintStream err) throws IOException {
-        Args a = new Args(argv, Set.of("instances", "time-limit", "masters", "mode", "slots", "replan", "traces-dir"),
+        Args a = new Args(argv, Set.of("instances", "time-limit", "masters", "mode", "slots", "replan", "traces-dir",
+                "kicks"),
                 Set.of("quiet"));
         List<Instance> chosen = choose(a.all("instances"));
         long limitMs = Math.round(a.number("time-limit", 60) * 1000);
@@ -125,14 +130,15 @@ public final class ExactGapBench {
         }
         int slots = a.integer("slots", 2, 0);
         int replan = a.integer("replan", CostModel.DEFAULT_REPLAN_INTERVAL, 1);
+        int kicks = a.integer("kicks", 0, 0);
         Path traces = Path.of(a.one("traces-dir", System.getProperty("ballast.root", ".") + "/traces")).normalize();
         Progress progress = new Progress(a.has("quiet") ? null : err);
         List<InstanceResult> results = new ArrayList<>();
         for (Instance in : chosen) {
             TraceSource t = in.synthetic() ? new SyntheticTrace(Scenarios.byName(in.trace())) : TraceReader.read(traces.resolve(in.trace()));
-            results.add(solve(in, t, mode, slots, replan, masters, limitMs, progress));
+            results.add(solve(in, t, mode, slots, replan, masters, limitMs, kicks, progress));
         }
-        out.print(render(results, mode, slots, replan, masters, limitMs));
+        out.print(render(results, mode, slots, replan, masters, limitMs, kicks));
         return 0;
     }
 
@@ -154,7 +160,7 @@ public final class ExactGapBench {
 
     /** Plans step 0 with Ballast and fair EPLB and solves every (layer, copy) exactly. */
     static InstanceResult solve(Instance in, TraceSource t, Mode mode, int redundantSlots, int replan, Masters masters,
-                                long limitMs, Progress progress) {
+                                long limitMs, int kicks, Progress progress) {
         var h = t.header();
         MoeShape shape = MoeShape.forModel(h.model(), h.layers(), h.experts(), h.topK());
         Topology topo = Topology.parse(in.topology());
@@ -182,7 +188,7 @@ public final class ExactGapBench {
                 if (mode == Mode.REPLICATE) {
                     LayerPlacement start = ballastPlan.placement(l, c);
                     routed = progress.run(String.format(Locale.ROOT, "%s layer %d copy %d: best-routing search", in.name(), l, c),
-                            () -> routed(problem, start, cost, gt, counts));
+                            () -> routed(problem, start, cost, gt, counts, kicks));
                 }
                 rows.add(new LayerRow(l, c, exact,
                         score(cost, gt, ballastPlan.placement(l, c), ballast.routing(), counts),
@@ -195,10 +201,11 @@ public final class ExactGapBench {
     }
 
     private static Routed routed(LayerProblem problem, LayerPlacement ballast, CostModel cost, GroupTopology gt,
-                                 long[] counts) {
+                                 long[] counts, int kicks) {
         try (BestRouting best = new BestRouting(problem)) {
             RoutedSearch.Result r = RoutedSearch.descend(best, ballast, problem.slotsPerGpu());
-            return new Routed(best.seconds(ballast), r, score(cost, gt, r.placement(), Routing.QUOTA_RULE, counts));
+            RoutedSearch.Result k = kicks == 0 ? null : RoutedSearch.kicked(best, r, problem.slotsPerGpu(), kicks, KICK_SEED);
+            return new Routed(best.seconds(ballast), r, score(cost, gt, r.placement(), Routing.QUOTA_RULE, counts), k);
         }
     }
 
@@ -207,16 +214,19 @@ public final class ExactGapBench {
         return cost.layer(gt, p, routing.route(gt, p, counts), null, null).totalSec();
     }
 
-    static String render(List<InstanceResult> results, Mode mode, int slots, int replan, Masters masters, long limitMs) {
+    static String render(List<InstanceResult> results, Mode mode, int slots, int replan, Masters masters, long limitMs,
+                         int kicks) {
         StringBuilder sb = new StringBuilder();
         sb.append(String.format(Locale.ROOT, "# parameters: mode=%s redundantSlots=%d replan=%d masters=%s timeLimit=%ds "
-                        + "tokensPerGpu=%d eval=oracle (step 0, steady state)%n", mode.wireName(), slots, replan,
-                masters.wireName(), limitMs / 1000, BenchConfig.defaults().tokensPerGpu()));
+                        + "kicks=%d tokensPerGpu=%d eval=oracle (step 0, steady state)%n", mode.wireName(), slots, replan,
+                masters.wireName(), limitMs / 1000, kicks, BenchConfig.defaults().tokensPerGpu()));
+        boolean kicked = results.stream().flatMap(r -> r.rows().stream())
+                .anyMatch(x -> x.routed() != null && x.routed().kicked() != null);
         sb.append("\nPer instance (step time: sum over layers of the slowest EP group; ms):\n\n");
         sb.append("| instance | layout | slots/GPU | optimum | proven | Ballast | Ballast gap | <= 3 % | fair EPLB | EPLB gap "
                 + "| closed-form bound | bound / optimum | optimum's placement, quota rule | Ballast's placement, best routing "
-                + "| best-routing search | its gap | its placement, quota rule |\n");
-        sb.append("|---|---|--:|--:|---|--:|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+                + "| best-routing search | its gap | its placement, quota rule |" + (kicked ? " kicked search | its gap |" : "") + "\n");
+        sb.append("|---|---|--:|--:|---|--:|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|" + (kicked ? "--:|--:|" : "") + "\n");
         for (InstanceResult r : results) {
             double opt = r.step(x -> x.exact().incumbentSec());
             double best = r.step(x -> x.exact().bestBoundSec());
@@ -225,7 +235,8 @@ public final class ExactGapBench {
             double gapHigh = ballast / best - 1;
             boolean routed = r.rows().stream().allMatch(x -> x.routed() != null);
             double searched = routed ? r.step(x -> x.routed().search().seconds()) : Double.NaN;
-            sb.append(String.format(Locale.ROOT, "| %s | %s | %d | %s | %s | %.3f | %s | %s | %.3f | %s | %.3f | %s | %.3f | %s | %s | %s | %s |%n",
+            double kickedStep = kicked && routed ? r.step(x -> x.routed().kicked().seconds()) : Double.NaN;
+            sb.append(String.format(Locale.ROOT, "| %s | %s | %d | %s | %s | %.3f | %s | %s | %.3f | %s | %.3f | %s | %.3f | %s | %s | %s | %s |%s%n",
                     r.instance().name(), r.parallelism(), r.slotsPerGpu(), optimum(opt, best, proven), proven ? "yes" : "no",
                     ballast * 1e3, gap(ballast, opt, best, proven), gapHigh <= TARGET_GAP + 1e-12 ? "met" : proven || ballast / opt - 1 > TARGET_GAP ? "missed" : "open",
                     r.step(LayerRow::eplb) * 1e3, gap(r.step(LayerRow::eplb), opt, best, proven),
@@ -233,7 +244,8 @@ public final class ExactGapBench {
                     r.step(LayerRow::exactAtQuotaRule) * 1e3,
                     routed ? ms(r.step(x -> x.routed().ballastPlacement())) : "–", routed ? ms(searched) : "–",
                     routed ? gap(searched, opt, best, proven) : "–",
-                    routed ? ms(r.step(x -> x.routed().searchAtQuotaRule())) : "–"));
+                    routed ? ms(r.step(x -> x.routed().searchAtQuotaRule())) : "–",
+                    !kicked ? "" : routed ? " " + ms(kickedStep) + " | " + gap(kickedStep, opt, best, proven) + " |" : " – | – |"));
         }
         sb.append("\nPer layer and EP group (ms):\n\n");
         sb.append("| instance | layer | copy | optimum | MIP gap | Ballast | Ballast gap | fair EPLB | EPLB gap | closed-form bound "
@@ -253,8 +265,9 @@ public final class ExactGapBench {
             sb.append("\nPlacement and routing apart, per layer and EP group (ms; best routing: the routing LP of the placement, "
                     + "masters at home; the search descends from Ballast's placement, every candidate scored by its best routing):\n\n");
             sb.append("| instance | layer | copy | optimum | Ballast | Ballast's placement, best routing | best-routing search "
-                    + "| its gap | passes | LPs solved | its placement, quota rule | its placement |\n");
-            sb.append("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|\n");
+                    + "| its gap | passes | LPs solved | its placement, quota rule | its placement |"
+                    + (kicked ? " kicked search | its gap | kicks that gained | LPs solved in all | its placement |" : "") + "\n");
+            sb.append("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|" + (kicked ? "--:|--:|--:|--:|---|" : "") + "\n");
             for (InstanceResult r : results) {
                 for (LayerRow x : r.rows()) {
                     Routed rt = x.routed();
@@ -262,11 +275,15 @@ public final class ExactGapBench {
                         continue;
                     }
                     ExactSolution e = x.exact();
-                    sb.append(String.format(Locale.ROOT, "| %s | %d | %d | %s | %.3f | %s | %s | %s | %d | %d | %s | %s |%n",
+                    RoutedSearch.Result k = rt.kicked();
+                    String kick = !kicked ? "" : k == null ? " – | – | – | – | – |" : String.format(Locale.ROOT,
+                            " %s | %s | %d | %d | %s |", ms(k.seconds()), gap(k.seconds(), e.incumbentSec(), e.bestBoundSec(),
+                                    e.optimal()), k.passes(), k.solves(), describe(k.placement()));
+                    sb.append(String.format(Locale.ROOT, "| %s | %d | %d | %s | %.3f | %s | %s | %s | %d | %d | %s | %s |%s%n",
                             r.instance().name(), x.layer(), x.copy(), optimum(e.incumbentSec(), e.bestBoundSec(), e.optimal()),
                             x.ballast() * 1e3, ms(rt.ballastPlacement()), ms(rt.search().seconds()),
                             gap(rt.search().seconds(), e.incumbentSec(), e.bestBoundSec(), e.optimal()), rt.search().passes(),
-                            rt.search().solves(), ms(rt.searchAtQuotaRule()), describe(rt.search().placement())));
+                            rt.search().solves(), ms(rt.searchAtQuotaRule()), describe(rt.search().placement()), kick));
                 }
             }
         }

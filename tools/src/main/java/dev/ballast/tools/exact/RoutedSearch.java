@@ -6,6 +6,7 @@ import dev.ballast.planner.model.StaticLayout;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.SplittableRandom;
 
 /**
  * A local search over one layer's placements that scores each by its {@link BestRouting}: what a placement search could
@@ -19,6 +20,9 @@ public final class RoutedSearch {
     /** The placement reached, its best-routing layer time, the passes that improved it and the LPs solved. */
     public record Result(LayerPlacement placement, double seconds, int passes, long solves) {
     }
+
+    /** Random moves per kick of {@link #kicked}: four took top-1 layer 1 of exact16 out of its descent's end. */
+    static final int KICK_MOVES = 4;
 
     private RoutedSearch() {
     }
@@ -47,6 +51,36 @@ public final class RoutedSearch {
             now = bestSeconds;
             passes++;
         }
+    }
+
+    /**
+     * Iterated descent from {@code from} (a {@link #descend} result): {@code kicks} times, {@link #KICK_MOVES} random
+     * one-move changes of the best placement so far (seeded by {@code seed}), then a descent; a faster end becomes the
+     * best. A single descent stops where no one move gains; the kicks let it leave such a placement. The result's
+     * {@code passes} counts the kicks that found a faster placement; {@code solves} includes {@code from}'s.
+     */
+    public static Result kicked(BestRouting routing, Result from, int slotsPerGpu, int kicks, long seed) {
+        SplittableRandom rnd = new SplittableRandom(seed);
+        Result best = from;
+        long solves = from.solves();
+        int gains = 0;
+        for (int k = 0; k < kicks; k++) {
+            LayerPlacement q = best.placement();
+            for (int m = 0; m < KICK_MOVES; m++) {
+                List<LayerPlacement> next = neighbours(q, slotsPerGpu);
+                if (next.isEmpty()) {
+                    break;
+                }
+                q = next.get(rnd.nextInt(next.size()));
+            }
+            Result r = descend(routing, q, slotsPerGpu);
+            solves += r.solves();
+            if (r.seconds() < best.seconds() * (1 - 1e-9)) {
+                best = r;
+                gains++;
+            }
+        }
+        return new Result(best.placement(), best.seconds(), gains, solves);
     }
 
     /** Every placement one move from {@code p}, in a fixed order. */

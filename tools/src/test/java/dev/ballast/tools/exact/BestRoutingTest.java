@@ -64,6 +64,12 @@ class BestRoutingTest {
                         .isGreaterThanOrEqualTo(opt - oneToken - opt * 1e-7);
                 assertThat(RoutedSearch.descend(best, LayerPlacement.staticLayout(4, experts), ctx.slotsPerGpu()))
                         .as(what + ": deterministic").isEqualTo(r);
+                RoutedSearch.Result k = RoutedSearch.kicked(best, r, ctx.slotsPerGpu(), 4, 7);
+                assertThat(k.seconds()).as(what + ": kicked").isLessThanOrEqualTo(r.seconds())
+                        .isGreaterThanOrEqualTo(opt - oneToken - opt * 1e-7);
+                assertThat(k.solves()).isGreaterThan(r.solves());
+                assertThat(RoutedSearch.kicked(best, r, ctx.slotsPerGpu(), 4, 7)).as(what + ": kicked, deterministic")
+                        .isEqualTo(k);
                 for (int g = 0; g < 4; g++) {
                     assertThat(r.placement().expertsOn(g).length).isLessThanOrEqualTo(ctx.slotsPerGpu());
                 }
