@@ -79,7 +79,7 @@ public final class LoadBench {
 
     public static void main(String[] args) throws Exception {
         Map<String, String> a = new LinkedHashMap<>(Map.of("pods", "32", "gpus", "8", "layers", "60", "experts", "64",
-                "interval-ms", "100", "duration-s", "60", "warmup-s", "10", "grpc", "127.0.0.1:8471",
+                "interval-ms", "100", "duration-s", "60", "warmup-s", "60", "grpc", "127.0.0.1:8471",
                 "http", "http://127.0.0.1:8472", "token", "bench-token"));
         a.put("job", "bench");
         a.put("namespace", "default");
@@ -258,7 +258,15 @@ public final class LoadBench {
                 }
                 reportTimer.tick(step, measuring);
             }, 0, intervalMs, TimeUnit.MILLISECONDS);
-            Thread.sleep(warmupS * 1000L);
+            // The warm-up also lets the balancer's JIT compile its planner: on the core it shares with the ingest path
+            // that takes about a minute of plans (docs/benchmarks-data-path.md, run 17), so plans made then are
+            // reported apart from the window's.
+            System.err.printf("loadbench: %d sidecars streaming; warming up for %d s%n", pods, warmupS);
+            PlanTimes warmupPlans = new PlanTimes(balancerLong("plansPublished"));
+            for (int s = 0; s < warmupS; s++) {
+                Thread.sleep(1000);
+                warmupPlans.poll(JsonFields.object(Json.parse(balancerStatus()), "status"));
+            }
             long balancerCpu0 = cpuTicks(balancerPid);
             long selfCpu0 = cpuTicks(ProcessHandle.current().pid());
             long reports0 = reportsSent.get();
@@ -266,28 +274,26 @@ public final class LoadBench {
             long published0 = balancerLong("plansPublished");
             long t0 = System.nanoTime();
             measuring = true;
+            System.err.printf("loadbench: measuring for %d s (%d plans made while warming up)%n", durationS,
+                    warmupPlans.cpuMillis.size());
             long maxHeap = 0;
             long maxLive = 0;
             // The balancer's planning call, wall time and its thread's CPU time, of each plan it published in the
             // window (status shows the last): wall above CPU is time spent waiting for the core the balancer shares.
-            List<Double> planMillis = new ArrayList<>();
-            List<Double> planCpuMillis = new ArrayList<>();
-            long seen = published0;
-            for (int s = 0; s < durationS; s++) {
+            PlanTimes plans = new PlanTimes(published0);
+            for (int s = 1; s <= durationS; s++) {
                 Thread.sleep(1000);
                 Map<String, Object> st = JsonFields.object(Json.parse(balancerStatus()), "status");
                 maxHeap = Math.max(maxHeap, st.get("heapUsedBytes") instanceof Long l ? l : 0);
                 maxLive = Math.max(maxLive, st.get("heapLiveBytes") instanceof Long l ? l : 0);
-                long now = st.get("plansPublished") instanceof Long l ? l : 0;
-                if (now > seen && st.get("lastPlanMillis") instanceof Number ms
-                        && st.get("lastPlanCpuMillis") instanceof Number cpu) {
-                    planMillis.add(ms.doubleValue());
-                    planCpuMillis.add(cpu.doubleValue());
+                plans.poll(st);
+                if (s % 20 == 0 && s < durationS) {
+                    System.err.printf("loadbench: %d of %d s measured, %d plans%n", s, durationS, plans.cpuMillis.size());
                 }
-                seen = now;
             }
-            double[] planMs = sorted(planMillis);
-            double[] planCpuMs = sorted(planCpuMillis);
+            double[] planMs = sorted(plans.wallMillis);
+            double[] planCpuMs = sorted(plans.cpuMillis);
+            double[] warmupCpuMs = sorted(warmupPlans.cpuMillis);
             measuring = false;
             double secs = (System.nanoTime() - t0) / 1e9;
             long balancerCpu1 = cpuTicks(balancerPid);
@@ -296,6 +302,7 @@ public final class LoadBench {
             long acceptedInWindow = balancerLong("reportsAccepted") - accepted0;
             long published = balancerLong("plansPublished") - published0;
             // Stop sending, then wait until the balancer has taken everything: sent and accepted must match.
+            System.err.println("loadbench: stopped sending; waiting until the balancer has taken every report");
             ticker.shutdown();
             ticker.awaitTermination(10, TimeUnit.SECONDS);
             long drainStart = System.nanoTime();
@@ -314,6 +321,7 @@ public final class LoadBench {
                 s.channel.shutdownNow();
             }
             // The cadence: 8 ranks of one pod, one 60x64 report each per 100 ms step; then a 10x faster one.
+            System.err.println("loadbench: timing the Java client's report call alone");
             ReportCallTimer.Quiet quiet = reportTimer.quietPhase(8, 30, 300, 100);
             ReportCallTimer.Quiet quick = reportTimer.quietPhase(8, 50, 500, 10);
             for (Sim s : sims) {
@@ -339,6 +347,8 @@ public final class LoadBench {
                     .field("planMillisSampled", planMs.length)
                     .field("planMillisP50", middle(planMs)).field("planMillisMax", last(planMs))
                     .field("planCpuMillisP50", middle(planCpuMs)).field("planCpuMillisMax", last(planCpuMs))
+                    .field("warmupPlans", warmupCpuMs.length)
+                    .field("warmupPlanCpuMillisP50", middle(warmupCpuMs)).field("warmupPlanCpuMillisMax", last(warmupCpuMs))
                     .field("planBytesPerSidecarPerPlan", planMessages.get() == 0 ? 0 : planBytes.get() / (double) planMessages.get())
                     .field("fanOutMillisP50", pct(f, 0.50) / 1e6).field("fanOutMillisP99", pct(f, 0.99) / 1e6)
                     .field("fanOutMillisMax", f.length == 0 ? 0 : f[f.length - 1] / 1e6)
@@ -351,6 +361,10 @@ public final class LoadBench {
                     .field("reportCallMicrosMax", reportTimer.pct(1.0) / 1e3)
                     .field("reportCalls", reportTimer.count())
                     .field("streamErrors", errors.get());
+            w.name("planCpuMillis");
+            plans.writeCpu(w);
+            w.name("warmupPlanCpuMillis");
+            warmupPlans.writeCpu(w);
             quiet.write(w, "reportCallQuiet");
             quick.write(w, "reportCallQuick");
             w.field("balancerStatus", status);
@@ -361,6 +375,39 @@ public final class LoadBench {
             }
             reportTimer.close();
             System.exit(0);
+        }
+
+        /**
+         * The balancer's planning call of each plan it publishes, as its status shows the newest: wall time and its
+         * thread's CPU time, in the order published. Polled once a second; a plan published and replaced within one
+         * second is missed (the balancer plans every 5 s here).
+         */
+        static final class PlanTimes {
+            final List<Double> wallMillis = new ArrayList<>();
+            final List<Double> cpuMillis = new ArrayList<>();
+            private long seen;
+
+            PlanTimes(long publishedBefore) {
+                seen = publishedBefore;
+            }
+
+            void poll(Map<String, Object> status) {
+                long now = status.get("plansPublished") instanceof Long l ? l : 0;
+                if (now > seen && status.get("lastPlanMillis") instanceof Number ms
+                        && status.get("lastPlanCpuMillis") instanceof Number cpu) {
+                    wallMillis.add(ms.doubleValue());
+                    cpuMillis.add(cpu.doubleValue());
+                }
+                seen = now;
+            }
+
+            void writeCpu(JsonWriter w) {
+                w.beginArray();
+                for (double x : cpuMillis) {
+                    w.value(Math.round(x * 100) / 100.0);
+                }
+                w.endArray();
+            }
         }
 
         private static double[] sorted(List<Double> xs) {
