@@ -39,7 +39,7 @@ import java.util.Set;
 public final class BenchMain {
     static final String DEFAULT_TOPOLOGY = "nodes=8,gpusPerNode=8";
     private static final Set<String> COMMON = Set.of("trace", "synthetic", "topology", "ep", "pp", "mode", "slots", "replan",
-            "tokens-per-gpu", "alpha", "memory-budget");
+            "tokens-per-gpu", "alpha", "memory-budget", "seed");
 
     private BenchMain() {
     }
@@ -198,6 +198,9 @@ public final class BenchMain {
     }
 
     static List<TraceSource> traces(Args a) throws IOException {
+        if (a.has("seed") && a.all("synthetic").isEmpty()) {
+            throw new IllegalArgumentException("--seed reseeds the --synthetic scenarios; none was given");
+        }
         List<TraceSource> out = new ArrayList<>();
         for (String f : a.all("trace")) {
             Path p = Path.of(f);
@@ -212,7 +215,8 @@ public final class BenchMain {
         }
         for (String n : a.all("synthetic")) {
             SyntheticSpec s = Scenarios.byName(n);
-            out.add(new SyntheticTrace(s));
+            // Another draw of the same scenario: whether a result holds beyond the suite's fixed seed.
+            out.add(new SyntheticTrace(a.has("seed") ? s.withSeed(a.longValue("seed", 0, 0)) : s));
         }
         return out;
     }

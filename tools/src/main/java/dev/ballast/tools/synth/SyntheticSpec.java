@@ -25,6 +25,12 @@ public record SyntheticSpec(String name, int layers, int experts, int topK, int 
         }
     }
 
+    /** The same scenario drawn with another seed. */
+    public SyntheticSpec withSeed(long newSeed) {
+        return new SyntheticSpec(name, layers, experts, topK, sources, steps, tokensPerSource, zipfS, driftRate, burstProb,
+                burstFactor, heterogeneity, noise, newSeed, replanInterval);
+    }
+
     public String describe() {
         return String.format(Locale.ROOT,
                 "%s: zipf s=%.2f, experts=%d, top-%d, layers=%d, sources=%d, steps=%d, drift=%.3f ranks/step, bursts p=%.2f x%.0f, "

@@ -61,6 +61,32 @@ class BenchMainTest {
     }
 
     @Test
+    void seedDrawsTheSameScenarioAgain() throws Exception {
+        String[] base = {"--synthetic", "bursty", "--steps", "4", "--replan", "2", "--topology", "nodes=2,gpusPerNode=4",
+                "--planners", "static"};
+        String suite = run(base);
+        String same = run(concat(base, "--seed", "13"));
+        String other = run(concat(base, "--seed", "14"));
+        assertThat(suite).contains("seed=13"); // the suite's own seed of the scenario
+        assertThat(same).contains("seed=13");
+        assertThat(tableRows(same)).isEqualTo(tableRows(suite));
+        assertThat(other).contains("seed=14");
+        assertThat(tableRows(other)).isNotEqualTo(tableRows(suite));
+    }
+
+    private static String[] concat(String[] a, String... b) {
+        String[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
+    }
+
+    /** The table's rows up to the fraction of ideal and max/mean (plan times differ from run to run). */
+    private static List<String> tableRows(String out) {
+        return out.lines().filter(l -> l.startsWith("bursty"))
+                .map(l -> String.join(" ", java.util.Arrays.copyOf(l.trim().split("\\s+"), 9))).toList();
+    }
+
+    @Test
     void errorsNameTheFlag() {
         PrintStream sink = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
         assertThatThrownBy(() -> BenchMain.bench(new String[] {"--bogus"}, sink, sink)).hasMessageContaining("unknown flag --bogus");
@@ -71,6 +97,8 @@ class BenchMainTest {
         assertThatThrownBy(() -> BenchMain.bench(new String[] {}, sink, sink)).hasMessageContaining("give --trace FILE or --synthetic NAME");
         assertThatThrownBy(() -> BenchMain.bench(new String[] {"--synthetic", "bursty", "--planners", "magic"}, sink, sink))
                 .hasMessageContaining("unknown planner 'magic'");
+        assertThatThrownBy(() -> BenchMain.bench(new String[] {"--trace", "/nonexistent.jsonl", "--seed", "3"}, sink, sink))
+                .hasMessageContaining("--seed reseeds the --synthetic scenarios; none was given");
     }
 
     @Test
