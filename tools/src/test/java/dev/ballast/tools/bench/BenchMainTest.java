@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
@@ -75,7 +76,7 @@ class BenchMainTest {
     }
 
     private static String[] concat(String[] a, String... b) {
-        String[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+        String[] out = Arrays.copyOf(a, a.length + b.length);
         System.arraycopy(b, 0, out, a.length, b.length);
         return out;
     }
@@ -83,7 +84,7 @@ class BenchMainTest {
     /** The table's rows up to the fraction of ideal and max/mean (plan times differ from run to run). */
     private static List<String> tableRows(String out) {
         return out.lines().filter(l -> l.startsWith("bursty"))
-                .map(l -> String.join(" ", java.util.Arrays.copyOf(l.trim().split("\\s+"), 9))).toList();
+                .map(l -> String.join(" ", Arrays.copyOf(l.trim().split("\\s+"), 9))).toList();
     }
 
     @Test
@@ -122,8 +123,7 @@ class BenchMainTest {
         Parallelism par = Parallelism.resolve(16, 64, null, 1);
         long oneSlot = (long) Math.ceil(MemoryBudget.peakBytes(shape, Mode.REPLICATE, par, 1));
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        String[] budgeted = java.util.stream.Stream.concat(java.util.Arrays.stream(base),
-                java.util.stream.Stream.of("--memory-budget", Long.toString(oneSlot))).toArray(String[]::new);
+        String[] budgeted = concat(base, "--memory-budget", Long.toString(oneSlot));
         BenchMain.plan(budgeted, new PrintStream(out, true, StandardCharsets.UTF_8));
         Plan p = PlanJson.decode(out.toString(StandardCharsets.UTF_8).trim());
         PlanValidator.validate(p, 4 + 1);
@@ -137,8 +137,7 @@ class BenchMainTest {
 
         PrintStream sink = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
         long floor = (long) Math.ceil(MemoryBudget.peakBytes(shape, Mode.REPLICATE, par, 0));
-        String[] tooSmall = java.util.stream.Stream.concat(java.util.Arrays.stream(base),
-                java.util.stream.Stream.of("--memory-budget", Long.toString(floor - 1))).toArray(String[]::new);
+        String[] tooSmall = concat(base, "--memory-budget", Long.toString(floor - 1));
         assertThatThrownBy(() -> BenchMain.plan(tooSmall, sink)).hasMessageContaining("--memory-budget: memoryBudgetBytes "
                 + (floor - 1) + " is below the " + floor + " bytes per GPU");
     }
