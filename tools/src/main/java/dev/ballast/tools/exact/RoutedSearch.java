@@ -1,10 +1,10 @@
 package dev.ballast.tools.exact;
 
+import dev.ballast.planner.ballast.SlotChanges;
 import dev.ballast.planner.model.LayerPlacement;
 import dev.ballast.planner.model.StaticLayout;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 
@@ -99,7 +99,7 @@ public final class RoutedSearch {
                 }
                 for (int e = 0; e < experts; e++) { // r replaced by e
                     if (!p.holds(g, e)) {
-                        out.add(set(l, g, with(without(l[g], r), e)));
+                        out.add(set(l, g, SlotChanges.replace(l[g], r, e)));
                     }
                 }
                 for (int h = 0; h < ep; h++) {
@@ -107,22 +107,24 @@ public final class RoutedSearch {
                         continue;
                     }
                     if (l[h].length < slots) { // r moved to h's free slot
-                        out.add(set(set(l, g, without(l[g], r)), h, with(l[h], r)));
+                        out.add(set(set(l, g, SlotChanges.replace(l[g], r, -1)), h,
+                                SlotChanges.replace(l[h], -1, r)));
                     }
                     if (h < g) {
                         continue;
                     }
                     for (int r2 : l[h]) { // r traded for h's replica r2
                         if (StaticLayout.home(r2, ep, experts) != h && !p.holds(g, r2)) {
-                            out.add(set(set(l, g, with(without(l[g], r), r2)), h, with(without(l[h], r2), r)));
+                            out.add(set(set(l, g, SlotChanges.replace(l[g], r, r2)), h,
+                                    SlotChanges.replace(l[h], r2, r)));
                         }
                     }
                 }
-                out.add(set(l, g, without(l[g], r))); // r dropped
+                out.add(set(l, g, SlotChanges.replace(l[g], r, -1))); // r dropped
             }
             for (int e = 0; e < experts && l[g].length < slots; e++) { // a free slot filled
                 if (!p.holds(g, e)) {
-                    out.add(set(l, g, with(l[g], e)));
+                    out.add(set(l, g, SlotChanges.replace(l[g], -1, e)));
                 }
             }
         }
@@ -138,16 +140,5 @@ public final class RoutedSearch {
         int[][] q = lists.clone();
         q[g] = list;
         return q;
-    }
-
-    private static int[] with(int[] list, int e) {
-        int[] out = Arrays.copyOf(list, list.length + 1);
-        out[list.length] = e;
-        Arrays.sort(out);
-        return out;
-    }
-
-    private static int[] without(int[] list, int e) {
-        return Arrays.stream(list).filter(x -> x != e).toArray();
     }
 }
