@@ -17,7 +17,7 @@ import dev.ballast.planner.planners.Planner;
 import dev.ballast.planner.planners.Planners;
 import dev.ballast.planner.planners.PlanningContext;
 import dev.ballast.planner.planners.Routing;
-import dev.ballast.tools.exact.BestRouting;
+import dev.ballast.planner.route.RoutingLp;
 import dev.ballast.tools.exact.ExactSolution;
 import dev.ballast.tools.exact.LayerProblem;
 import dev.ballast.tools.exact.Masters;
@@ -72,7 +72,7 @@ public final class ExactGapBench {
     }
 
     /**
-     * Placement and routing apart ({@link BestRouting}, {@link RoutedSearch}): Ballast's placement under the best
+     * Placement and routing apart ({@link RoutingLp}, {@link RoutedSearch}): Ballast's placement under the best
      * routing, the placement a descent from it reaches when every candidate is scored by its best routing, that
      * placement under the quota rule, and the kicked search's end ({@code --kicks}; null without).
      */
@@ -202,11 +202,10 @@ public final class ExactGapBench {
 
     private static Routed routed(LayerProblem problem, LayerPlacement ballast, CostModel cost, GroupTopology gt,
                                  long[] counts, int kicks) {
-        try (BestRouting best = new BestRouting(problem)) {
-            RoutedSearch.Result r = RoutedSearch.descend(best, ballast, problem.slotsPerGpu());
-            RoutedSearch.Result k = kicks == 0 ? null : RoutedSearch.kicked(best, r, problem.slotsPerGpu(), kicks, KICK_SEED);
-            return new Routed(best.seconds(ballast), r, score(cost, gt, r.placement(), Routing.QUOTA_RULE, counts), k);
-        }
+        ToDoubleFunction<LayerPlacement> best = q -> RoutingLp.solve(gt, problem.shape(), cost, q, counts).seconds();
+        RoutedSearch.Result r = RoutedSearch.descend(best, ballast, problem.slotsPerGpu());
+        RoutedSearch.Result k = kicks == 0 ? null : RoutedSearch.kicked(best, r, problem.slotsPerGpu(), kicks, KICK_SEED);
+        return new Routed(best.applyAsDouble(ballast), r, score(cost, gt, r.placement(), Routing.QUOTA_RULE, counts), k);
     }
 
     /** Steady-state layer time of a placement with a routing; moved masters pay their migration from the home. */

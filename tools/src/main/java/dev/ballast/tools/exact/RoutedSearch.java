@@ -7,6 +7,7 @@ import dev.ballast.planner.model.StaticLayout;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.function.ToDoubleFunction;
 
 /**
  * A local search over one layer's placements that scores each by its {@link BestRouting}: what a placement search could
@@ -28,16 +29,16 @@ public final class RoutedSearch {
     }
 
     /** Descends from {@code start} (every home held, at most {@code slotsPerGpu} experts per GPU). */
-    public static Result descend(BestRouting routing, LayerPlacement start, int slotsPerGpu) {
+    public static Result descend(ToDoubleFunction<LayerPlacement> routing, LayerPlacement start, int slotsPerGpu) {
         LayerPlacement p = start;
-        double now = routing.seconds(p);
+        double now = routing.applyAsDouble(p);
         long solves = 1;
         int passes = 0;
         while (true) {
             LayerPlacement best = null;
             double bestSeconds = now * (1 - 1e-9);
             for (LayerPlacement q : neighbours(p, slotsPerGpu)) {
-                double s = routing.seconds(q);
+                double s = routing.applyAsDouble(q);
                 solves++;
                 if (s < bestSeconds) {
                     best = q;
@@ -59,7 +60,7 @@ public final class RoutedSearch {
      * best. A single descent stops where no one move gains; the kicks let it leave such a placement. The result's
      * {@code passes} counts the kicks that found a faster placement; {@code solves} includes {@code from}'s.
      */
-    public static Result kicked(BestRouting routing, Result from, int slotsPerGpu, int kicks, long seed) {
+    public static Result kicked(ToDoubleFunction<LayerPlacement> routing, Result from, int slotsPerGpu, int kicks, long seed) {
         SplittableRandom rnd = new SplittableRandom(seed);
         Result best = from;
         long solves = from.solves();

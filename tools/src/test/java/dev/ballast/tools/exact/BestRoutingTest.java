@@ -59,16 +59,16 @@ class BestRoutingTest {
                     assertThat(routed).as(what + ": " + p).isGreaterThanOrEqualTo(opt - oneToken - opt * 1e-7)
                             .isLessThanOrEqualTo(rule + rule * 1e-7);
                 }
-                RoutedSearch.Result r = RoutedSearch.descend(best, LayerPlacement.staticLayout(4, experts), ctx.slotsPerGpu());
+                RoutedSearch.Result r = RoutedSearch.descend(best::seconds, LayerPlacement.staticLayout(4, experts), ctx.slotsPerGpu());
                 assertThat(r.seconds()).as(what + ": descent").isLessThanOrEqualTo(best.seconds(LayerPlacement.staticLayout(4, experts)))
                         .isGreaterThanOrEqualTo(opt - oneToken - opt * 1e-7);
-                assertThat(RoutedSearch.descend(best, LayerPlacement.staticLayout(4, experts), ctx.slotsPerGpu()))
+                assertThat(RoutedSearch.descend(best::seconds, LayerPlacement.staticLayout(4, experts), ctx.slotsPerGpu()))
                         .as(what + ": deterministic").isEqualTo(r);
-                RoutedSearch.Result k = RoutedSearch.kicked(best, r, ctx.slotsPerGpu(), 4, 7);
+                RoutedSearch.Result k = RoutedSearch.kicked(best::seconds, r, ctx.slotsPerGpu(), 4, 7);
                 assertThat(k.seconds()).as(what + ": kicked").isLessThanOrEqualTo(r.seconds())
                         .isGreaterThanOrEqualTo(opt - oneToken - opt * 1e-7);
                 assertThat(k.solves()).isGreaterThan(r.solves());
-                assertThat(RoutedSearch.kicked(best, r, ctx.slotsPerGpu(), 4, 7)).as(what + ": kicked, deterministic")
+                assertThat(RoutedSearch.kicked(best::seconds, r, ctx.slotsPerGpu(), 4, 7)).as(what + ": kicked, deterministic")
                         .isEqualTo(k);
                 for (int g = 0; g < 4; g++) {
                     assertThat(r.placement().expertsOn(g).length).isLessThanOrEqualTo(ctx.slotsPerGpu());

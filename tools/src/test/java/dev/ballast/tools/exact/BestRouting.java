@@ -7,16 +7,17 @@ import dev.ballast.planner.model.Mode;
 
 /**
  * The best routing of one layer for placements chosen elsewhere: {@link PlacementMilp}'s model with every copy
- * variable fixed to the placement, which leaves a linear program over the token flows (GLOP). Masters stay at their
+ * variable fixed to the placement, which leaves a linear program over the token flows (GLOP). The reference the
+ * planner's own {@code RoutingLp} is tested against (RoutingLpTest); the bench uses that one. Masters stay at their
  * homes (the regime of every placement Ballast makes). The model is built once per layer; a placement only changes the
  * copy variables' bounds, so each solve starts from the last basis (about a millisecond at 8 GPUs and 16 experts).
  * The busiest GPU's token count is continuous here and integer in the MILP: the two differ by less than one token's
  * compute. Not thread-safe; {@link #close} frees the solver.
  */
-public final class BestRouting implements AutoCloseable {
+final class BestRouting implements AutoCloseable {
     private final PlacementMilp.Built lp;
 
-    public BestRouting(LayerProblem p) {
+    BestRouting(LayerProblem p) {
         if (p.mode() != Mode.REPLICATE) {
             throw new IllegalArgumentException("best routing: replicate mode only (fssdp copies carry no home)");
         }
@@ -25,7 +26,7 @@ public final class BestRouting implements AutoCloseable {
     }
 
     /** The layer time in seconds of {@code placement} (every home held) under its best continuous routing. */
-    public double seconds(LayerPlacement placement) {
+    double seconds(LayerPlacement placement) {
         LayerProblem p = lp.p;
         for (int e = 0; e < p.experts(); e++) {
             for (int g = 0; g < p.ep(); g++) {
