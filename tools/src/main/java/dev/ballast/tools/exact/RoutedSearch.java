@@ -10,7 +10,7 @@ import java.util.SplittableRandom;
 import java.util.function.ToDoubleFunction;
 
 /**
- * A local search over one layer's placements that scores each by its {@link BestRouting}: what a placement search could
+ * A local search over one layer's placements that scores each by its best routing (the bench: {@code RoutingLp}): what a placement search could
  * reach if every rank routed tokens by the min-max optimum instead of the quota rule (docs/benchmarks-exact.md). From a
  * start, each pass weighs every neighbour and takes the best, until none is faster: a replica replaced by an expert its
  * GPU does not hold, moved to another GPU's free slot, traded with another GPU's replica, dropped, or a free slot
