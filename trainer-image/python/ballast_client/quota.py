@@ -10,6 +10,7 @@ from typing import List, Optional, Sequence
 
 MAX_EXPERTS = 1 << 14
 MAX_EXPERT_LOAD = 1 << 49
+ROUTE_WEIGHT_SUM_MAX = 1 << 14
 
 
 @dataclass(frozen=True)
@@ -32,11 +33,13 @@ def _link_class(node: Sequence[int], rack: Sequence[int], a: int, b: int) -> int
 
 
 def apply(node: Sequence[int], rack: Sequence[int], placement: Sequence[Sequence[int]],
-          counts: Sequence[Sequence[int]], capacity: Optional[Sequence[int]] = None) -> QuotaResult:
+          counts: Sequence[Sequence[int]], capacity: Optional[Sequence[int]] = None,
+          routes: Optional[Sequence[Sequence[int]]] = None) -> QuotaResult:
     """Runs the rule for one EP group and layer.
 
     node, rack: per EP-local GPU; placement[g]: experts on GPU g; counts[s][e]: assignments source s routed to e;
-    capacity: per-GPU token capacity or None.
+    capacity: per-GPU token capacity or None; routes: the plan's planned split for this group (per source, the
+    weights of every multi-copy expert's copies), or None for the rule.
     """
     p = len(node)
     if len(rack) != p or len(placement) != p or len(counts) != p:
@@ -87,6 +90,10 @@ def apply(node: Sequence[int], rack: Sequence[int], placement: Sequence[Sequence
             if total[e] >= MAX_EXPERT_LOAD:
                 raise ValueError(f"expert load {total[e]} too large for the quota rule")
             multi.append(e)
+    if routes:
+        planned = _planned_split(p, experts, holders, copy_start, copy_gpu, counts, routes)
+        if capacity is None or all(planned.gpu_load[g] <= capacity[g] for g in range(p)):
+            return planned
     # 3. order: load descending, expert ascending
     order = sorted(multi, key=lambda e: (-total[e], e))
     # 4. near demand; 5. bounds
@@ -251,6 +258,58 @@ def apply(node: Sequence[int], rack: Sequence[int], placement: Sequence[Sequence
                        [[copy_expert[c], copy_gpu[c], q[c]] for c in range(n_copies)], flows)
 
 
+def _planned_split(p: int, experts: int, holders: List[List[int]], copy_start: List[int], copy_gpu: List[int],
+                   counts: Sequence[Sequence[int]], routes: Sequence[Sequence[int]]) -> QuotaResult:
+    """The planned split (docs/quota-rule.md): each source's count for a multi-copy expert split over its copies in
+    proportion to the weights, floor first, then one token each to the largest remainders (ties: lower copy)."""
+    if len(routes) != p:
+        raise ValueError(f"routes: {len(routes)} sources, expected ep={p}")
+    multi = sum(len(h) for h in holders if len(h) > 1)
+    for s in range(p):
+        if len(routes[s]) != multi:
+            raise ValueError(f"routes of source {s}: {len(routes[s])} weights for {multi} copies of multi-copy experts")
+    n_copies = len(copy_gpu)
+    quota = [0] * n_copies
+    load = [0] * p
+    flows: List[List[int]] = []
+    for e in range(experts):
+        start, k = copy_start[e], len(holders[e])
+        if k == 1:
+            for s in range(p):
+                c = counts[s][e]
+                if c > 0:
+                    flows.append([e, s, copy_gpu[start], c])
+                    quota[start] += c
+                    load[copy_gpu[start]] += c
+            continue
+        offset = sum(len(holders[x]) for x in range(e) if len(holders[x]) > 1)
+        for s in range(p):
+            w = routes[s][offset:offset + k]
+            for x in w:
+                if not isinstance(x, int) or isinstance(x, bool) or x < 0:
+                    raise ValueError(f"routes: source {s}, expert {e}: weight {x!r} is not a non-negative integer")
+            total = sum(w)
+            if not 1 <= total <= ROUTE_WEIGHT_SUM_MAX:
+                raise ValueError(f"routes: source {s}, expert {e}: weights sum to {total}, "
+                                 f"outside 1..{ROUTE_WEIGHT_SUM_MAX}")
+            c = counts[s][e]
+            if c == 0:
+                continue
+            share = [c * x // total for x in w]
+            rest = [c * x % total for x in w]
+            for _ in range(c - sum(share)):
+                j = max(range(k), key=lambda i: (rest[i], -i))
+                share[j] += 1
+                rest[j] = -1
+            for j in range(k):
+                if share[j] > 0:
+                    flows.append([e, s, copy_gpu[start + j], share[j]])
+                    quota[start + j] += share[j]
+                    load[copy_gpu[start + j]] += share[j]
+    copies = [[e, copy_gpu[c], quota[c]] for e in range(experts) for c in range(copy_start[e], copy_start[e + 1])]
+    return QuotaResult(max(load) if load else 0, False, load, copies, flows)
+
+
 def static_placement(ep: int, experts: int) -> List[List[int]]:
     """The static layout (docs/quota-rule.md): expert e lives on EP rank floor(e * ep / experts)."""
     placement: List[List[int]] = [[] for _ in range(ep)]
@@ -263,15 +322,17 @@ def for_layer(plan: Optional[dict], layer: int, copy: int, node: Sequence[int], 
               counts: Sequence[Sequence[int]], experts: Optional[int] = None) -> QuotaResult:
     """The rule for one layer of the rank's EP group (data-parallel copy ``copy``).
 
-    ``plan`` is the adopted plan as ``ballast-plan/v1``, ``v2`` or ``v3`` JSON (v2 and v3: fssdp with node shards,
-    the same ``gpus``; what ``SidecarClient.plan`` returns), or None for the static layout (then ``experts`` is
-    required); ``counts`` are the step's all-gathered counts [source][expert].
+    ``plan`` is the adopted plan as ``ballast-plan/v1`` to ``v4`` JSON (v2 and v3: fssdp with node shards, the same
+    ``gpus``; v4: a group's ``routes``, its planned split; what ``SidecarClient.plan`` returns), or None for the
+    static layout (then ``experts`` is required); ``counts`` are the step's all-gathered counts [source][expert].
     """
+    routes = None
     if plan is None:
         if experts is None:
             raise ValueError("experts is required for the static layout")
         placement = static_placement(len(node), experts)
     else:
-        groups = plan["layers"][layer]["groups"]
-        placement = groups[copy]["gpus"]
-    return apply(node, rack, placement, counts)
+        group = plan["layers"][layer]["groups"][copy]
+        placement = group["gpus"]
+        routes = group.get("routes") or None
+    return apply(node, rack, placement, counts, routes=routes)

@@ -42,8 +42,11 @@ class StepQuotasVectorsTest {
                 System.arraycopy(longs(rows.get(s)), 0, counts, s * experts, experts);
             }
             long[] cap = v.get("capacity") instanceof List<?> c ? longs(c) : null;
-            QuotaResult r = StepQuotas.forPlacement(LayerPlacement.of(experts, lists), ints(v.get("node")),
-                    ints(v.get("rack")), counts, cap);
+            LayerPlacement p = LayerPlacement.of(experts, lists);
+            if (v.get("routes") instanceof List<?> routes) {
+                p = p.withRouteLists(routes.stream().map(StepQuotasVectorsTest::ints).toArray(int[][]::new));
+            }
+            QuotaResult r = StepQuotas.forPlacement(p, ints(v.get("node")), ints(v.get("rack")), counts, cap);
             Map<String, Object> ex = JsonFields.object(v.get("expected"), "expected");
             String name = (String) v.get("name");
             assertThat(r.threshold()).as(name).isEqualTo(JsonFields.requireLong(ex, "threshold"));

@@ -23,11 +23,16 @@ import java.util.Arrays;
  * written with magic "BPL3", and each entry of that list is followed by the rank that names the expert's node. Every
  * other plan keeps its older magic, byte for byte, so its fingerprint is unchanged; a decoder that predates a layout
  * refuses the plan by its magic instead of reading its layout wrong.
+ * <p>
+ * A replicate plan in which some placement carries a planned split ({@link LayerPlacement#hasRoutes}) is written with
+ * magic "BPL4" and, after each (layer, copy)'s GPUs, 0 where the quota rule routes it, else 1 and then, source by
+ * source, the route weights of every multi-copy expert's copies (experts ascending, copies by ascending GPU).
  */
 public final class PlanBinary {
     private static final byte[] MAGIC = {'B', 'P', 'L', '1'};
     private static final byte[] MAGIC_NODE_SHARDS = {'B', 'P', 'L', '2'};
     private static final byte[] MAGIC_SHARD_NODES = {'B', 'P', 'L', '3'};
+    private static final byte[] MAGIC_ROUTES = {'B', 'P', 'L', '4'};
 
     private PlanBinary() {
     }
@@ -36,7 +41,8 @@ public final class PlanBinary {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         boolean shards = p.hasNodeShards();
         boolean away = p.hasShardsAwayFromHome();
-        out.writeBytes(away ? MAGIC_SHARD_NODES : shards ? MAGIC_NODE_SHARDS : MAGIC);
+        boolean routes = p.hasRoutes();
+        out.writeBytes(routes ? MAGIC_ROUTES : away ? MAGIC_SHARD_NODES : shards ? MAGIC_NODE_SHARDS : MAGIC);
         varint(out, p.version().worldGeneration());
         varint(out, p.version().sequence());
         varint(out, p.earliestStep());
@@ -66,9 +72,45 @@ public final class PlanBinary {
                 if (shards) {
                     writeNodeShards(out, lp, away);
                 }
+                if (routes) {
+                    writeRoutes(out, lp);
+                }
             }
         }
         return out.toByteArray();
+    }
+
+    private static void writeRoutes(ByteArrayOutputStream out, LayerPlacement lp) {
+        int[][] lists = lp.routeLists();
+        varint(out, lists == null ? 0 : 1);
+        for (int s = 0; lists != null && s < lists.length; s++) {
+            for (int x : lists[s]) {
+                varint(out, x);
+            }
+        }
+    }
+
+    /** The route weights of one (layer, copy) as BPL4 writes them, or {@code lp} unchanged where the rule routes. */
+    private static LayerPlacement readRoutes(Reader r, LayerPlacement lp, String where) {
+        if (r.small(where + ": routes flag", 1) == 0) {
+            return lp;
+        }
+        int copies = lp.totalCopies();
+        int[] weights = new int[lp.gpus() * copies];
+        for (int s = 0; s < lp.gpus(); s++) {
+            for (int e = 0; e < lp.experts(); e++) {
+                if (lp.copies(e) > 1) {
+                    for (int c = lp.copyStart(e); c < lp.copyStart(e) + lp.copies(e); c++) {
+                        weights[s * copies + c] = r.small(where + ": route weight", LayerPlacement.ROUTE_WEIGHT_SUM_MAX);
+                    }
+                }
+            }
+        }
+        try {
+            return lp.withRoutes(weights);
+        } catch (IllegalArgumentException ex) {
+            throw new IllegalArgumentException(where + ": " + ex.getMessage(), ex);
+        }
     }
 
     private static void writeNodeShards(ByteArrayOutputStream out, LayerPlacement lp, boolean withRanks) {
@@ -94,13 +136,14 @@ public final class PlanBinary {
         for (int i = 0; i < MAGIC.length; i++) {
             boolean last = i == MAGIC.length - 1;
             if (r.pos >= bytes.length || bytes[r.pos] != MAGIC[i] && !(last && (bytes[r.pos] == MAGIC_NODE_SHARDS[i]
-                    || bytes[r.pos] == MAGIC_SHARD_NODES[i]))) {
+                    || bytes[r.pos] == MAGIC_SHARD_NODES[i] || bytes[r.pos] == MAGIC_ROUTES[i]))) {
                 throw new IllegalArgumentException("not a ballast plan: bad magic");
             }
             r.pos++;
         }
         boolean away = bytes[MAGIC.length - 1] == MAGIC_SHARD_NODES[MAGIC.length - 1];
         boolean shards = away || bytes[MAGIC.length - 1] == MAGIC_NODE_SHARDS[MAGIC.length - 1];
+        boolean routes = bytes[MAGIC.length - 1] == MAGIC_ROUTES[MAGIC.length - 1];
         PlanVersion v = new PlanVersion(r.varint("worldGeneration"), r.varint("sequence"));
         long earliest = r.varint("earliestStep");
         int modeIdx = r.small("mode", Mode.values().length - 1);
@@ -132,7 +175,8 @@ public final class PlanBinary {
                 }
                 LayerPlacement lp = LayerPlacement.of(experts, lists);
                 String where = "layer " + l + " group " + c;
-                pl[l][c] = shards ? lp.withShardRanks(readNodeShards(r, experts, par.ep(), away, where)) : lp;
+                pl[l][c] = shards ? lp.withShardRanks(readNodeShards(r, experts, par.ep(), away, where))
+                        : routes ? readRoutes(r, lp, where) : lp;
             }
         }
         if (r.pos != bytes.length) {

@@ -25,11 +25,17 @@ import java.util.Map;
  * ({@link LayerPlacement#shardRank}) is {@code ballast-plan/v3}, and every group lists (expert, rank) pairs instead:
  * {@code "nodeShards":[[3,3],[17,8]]} (experts ascending; the rank names the node). Every other plan keeps its older
  * format, byte for byte, so a reader that predates a layout refuses it by its format instead of ignoring it.
+ * <p>
+ * A replicate plan in which some placement carries a planned split ({@link LayerPlacement#hasRoutes}) is
+ * {@code ballast-plan/v4}, and every group lists its route weights after its GPUs: one array per source EP rank, the
+ * weights of every multi-copy expert's copies (experts ascending, each expert's copies by ascending GPU), or an empty
+ * {@code "routes":[]} where the quota rule routes that group: {@code "routes":[[3,1,0,2],[0,4,2,2],...]}.
  */
 public final class PlanJson {
     public static final String FORMAT = "ballast-plan/v1";
     public static final String FORMAT_NODE_SHARDS = "ballast-plan/v2";
     public static final String FORMAT_SHARD_NODES = "ballast-plan/v3";
+    public static final String FORMAT_ROUTES = "ballast-plan/v4";
 
     private PlanJson() {
     }
@@ -38,8 +44,9 @@ public final class PlanJson {
         Parallelism par = p.parallelism();
         boolean shards = p.hasNodeShards();
         boolean away = p.hasShardsAwayFromHome();
+        boolean routes = p.hasRoutes();
         JsonWriter w = new JsonWriter().beginObject()
-                .field("format", away ? FORMAT_SHARD_NODES : shards ? FORMAT_NODE_SHARDS : FORMAT)
+                .field("format", routes ? FORMAT_ROUTES : away ? FORMAT_SHARD_NODES : shards ? FORMAT_NODE_SHARDS : FORMAT)
                 .field("worldGeneration", p.version().worldGeneration())
                 .field("sequence", p.version().sequence())
                 .field("earliestStep", p.earliestStep())
@@ -77,6 +84,9 @@ public final class PlanJson {
                     }
                     w.endArray();
                 }
+                if (routes) {
+                    writeRoutes(w, lp);
+                }
                 w.endObject();
             }
             w.endArray().endObject();
@@ -84,14 +94,28 @@ public final class PlanJson {
         return w.endArray().endObject().toString();
     }
 
+    private static void writeRoutes(JsonWriter w, LayerPlacement lp) {
+        w.name("routes").beginArray();
+        int[][] lists = lp.routeLists();
+        for (int s = 0; lists != null && s < lists.length; s++) {
+            w.beginArray();
+            for (int x : lists[s]) {
+                w.value(x);
+            }
+            w.endArray();
+        }
+        w.endArray();
+    }
+
     /** Parses and validates; errors name the field or the layer/group/GPU at fault. */
     public static Plan decode(String json) {
         Map<String, Object> m = JsonFields.object(Json.parse(json), "plan");
         boolean away = FORMAT_SHARD_NODES.equals(m.get("format"));
         boolean shards = away || FORMAT_NODE_SHARDS.equals(m.get("format"));
-        if (!shards && !FORMAT.equals(m.get("format"))) {
-            throw new JsonException("\"format\" must be \"" + FORMAT + "\", \"" + FORMAT_NODE_SHARDS + "\" or \""
-                    + FORMAT_SHARD_NODES + "\"");
+        boolean routes = FORMAT_ROUTES.equals(m.get("format"));
+        if (!shards && !routes && !FORMAT.equals(m.get("format"))) {
+            throw new JsonException("\"format\" must be \"" + FORMAT + "\", \"" + FORMAT_NODE_SHARDS + "\", \""
+                    + FORMAT_SHARD_NODES + "\" or \"" + FORMAT_ROUTES + "\"");
         }
         PlanVersion v = new PlanVersion(JsonFields.requireLong(m, "worldGeneration"), JsonFields.requireLong(m, "sequence"));
         long earliest = JsonFields.requireLong(m, "earliestStep");
@@ -138,11 +162,38 @@ public final class PlanJson {
                 }
                 LayerPlacement lp = LayerPlacement.of(experts, lists);
                 String where = "layer " + l + " group " + c;
-                placements[l][c] = !shards ? lp : away ? lp.withShardRanks(shardRanks(go, experts, par.ep(), where))
+                placements[l][c] = routes ? withRoutes(lp, go, where)
+                        : !shards ? lp : away ? lp.withShardRanks(shardRanks(go, experts, par.ep(), where))
                         : lp.withNodeShards(nodeShards(go, experts, where));
             }
         }
         return new Plan(v, earliest, mode, planner, experts, par, placements);
+    }
+
+    /** v4's route weights: none for an empty list, else one list per source over the multi-copy experts' copies. */
+    private static LayerPlacement withRoutes(LayerPlacement lp, Map<String, Object> group, String where) {
+        List<Object> sources = JsonFields.requireArray(group, "routes");
+        if (sources.isEmpty()) {
+            return lp;
+        }
+        int[][] lists = new int[sources.size()][];
+        for (int s = 0; s < lists.length; s++) {
+            if (!(sources.get(s) instanceof List<?> list)) {
+                throw new JsonException(where + ": routes of source " + s + ": expected an array of weights");
+            }
+            lists[s] = new int[list.size()];
+            for (int i = 0; i < list.size(); i++) {
+                if (!(list.get(i) instanceof Long w) || w < 0 || w > LayerPlacement.ROUTE_WEIGHT_SUM_MAX) {
+                    throw new JsonException(where + ": routes of source " + s + ": bad weight " + list.get(i));
+                }
+                lists[s][i] = w.intValue();
+            }
+        }
+        try {
+            return lp.withRouteLists(lists);
+        } catch (IllegalArgumentException ex) {
+            throw new JsonException(where + ": " + ex.getMessage());
+        }
     }
 
     /** v3's (expert, rank) pairs: the rank's node holds the expert's state; -1 for the experts not listed. */

@@ -31,6 +31,14 @@ public final class LayerPlacement {
      * over the whole group.
      */
     private final int[] shardRanks;
+    /**
+     * Planned split weights ({@link #withRoutes}): [source × totalCopies + copy index], zero for single-copy experts;
+     * null when the quota rule routes.
+     */
+    private final int[] routes;
+
+    /** Largest sum of one (source, expert)'s route weights: count × weight stays below 2^63 for counts below 2^49. */
+    public static final int ROUTE_WEIGHT_SUM_MAX = 1 << 14;
 
     private LayerPlacement(int experts, int[][] gpuExperts) {
         this(experts, gpuExperts, null, null);
@@ -41,7 +49,13 @@ public final class LayerPlacement {
     }
 
     private LayerPlacement(int experts, int[][] gpuExperts, int[] replicas, int[] masters, int[] shardRanks) {
+        this(experts, gpuExperts, replicas, masters, shardRanks, null);
+    }
+
+    private LayerPlacement(int experts, int[][] gpuExperts, int[] replicas, int[] masters, int[] shardRanks,
+                           int[] routes) {
         this.experts = experts;
+        this.routes = routes;
         this.gpuExperts = gpuExperts;
         this.replicas = replicas;
         this.masters = masters;
@@ -123,7 +137,7 @@ public final class LayerPlacement {
             }
             moved |= g != StaticLayout.home(e, gpus(), experts);
         }
-        return new LayerPlacement(experts, gpuExperts, replicas, moved ? masters.clone() : null, shardRanks);
+        return new LayerPlacement(experts, gpuExperts, replicas, moved ? masters.clone() : null, shardRanks, routes);
     }
 
     /**
@@ -159,7 +173,111 @@ public final class LayerPlacement {
             }
             any |= ranks[e] >= 0;
         }
-        return new LayerPlacement(experts, gpuExperts, replicas, masters, any ? ranks.clone() : null);
+        return new LayerPlacement(experts, gpuExperts, replicas, masters, any ? ranks.clone() : null, routes);
+    }
+
+    /**
+     * This placement with a planned split (docs/quota-rule.md, "Planned split"): source s sends expert e's tokens to
+     * e's copies in proportion to {@code weights[s * totalCopies() + c]} over e's copy indices c, instead of by the
+     * quota rule. Entries of single-copy experts must be 0; each (source, multi-copy expert) must weigh its copies
+     * with non-negative integers summing to 1..{@link #ROUTE_WEIGHT_SUM_MAX}. Null removes the split.
+     */
+    public LayerPlacement withRoutes(int[] weights) {
+        if (weights == null) {
+            return new LayerPlacement(experts, gpuExperts, replicas, masters, shardRanks, null);
+        }
+        int copies = totalCopies();
+        int ep = gpus();
+        if (weights.length != ep * copies) {
+            throw new IllegalArgumentException("routes: " + weights.length + " weights for " + ep + " sources x "
+                    + copies + " copies");
+        }
+        if (replicas != null) {
+            throw new IllegalArgumentException("routes: a placement with duplicate replicas is routed by its equal split");
+        }
+        for (int s = 0; s < ep; s++) {
+            for (int e = 0; e < experts; e++) {
+                long sum = 0;
+                for (int c = copyStart[e]; c < copyStart[e + 1]; c++) {
+                    int w = weights[s * copies + c];
+                    if (w < 0 || copies(e) == 1 && w != 0) {
+                        throw new IllegalArgumentException("routes: source " + s + ", expert " + e + ": weight " + w
+                                + (w < 0 ? " is negative" : " on a single copy (must be 0)"));
+                    }
+                    sum += w;
+                }
+                if (copies(e) > 1 && (sum < 1 || sum > ROUTE_WEIGHT_SUM_MAX)) {
+                    throw new IllegalArgumentException("routes: source " + s + ", expert " + e + ": weights sum to "
+                            + sum + ", outside 1.." + ROUTE_WEIGHT_SUM_MAX);
+                }
+            }
+        }
+        return new LayerPlacement(experts, gpuExperts, replicas, masters, shardRanks, weights.clone());
+    }
+
+    /**
+     * {@link #withRoutes} from the plan codecs' form: per source, the weights of every multi-copy expert's copies
+     * (experts ascending, each expert's copies by ascending GPU).
+     */
+    public LayerPlacement withRouteLists(int[][] perSource) {
+        int ep = gpus();
+        if (perSource.length != ep) {
+            throw new IllegalArgumentException("routes: " + perSource.length + " sources, expected ep=" + ep);
+        }
+        int copies = totalCopies();
+        int[] weights = new int[ep * copies];
+        for (int s = 0; s < ep; s++) {
+            int i = 0;
+            for (int e = 0; e < experts; e++) {
+                if (copies(e) < 2) {
+                    continue;
+                }
+                for (int c = copyStart[e]; c < copyStart[e + 1]; c++, i++) {
+                    if (i < perSource[s].length) {
+                        weights[s * copies + c] = perSource[s][i];
+                    }
+                }
+            }
+            if (i != perSource[s].length) {
+                throw new IllegalArgumentException("routes of source " + s + ": " + perSource[s].length
+                        + " weights for " + i + " copies of multi-copy experts");
+            }
+        }
+        return withRoutes(weights);
+    }
+
+    /** The planned split in the plan codecs' form ({@link #withRouteLists}), or null without one. */
+    public int[][] routeLists() {
+        if (routes == null) {
+            return null;
+        }
+        int ep = gpus();
+        int multi = 0;
+        for (int e = 0; e < experts; e++) {
+            multi += copies(e) > 1 ? copies(e) : 0;
+        }
+        int[][] out = new int[ep][multi];
+        for (int s = 0; s < ep; s++) {
+            int i = 0;
+            for (int e = 0; e < experts; e++) {
+                if (copies(e) > 1) {
+                    for (int c = copyStart[e]; c < copyStart[e + 1]; c++) {
+                        out[s][i++] = routes[s * copyGpu.length + c];
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
+    /** Whether a planned split routes this placement's tokens (else the quota rule does). */
+    public boolean hasRoutes() {
+        return routes != null;
+    }
+
+    /** The planned split's weight of copy {@code copyIndex} for {@code source} (0 without routes). */
+    public int routeWeight(int source, int copyIndex) {
+        return routes == null ? 0 : routes[source * copyGpu.length + copyIndex];
     }
 
     /** Whether expert e's state is sharded over one node only (else over the whole group). */
@@ -191,7 +309,8 @@ public final class LayerPlacement {
     }
 
     /**
-     * Whether {@code o} is this placement or one derived from it by {@link #withNodeShards} or {@link #withMasters}:
+     * Whether {@code o} is this placement or one derived from it by {@link #withNodeShards}, {@link #withMasters} or
+     * {@link #withRoutes}:
      * the same copies, by identity (an O(1) check for callers that cache work per placement that shards do not change).
      */
     public boolean sameCopiesAs(LayerPlacement o) {
@@ -372,16 +491,16 @@ public final class LayerPlacement {
     public boolean equals(Object o) {
         return o instanceof LayerPlacement p && p.experts == experts && Arrays.deepEquals(p.gpuExperts, gpuExperts)
                 && Arrays.equals(p.replicas, replicas) && Arrays.equals(p.masters, masters)
-                && Arrays.equals(p.shardRanks, shardRanks);
+                && Arrays.equals(p.shardRanks, shardRanks) && Arrays.equals(p.routes, routes);
     }
 
     @Override
     public int hashCode() {
         int h = 31 * experts + Arrays.deepHashCode(gpuExperts);
-        if (replicas == null && masters == null && shardRanks == null) {
-            return h;
+        if (replicas != null || masters != null || shardRanks != null) {
+            h = 31 * (31 * (31 * h + Arrays.hashCode(replicas)) + Arrays.hashCode(masters)) + Arrays.hashCode(shardRanks);
         }
-        return 31 * (31 * (31 * h + Arrays.hashCode(replicas)) + Arrays.hashCode(masters)) + Arrays.hashCode(shardRanks);
+        return routes == null ? h : 31 * h + Arrays.hashCode(routes);
     }
 
     @Override

@@ -37,6 +37,10 @@ public final class Plan {
                     throw new IllegalArgumentException("layer " + l + ": node-sharded experts in a " + mode.wireName()
                             + " plan (only fssdp shards expert state)");
                 }
+                if (p.hasRoutes() && mode != Mode.REPLICATE) {
+                    throw new IllegalArgumentException("layer " + l + ": a planned split in a " + mode.wireName()
+                            + " plan (only replicate plans carry routes)");
+                }
             }
         }
         this.version = version;
@@ -101,6 +105,11 @@ public final class Plan {
     /** Whether some placement shards an expert over a node other than its home's (the codecs' v3 / BPL3 layout). */
     public boolean hasShardsAwayFromHome() {
         return anyPlacement(LayerPlacement::hasShardsAwayFromHome);
+    }
+
+    /** Whether some placement carries a planned split (the codecs' v4 / BPL4 layout). */
+    public boolean hasRoutes() {
+        return anyPlacement(LayerPlacement::hasRoutes);
     }
 
     private boolean anyPlacement(Predicate<LayerPlacement> test) {

@@ -13,7 +13,8 @@ import java.util.Arrays;
  * <p>
  * Steps 1-5 are {@link PreparedPlacement}, 6-9 {@link ThresholdSearch}, step 10 is here. Each thread reuses one set of scratch buffers; results never
  * share them. Planners that weigh many placements of one layer use {@link PlacementSearch}, the same steps without
- * storing the flows.
+ * storing the flows. A placement that carries a planned split ({@link LayerPlacement#withRoutes}) is routed by
+ * {@link PlannedSplit} instead, unless that exceeds a capacity.
  */
 public final class QuotaRule {
     private static final int LINK_CLASSES = 4;
@@ -34,7 +35,23 @@ public final class QuotaRule {
         if (capacity != null && capacity.length != gt.ep()) {
             throw new IllegalArgumentException("capacity length " + capacity.length + " != ep " + gt.ep());
         }
+        if (p.hasRoutes()) {
+            QuotaResult planned = PlannedSplit.apply(p, counts);
+            if (capacity == null || withinCapacity(planned, capacity)) {
+                return planned;
+            }
+        }
         return PER_THREAD.get().solve(gt, p, counts, capacity);
+    }
+
+    /** Whether no GPU computes more than its capacity (a planned split that does not is replaced by the rule). */
+    private static boolean withinCapacity(QuotaResult r, long[] capacity) {
+        for (int g = 0; g < capacity.length; g++) {
+            if (r.gpuLoad(g) > capacity[g]) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private QuotaResult solve(GroupTopology gt, LayerPlacement p, long[] counts, long[] capacity) {

@@ -117,18 +117,79 @@ class PlanCodecTest {
         assertThatThrownBy(() -> PlanBinary.decode(badRank)).hasMessageContaining("layer 0 group 0: shard rank = 3 exceeds 2");
     }
 
-    /**
-     * Where layer 0, copy 0's first shard rank sits in {@code bin}: after its GPUs ([0,1,4], [0,2], [3,4] as count and
-     * gaps: 3 0 0 2, 2 0 1, 2 3 0), the shard count (2) and expert 1's gap (1).
-     */
+    /** Where layer 0, copy 0's first shard rank sits in {@code bin} (BPL3): after the shard count (2) and expert 1's gap (1). */
     private static int indexOfShardRank(byte[] bin) {
-        byte[] gpus = {3, 0, 0, 2, 2, 0, 1, 2, 3, 0, 2, 1};
+        return indexAfterGpus(bin) + 2;
+    }
+
+    /** Where layer 0, copy 0's GPUs end in {@code bin}: [0,1,4], [0,2], [3,4] as count and gaps (3 0 0 2, 2 0 1, 2 3 0). */
+    private static int indexAfterGpus(byte[] bin) {
+        byte[] gpus = {3, 0, 0, 2, 2, 0, 1, 2, 3, 0};
         for (int i = 0; i + gpus.length < bin.length; i++) {
             if (Arrays.equals(Arrays.copyOfRange(bin, i, i + gpus.length), gpus)) {
                 return i + gpus.length;
             }
         }
         throw new AssertionError("layer 0, copy 0 not found");
+    }
+
+    /**
+     * A replicate plan whose first placement carries a planned split. Its multi-copy experts are 0 (GPUs 0, 1; copy
+     * indices 0, 1) and 4 (GPUs 0, 2; copy indices 5, 6): each source weighs those four copies.
+     */
+    static Plan routed() {
+        Plan p = sample();
+        int[] w = new int[3 * 7];
+        int[][] perSource = {{3, 1, 0, 2}, {0, 4, 2, 2}, {5, 0, 1, 1}};
+        int[] copyIndex = {0, 1, 5, 6};
+        for (int s = 0; s < 3; s++) {
+            for (int i = 0; i < 4; i++) {
+                w[s * 7 + copyIndex[i]] = perSource[s][i];
+            }
+        }
+        LayerPlacement a = p.placement(0, 0).withRoutes(w);
+        return new Plan(p.version(), p.earliestStep(), Mode.REPLICATE, "ballast", 5, p.parallelism(),
+                new LayerPlacement[][] {{a, b(p)}, {b(p), p.placement(1, 1)}});
+    }
+
+    @Test
+    void routesTravelInBothEncodingsUnderV4() {
+        Plan p = routed();
+        byte[] bin = PlanBinary.encode(p);
+        assertThat(new String(bin, 0, 4)).isEqualTo("BPL4");
+        Plan back = PlanBinary.decode(bin);
+        assertThat(back).isEqualTo(p);
+        assertThat(back.placement(0, 0).routeWeight(1, 1)).isEqualTo(4);
+        assertThat(back.placement(0, 1).hasRoutes()).isFalse();
+        assertThat(PlanBinary.fingerprint(back)).isNotEqualTo(PlanBinary.fingerprint(sample()));
+        assertThat(new String(PlanBinary.encode(sample()), 0, 4)).isEqualTo("BPL1");
+
+        String json = PlanJson.encode(p);
+        assertThat(json).startsWith("{\"format\":\"ballast-plan/v4\"");
+        assertThat(json).contains("\"gpus\":[[0,1,4],[0,2],[3,4]],\"routes\":[[3,1,0,2],[0,4,2,2],[5,0,1,1]]}");
+        assertThat(json).contains("\"routes\":[]");
+        assertThat(PlanJson.decode(json)).isEqualTo(p);
+        assertThat(PlanJson.encode(sample())).doesNotContain("routes");
+
+        assertThatThrownBy(() -> PlanJson.decode(json.replace("[5,0,1,1]", "[0,0,1,1]")))
+                .hasMessageContaining("layer 0 group 0: routes: source 2, expert 0: weights sum to 0, outside 1..16384");
+        assertThatThrownBy(() -> PlanJson.decode(json.replace("[5,0,1,1]", "[5,0,1]")))
+                .hasMessageContaining("layer 0 group 0: routes of source 2: 3 weights for 4 copies");
+        assertThatThrownBy(() -> PlanJson.decode(json.replace("[5,0,1,1]", "[5,0,1,1,7]")))
+                .hasMessageContaining("routes of source 2: 5 weights for 4 copies");
+        assertThatThrownBy(() -> PlanJson.decode(json.replace("[5,0,1,1]", "[5,0,-1,1]")))
+                .hasMessageContaining("routes of source 2: bad weight -1");
+        assertThatThrownBy(() -> PlanJson.decode(json.replace("[[3,1,0,2],", "[")))
+                .hasMessageContaining("layer 0 group 0: routes: 2 sources, expected ep=3");
+        assertThatThrownBy(() -> new Plan(p.version(), 0, Mode.FSSDP, "x", 5, p.parallelism(),
+                new LayerPlacement[][] {{p.placement(0, 0), b(p)}, {b(p), b(p)}}))
+                .hasMessageContaining("only replicate plans carry routes");
+        byte[] zero = bin.clone();
+        int flag = indexAfterGpus(bin);
+        assertThat(Arrays.copyOfRange(bin, flag, flag + 13)).containsExactly(1, 3, 1, 0, 2, 0, 4, 2, 2, 5, 0, 1, 1);
+        zero[flag + 9] = 0; // source 2 weighs expert 0's copies 0 0
+        assertThatThrownBy(() -> PlanBinary.decode(zero))
+                .hasMessageContaining("layer 0 group 0: routes: source 2, expert 0: weights sum to 0");
     }
 
     private static LayerPlacement b(Plan p) {

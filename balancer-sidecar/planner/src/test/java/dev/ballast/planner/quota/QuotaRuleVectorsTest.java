@@ -30,7 +30,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 class QuotaRuleVectorsTest {
     static final Path FILE = VectorFiles.path("quota-rule.json");
 
-    record Case(String name, int[] node, int[] rack, int[][] placement, long[][] counts, long[] capacity) {
+    /** One vector; {@code routes}, where given, is a planned split in the plan codecs' per-source form. */
+    record Case(String name, int[] node, int[] rack, int[][] placement, long[][] counts, long[] capacity, int[][] routes) {
+        Case(String name, int[] node, int[] rack, int[][] placement, long[][] counts, long[] capacity) {
+            this(name, node, rack, placement, counts, capacity, null);
+        }
     }
 
     static List<Case> cases() {
@@ -90,6 +94,57 @@ class QuotaRuleVectorsTest {
             }
             out.add(new Case("random-" + i, node, rack, pl, counts, cap));
         }
+        out.addAll(plannedSplits());
+        return out;
+    }
+
+    /** Planned splits (docs/quota-rule.md, "Planned split"): by hand, a capacity it exceeds, and random weights. */
+    static List<Case> plannedSplits() {
+        List<Case> out = new ArrayList<>();
+        out.add(new Case("planned-split", new int[] {0, 0}, new int[] {0, 0}, new int[][] {{0}, {0, 1}},
+                new long[][] {{10, 4}, {7, 5}}, null, new int[][] {{1, 2}, {1, 0}}));
+        out.add(new Case("planned-split-over-capacity", new int[] {0, 0}, new int[] {0, 0}, new int[][] {{0}, {0, 1}},
+                new long[][] {{10, 0}, {10, 0}}, new long[] {20, 12}, new int[][] {{0, 1}, {0, 1}}));
+        SplittableRandom r = new SplittableRandom(4);
+        for (int i = 0; i < 8; i++) {
+            int perNode = 1 + r.nextInt(4);
+            int ep = perNode * (1 + r.nextInt(3));
+            int experts = ep + r.nextInt(2 * ep + 1);
+            GroupTopology gt = Fixtures.group(ep, perNode, 1 + r.nextInt(2));
+            LayerPlacement p = Fixtures.randomPlacement(r, ep, experts, 2);
+            long[] flat = Fixtures.counts(r, ep, experts, 50 + r.nextInt(5000));
+            int multi = 0;
+            for (int e = 0; e < experts; e++) {
+                multi += p.copies(e) > 1 ? p.copies(e) : 0;
+            }
+            int[][] routes = new int[ep][multi];
+            for (int s = 0; s < ep; s++) {
+                int k = 0;
+                for (int e = 0; e < experts; e++) {
+                    if (p.copies(e) < 2) {
+                        continue;
+                    }
+                    int first = k;
+                    for (int c = 0; c < p.copies(e); c++) {
+                        routes[s][k++] = r.nextInt(3) == 0 ? 0 : r.nextInt(i % 2 == 0 ? 7 : LayerPlacement.ROUTE_WEIGHT_SUM_MAX / 4);
+                    }
+                    if (routes[s][first] == 0) {
+                        routes[s][first] = 1; // every (source, expert) weighs some copy
+                    }
+                }
+            }
+            int[] node = new int[ep];
+            int[] rack = new int[ep];
+            int[][] pl = new int[ep][];
+            long[][] counts = new long[ep][experts];
+            for (int g = 0; g < ep; g++) {
+                node[g] = gt.node(g);
+                rack[g] = gt.rack(g);
+                pl[g] = p.expertsOn(g);
+                System.arraycopy(flat, g * experts, counts[g], 0, experts);
+            }
+            out.add(new Case("planned-split-random-" + i, node, rack, pl, counts, null, routes));
+        }
         return out;
     }
 
@@ -107,7 +162,8 @@ class QuotaRuleVectorsTest {
         int ep = c.node().length;
         int experts = c.counts()[0].length;
         GroupTopology gt = GroupTopology.ofPlaces(c.node(), c.rack(), Hardware.DEFAULT);
-        LayerPlacement p = LayerPlacement.of(experts, c.placement());
+        LayerPlacement plain = LayerPlacement.of(experts, c.placement());
+        LayerPlacement p = c.routes() == null ? plain : plain.withRouteLists(c.routes());
         long[] flat = new long[ep * experts];
         for (int s = 0; s < ep; s++) {
             System.arraycopy(c.counts()[s], 0, flat, s * experts, experts);
@@ -136,6 +192,17 @@ class QuotaRuleVectorsTest {
             w.name("capacity").value((String) null);
         } else {
             w.array("capacity", c.capacity());
+        }
+        if (c.routes() != null) {
+            w.name("routes").beginArray();
+            for (int[] row : c.routes()) {
+                w.beginArray();
+                for (int x : row) {
+                    w.value(x);
+                }
+                w.endArray();
+            }
+            w.endArray();
         }
         w.name("expected").beginObject().field("threshold", r.threshold()).field("capacityExceeded", r.capacityExceeded());
         long[] loads = new long[ep];
@@ -188,7 +255,11 @@ class QuotaRuleVectorsTest {
                 }
             }
             long[] cap = v.get("capacity") instanceof List<?> capl ? capl.stream().mapToLong(x -> (Long) x).toArray() : null;
-            LayerPlacement p = LayerPlacement.of(experts, pl);
+            LayerPlacement routed = LayerPlacement.of(experts, pl);
+            if (v.get("routes") instanceof List<?> rl) {
+                routed = routed.withRouteLists(rl.stream().map(x -> ints((List<?>) x)).toArray(int[][]::new));
+            }
+            LayerPlacement p = routed;
             QuotaResult r = QuotaRule.apply(GroupTopology.ofPlaces(node, rack, Hardware.DEFAULT), p, flat, cap);
             Map<String, Object> exp = JsonFields.object(v.get("expected"), "expected");
             assertThat(r.threshold()).as(String.valueOf(v.get("name"))).isEqualTo(exp.get("threshold"));
