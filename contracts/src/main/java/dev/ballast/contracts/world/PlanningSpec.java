@@ -20,7 +20,7 @@ public record PlanningSpec(int expertParallel, int pipeline,
     /** spec.balancer.mode values (the CRD's enum). */
     public static final List<String> MODES = List.of("replicate", "fssdp", "off");
     /** spec.balancer.planner values (the CRD's enum). */
-    public static final List<String> PLANNERS = List.of("ballast", "eplb", "static");
+    public static final List<String> PLANNERS = List.of("ballast", "ballast-routed", "eplb", "static");
 
     public PlanningSpec {
         atLeast("parallelism.expert", expertParallel, 1);

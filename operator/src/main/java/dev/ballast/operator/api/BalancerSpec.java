@@ -18,9 +18,21 @@ public class BalancerSpec {
 
   /** Which placement algorithm the balancer runs. */
   public enum Planner {
-    @JsonProperty("ballast") BALLAST,
-    @JsonProperty("eplb") EPLB,
-    @JsonProperty("static") STATIC
+    @JsonProperty("ballast") BALLAST("ballast"),
+    @JsonProperty("ballast-routed") BALLAST_ROUTED("ballast-routed"),
+    @JsonProperty("eplb") EPLB("eplb"),
+    @JsonProperty("static") STATIC("static");
+
+    private final String wireName;
+
+    Planner(String wireName) {
+      this.wireName = wireName;
+    }
+
+    /** The planner's name as the balancer looks it up (docs/planner.md). */
+    public String wireName() {
+      return wireName;
+    }
   }
 
   @Default("replicate")
@@ -28,7 +40,7 @@ public class BalancerSpec {
   public Mode mode = Mode.REPLICATE;
 
   @Default("ballast")
-  @JsonPropertyDescription("Placement algorithm: ballast (topology-aware, incremental), eplb (DeepSeek EPLB) or static.")
+  @JsonPropertyDescription("Placement algorithm: ballast (topology-aware, incremental), ballast-routed (ballast from scratch plus a searched placement and the routing it was searched with, for small all-to-all-bound MoE layers; plans take seconds), eplb (DeepSeek EPLB) or static.")
   public Planner planner = Planner.BALLAST;
 
   @Default("2")

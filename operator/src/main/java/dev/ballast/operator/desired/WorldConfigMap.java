@@ -47,7 +47,7 @@ public final class WorldConfigMap {
     return new PlanningSpec(s.parallelism.expert, s.parallelism.pipeline,
         s.model.moeLayers, s.model.experts, s.model.topK, s.model.sharedExperts, s.model.hiddenSize,
         s.model.ffnHiddenSize, s.model.bytesPerParam,
-        s.balancer.mode.name().toLowerCase(Locale.ROOT), s.balancer.planner.name().toLowerCase(Locale.ROOT),
+        s.balancer.mode.name().toLowerCase(Locale.ROOT), s.balancer.planner.wireName(),
         s.balancer.redundantSlotsPerGpu, s.balancer.replanEverySteps,
         s.balancer.memoryBudgetBytes == null ? 0 : s.balancer.memoryBudgetBytes, hardware(s.balancer.hardware));
   }

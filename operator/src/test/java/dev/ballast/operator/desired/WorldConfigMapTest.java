@@ -96,8 +96,9 @@ class WorldConfigMapTest {
   @Test
   void theStatusSnapshotSerializesExactlyAsTheContractsSpecSection() {
     job.getSpec().balancer.memoryBudgetBytes = 123L;
-    job.getSpec().balancer.planner = BalancerSpec.Planner.STATIC;
+    job.getSpec().balancer.planner = BalancerSpec.Planner.BALLAST_ROUTED;
     CommittedSpec snapshot = CommittedSpec.of(job.getSpec());
+    assertThat(WorldConfigMap.planningSpec(snapshot).planner()).isEqualTo("ballast-routed");
     var document = new WorldDocument("j", "ns", 1, 8, WorldConfigMap.planningSpec(snapshot),
         List.of(new WorldWorker(0, "j-worker-0", 0, "n0", "", "")));
     Object contract = JsonFields.object(Json.parse(WorldDocumentJson.encode(document)), "document").get("spec");

@@ -4,7 +4,7 @@ import dev.ballast.planner.model.LayerPlacement;
 import dev.ballast.planner.model.Mode;
 import dev.ballast.tools.exact.ExactSolution;
 import dev.ballast.tools.exact.Masters;
-import dev.ballast.tools.exact.RoutedSearch;
+import dev.ballast.planner.ballast.RoutedSearch;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayOutputStream;
@@ -33,14 +33,19 @@ class ExactGapBenchTest {
         var met = new ExactGapBench.InstanceResult(in, "ep=2,dp=2,pp=1", 3, List.of(
                 row(0, 0, 0.010, 0.010, true, 0.0102),
                 row(0, 1, 0.012, 0.012, true, 0.0122),
-                row(1, 0, 0.010, 0.010, true, 0.0102)));
+                row(1, 0, 0.010, 0.010, true, 0.0102)), 1.5);
         assertThat(met.step(r -> r.exact().incumbentSec())).isCloseTo(0.022, org.assertj.core.data.Offset.offset(1e-12));
         assertThat(met.step(ExactGapBench.LayerRow::ballast)).isCloseTo(0.0224, org.assertj.core.data.Offset.offset(1e-12));
         // Not proven: optimum in [9, 10] ms, Ballast 10.2 ms: 2 % over the incumbent, 13 % over the bound: open.
-        var open = new ExactGapBench.InstanceResult(in, "ep=2,dp=1,pp=1", 3, List.of(row(0, 0, 0.010, 0.009, false, 0.0102)));
+        var open = new ExactGapBench.InstanceResult(in, "ep=2,dp=1,pp=1", 3, List.of(row(0, 0, 0.010, 0.009, false, 0.0102)),
+                0.24);
         String page = ExactGapBench.render(List.of(met, open), Mode.REPLICATE, 2, 50, Masters.FREE, 60_000, 0);
-        assertThat(page).contains("| mixtral-1x4 | ep=2,dp=2,pp=1 | 3 | 22.000 | yes | 22.400 | 1.82 % | met |");
-        assertThat(page).contains("| mixtral-1x4 | ep=2,dp=1,pp=1 | 3 | 9.000..10.000 | no | 10.200 | 2.00..13.33 % | open |");
+        // Ballast routed at the incumbent in every row: met where proven, open where the bound is 10 % lower.
+        assertThat(page).contains("| mixtral-1x4 | ep=2,dp=2,pp=1 | 3 | 22.000 | yes | 22.400 | 1.82 % | met "
+                + "| 22.000 | 0.00 % | met | 1.5 s |");
+        assertThat(page).contains("| mixtral-1x4 | ep=2,dp=1,pp=1 | 3 | 9.000..10.000 | no | 10.200 | 2.00..13.33 % | open "
+                + "| 10.000 | 0.00..11.11 % | open | 0.2 s |");
+        assertThat(page).contains("| mixtral-1x4 | 0 | 1 | 12.000 | 0.00 % | 12.200 | 1.67 % | 12.000 | 0.00 % |");
     }
 
     @Test
@@ -65,15 +70,15 @@ class ExactGapBenchTest {
     /** Two layers of one copy, each proven at 10 ms, Ballast (and everything else scored) at 10.2 ms. */
     private static ExactGapBench.InstanceResult twoProvenLayers(ExactGapBench.Instance in, ExactGapBench.Routed routed) {
         return new ExactGapBench.InstanceResult(in, "ep=2,dp=1,pp=1", 2, List.of(
-                new ExactGapBench.LayerRow(0, 0, new ExactSolution(0.010, 0.010, true, STATIC, 0), 0.0102, 0.0102, 0.009,
-                        0.0102, routed),
-                new ExactGapBench.LayerRow(1, 0, new ExactSolution(0.010, 0.010, true, STATIC, 0), 0.0102, 0.0102, 0.009,
-                        0.0102, routed)));
+                new ExactGapBench.LayerRow(0, 0, new ExactSolution(0.010, 0.010, true, STATIC, 0), 0.0102, 0.0101, 0.0102,
+                        0.009, 0.0102, routed),
+                new ExactGapBench.LayerRow(1, 0, new ExactSolution(0.010, 0.010, true, STATIC, 0), 0.0102, 0.0101, 0.0102,
+                        0.009, 0.0102, routed)), 1.0);
     }
 
     private static ExactGapBench.LayerRow row(int layer, int copy, double incumbent, double bound, boolean optimal,
                                               double ballast) {
         return new ExactGapBench.LayerRow(layer, copy, new ExactSolution(incumbent, bound, optimal, STATIC, 0), ballast,
-                ballast, bound * 0.9, ballast, null);
+                incumbent, ballast, bound * 0.9, ballast, null);
     }
 }

@@ -46,6 +46,7 @@ public final class BallastPlanner implements Planner {
     private final boolean incremental;
     private final int threads;
     private final boolean nodeShards;
+    private final boolean routed;
 
     public BallastPlanner(boolean incremental) {
         this(incremental, 1);
@@ -62,17 +63,30 @@ public final class BallastPlanner implements Planner {
      *                   false (the bench's {@code ballast-even-shards}) keeps every expert over the whole group.
      */
     public BallastPlanner(boolean incremental, int threads, boolean nodeShards) {
+        this(incremental, threads, nodeShards, false);
+    }
+
+    /**
+     * @param routed {@code ballast-routed}: from scratch, and in small replicate layers ({@link RoutedPlan#applies}) a
+     *               placement searched under its best routing, which the plan carries as a planned split where the
+     *               cost model predicts it faster than the quota rule
+     */
+    public BallastPlanner(boolean incremental, int threads, boolean nodeShards, boolean routed) {
         if (threads < 1) {
             throw new IllegalArgumentException("planning threads must be >= 1, got " + threads);
+        }
+        if (routed && incremental) {
+            throw new IllegalArgumentException("routed plans are planned from scratch");
         }
         this.incremental = incremental;
         this.threads = threads;
         this.nodeShards = nodeShards;
+        this.routed = routed;
     }
 
     @Override
     public String name() {
-        return !incremental ? "ballast-scratch" : nodeShards ? "ballast" : "ballast-even-shards";
+        return routed ? "ballast-routed" : !incremental ? "ballast-scratch" : nodeShards ? "ballast" : "ballast-even-shards";
     }
 
     @Override
@@ -191,7 +205,9 @@ public final class BallastPlanner implements Planner {
         GroupTopology gt = c.groupOfLayer(l, copy);
         long[] counts = r.predicted().counts(l, copy);
         LayerScorer scorer = new LayerScorer(c, cost, search, gt, counts, demand, nodeShards);
-        return placeLayer(scorer, current, staticP);
+        LayerPlacement p = placeLayer(scorer, current, staticP);
+        return routed && RoutedPlan.applies(gt, c.shape().experts(), c.mode())
+                ? RoutedPlan.improve(gt, c.shape(), cost, counts, p, c.slotsPerGpu()) : p;
     }
 
     /**

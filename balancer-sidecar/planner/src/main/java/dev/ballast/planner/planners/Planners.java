@@ -19,6 +19,7 @@ public final class Planners {
         return switch (name) {
             case "ballast" -> new BallastPlanner(true, threads);
             case "ballast-scratch" -> new BallastPlanner(false, threads);
+            case "ballast-routed" -> new BallastPlanner(false, threads, true, true);
             default -> byName(name);
         };
     }
@@ -32,8 +33,9 @@ public final class Planners {
             case "ballast" -> new BallastPlanner(true);
             case "ballast-scratch" -> new BallastPlanner(false);
             case "ballast-even-shards" -> new BallastPlanner(true, 1, false);
+            case "ballast-routed" -> new BallastPlanner(false, 1, true, true);
             default -> throw new IllegalArgumentException("unknown planner '" + name + "' (known: static, eplb,"
-                    + " eplb-hierarchical, eplb-global, ballast, ballast-scratch, ballast-even-shards)");
+                    + " eplb-hierarchical, eplb-global, ballast, ballast-scratch, ballast-even-shards, ballast-routed)");
         };
     }
 }
