@@ -143,7 +143,7 @@ class SidecarClient:
         return versions.parse_heads(self._request("GET", f"/v1/plans/heads?generation={generation}&step={step}"))
 
     def plan(self, version: PlanVersion) -> Optional[dict]:
-        """The plan as the ballast-plan/v1 (or v2, v3) JSON object, or None when the sidecar does not hold it."""
+        """The plan as the ballast-plan/v1 (to v4) JSON object, or None when the sidecar does not hold it."""
         try:
             return self._request("GET", f"/v1/plans/{version}")
         except SidecarError as e:

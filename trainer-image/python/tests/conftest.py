@@ -59,15 +59,17 @@ def wait_http(url, deadline):
 
 
 # One set of processes per test module: modules that restart processes or change the world do not affect others,
-# whatever order they run in.
+# whatever order they run in. A module may name the balancer's planner (PLANNER = "..."; default ballast).
 @pytest.fixture(scope="module")
-def agents(tmp_path_factory):
+def agents(tmp_path_factory, request):
     if not JAR.exists():
         pytest.skip(f"agent jar not built ({JAR}); build it with: ./mvnw -B -pl balancer-sidecar/app -am package -DskipTests")
     if shutil.which("java") is None:
         pytest.skip("java not on PATH")
     work = tmp_path_factory.mktemp("agents")
-    world = {"job": JOB, "namespace": NS, "generation": 1, "gpusPerWorker": 2, "spec": SPEC, "nodes": [
+    spec = json.loads(json.dumps(SPEC))
+    spec["balancer"]["planner"] = getattr(request.module, "PLANNER", "ballast")
+    world = {"job": JOB, "namespace": NS, "generation": 1, "gpusPerWorker": 2, "spec": spec, "nodes": [
         {"index": 0, "pod": f"{JOB}-worker-0", "nodeRank": 0, "node": "n0", "domain": "d0", "rack": "r0"},
         {"index": 1, "pod": f"{JOB}-worker-1", "nodeRank": 1, "node": "n1", "domain": "d0", "rack": "r0"}]}
     (work / "world.json").write_text(json.dumps(world))
