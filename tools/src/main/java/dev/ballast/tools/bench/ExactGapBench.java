@@ -46,8 +46,6 @@ import java.util.function.ToDoubleFunction;
  * the progress lines on stderr.
  */
 public final class ExactGapBench {
-    /** Seed of the kicked search's random moves (the same in every layer, so a run is reproducible). */
-    static final long KICK_SEED = 7;
 
     /** Ballast's optimality gap the issue asks for, per instance. */
     static final double TARGET_GAP = 0.03;
@@ -74,10 +72,9 @@ public final class ExactGapBench {
     /**
      * Placement and routing apart ({@link RoutingLp}, {@link RoutedSearch}): Ballast's placement under the best
      * routing, the placement a descent from it reaches when every candidate is scored by its best routing, that
-     * placement under the quota rule, and the kicked search's end ({@code --kicks}; null without).
+     * placement under the quota rule.
      */
-    record Routed(double ballastPlacement, RoutedSearch.Result search, double searchAtQuotaRule,
-                  RoutedSearch.Result kicked) {
+    record Routed(double ballastPlacement, RoutedSearch.Result search, double searchAtQuotaRule) {
     }
 
     /** An instance's rows; step figures sum over layers the slowest copy's, as the cost model's step time does. */
@@ -115,8 +112,7 @@ public final class ExactGapBench {
     }
 
     static int run(String[] argv, PrintStream out, PrintStream err) throws IOException {
-        Args a = new Args(argv, Set.of("instances", "time-limit", "masters", "mode", "slots", "replan", "traces-dir",
-                "kicks"),
+        Args a = new Args(argv, Set.of("instances", "time-limit", "masters", "mode", "slots", "replan", "traces-dir"),
                 Set.of("quiet"));
         List<Instance> chosen = choose(a.all("instances"));
         long limitMs = Math.round(a.number("time-limit", 60) * 1000);
@@ -132,15 +128,14 @@ public final class ExactGapBench {
         }
         int slots = a.integer("slots", 2, 0);
         int replan = a.integer("replan", CostModel.DEFAULT_REPLAN_INTERVAL, 1);
-        int kicks = a.integer("kicks", 0, 0);
         Path traces = Path.of(a.one("traces-dir", System.getProperty("ballast.root", ".") + "/traces")).normalize();
         Progress progress = new Progress(a.has("quiet") ? null : err);
         List<InstanceResult> results = new ArrayList<>();
         for (Instance in : chosen) {
             TraceSource t = in.synthetic() ? new SyntheticTrace(Scenarios.byName(in.trace())) : TraceReader.read(traces.resolve(in.trace()));
-            results.add(solve(in, t, mode, slots, replan, masters, limitMs, kicks, progress));
+            results.add(solve(in, t, mode, slots, replan, masters, limitMs, progress));
         }
-        out.print(render(results, mode, slots, replan, masters, limitMs, kicks));
+        out.print(render(results, mode, slots, replan, masters, limitMs));
         return 0;
     }
 
@@ -162,7 +157,7 @@ public final class ExactGapBench {
 
     /** Plans step 0 with Ballast and fair EPLB and solves every (layer, copy) exactly. */
     static InstanceResult solve(Instance in, TraceSource t, Mode mode, int redundantSlots, int replan, Masters masters,
-                                long limitMs, int kicks, Progress progress) {
+                                long limitMs, Progress progress) {
         var h = t.header();
         MoeShape shape = MoeShape.forModel(h.model(), h.layers(), h.experts(), h.topK());
         Topology topo = Topology.parse(in.topology());
@@ -194,7 +189,7 @@ public final class ExactGapBench {
                 if (mode == Mode.REPLICATE) {
                     LayerPlacement start = ballastPlan.placement(l, c);
                     routed = progress.run(String.format(Locale.ROOT, "%s layer %d copy %d: best-routing search", in.name(), l, c),
-                            () -> routed(problem, start, cost, gt, counts, kicks));
+                            () -> routed(problem, start, cost, gt, counts));
                 }
                 rows.add(new LayerRow(l, c, exact,
                         score(cost, gt, ballastPlan.placement(l, c), ballast.routing(), counts),
@@ -208,11 +203,10 @@ public final class ExactGapBench {
     }
 
     private static Routed routed(LayerProblem problem, LayerPlacement ballast, CostModel cost, GroupTopology gt,
-                                 long[] counts, int kicks) {
+                                 long[] counts) {
         ToDoubleFunction<LayerPlacement> best = q -> RoutingLp.solve(gt, problem.shape(), cost, q, counts).seconds();
         RoutedSearch.Result r = RoutedSearch.descend(best, ballast, problem.slotsPerGpu());
-        RoutedSearch.Result k = kicks == 0 ? null : RoutedSearch.kicked(best, r, problem.slotsPerGpu(), kicks, KICK_SEED);
-        return new Routed(best.applyAsDouble(ballast), r, score(cost, gt, r.placement(), Routing.QUOTA_RULE, counts), k);
+        return new Routed(best.applyAsDouble(ballast), r, score(cost, gt, r.placement(), Routing.QUOTA_RULE, counts));
     }
 
     /** Steady-state layer time of a placement with a routing; moved masters pay their migration from the home. */
@@ -220,21 +214,17 @@ public final class ExactGapBench {
         return cost.layer(gt, p, routing.route(gt, p, counts), null, null).totalSec();
     }
 
-    static String render(List<InstanceResult> results, Mode mode, int slots, int replan, Masters masters, long limitMs,
-                         int kicks) {
+    static String render(List<InstanceResult> results, Mode mode, int slots, int replan, Masters masters, long limitMs) {
         StringBuilder sb = new StringBuilder();
         sb.append(String.format(Locale.ROOT, "# parameters: mode=%s redundantSlots=%d replan=%d masters=%s timeLimit=%ds "
-                        + "kicks=%d tokensPerGpu=%d eval=oracle (step 0, steady state)%n", mode.wireName(), slots, replan,
-                masters.wireName(), limitMs / 1000, kicks, BenchConfig.defaults().tokensPerGpu()));
-        boolean kicked = results.stream().flatMap(r -> r.rows().stream())
-                .anyMatch(x -> x.routed() != null && x.routed().kicked() != null);
+                        + "tokensPerGpu=%d eval=oracle (step 0, steady state)%n", mode.wireName(), slots, replan,
+                masters.wireName(), limitMs / 1000, BenchConfig.defaults().tokensPerGpu()));
         sb.append("\nPer instance (step time: sum over layers of the slowest EP group; ms):\n\n");
         sb.append("| instance | layout | slots/GPU | optimum | proven | Ballast | Ballast gap | <= 3 % | Ballast routed "
                 + "| its gap | <= 3 % | its plan time | fair EPLB | EPLB gap "
                 + "| closed-form bound | bound / optimum | optimum's placement, quota rule | Ballast's placement, best routing "
-                + "| best-routing search | its gap | its placement, quota rule |" + (kicked ? " kicked search | its gap |" : "") + "\n");
-        sb.append("|---|---|--:|--:|---|--:|--:|---|--:|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
-                + (kicked ? "--:|--:|" : "") + "\n");
+                + "| best-routing search | its gap | its placement, quota rule |\n");
+        sb.append("|---|---|--:|--:|---|--:|--:|---|--:|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
         for (InstanceResult r : results) {
             double opt = r.step(x -> x.exact().incumbentSec());
             double best = r.step(x -> x.exact().bestBoundSec());
@@ -248,7 +238,7 @@ public final class ExactGapBench {
                     routed * 1e3, gap(routed, opt, best, proven), verdict(routed, opt, best, proven), r.routedPlanSec(),
                     r.step(LayerRow::eplb) * 1e3, gap(r.step(LayerRow::eplb), opt, best, proven),
                     r.step(LayerRow::bound) * 1e3, tightness(r.step(LayerRow::bound), opt, best, proven),
-                    r.step(LayerRow::exactAtQuotaRule) * 1e3, apartCells(r, opt, best, proven, kicked)));
+                    r.step(LayerRow::exactAtQuotaRule) * 1e3, apartCells(r, opt, best, proven)));
         }
         sb.append("\nPer layer and EP group (ms):\n\n");
         sb.append("| instance | layer | copy | optimum | MIP gap | Ballast | Ballast gap | Ballast routed | its gap | fair EPLB "
@@ -269,9 +259,8 @@ public final class ExactGapBench {
             sb.append("\nPlacement and routing apart, per layer and EP group (ms; best routing: the routing LP of the placement, "
                     + "masters at home; the search descends from Ballast's placement, every candidate scored by its best routing):\n\n");
             sb.append("| instance | layer | copy | optimum | Ballast | Ballast's placement, best routing | best-routing search "
-                    + "| its gap | passes | LPs solved | its placement, quota rule | its placement |"
-                    + (kicked ? " kicked search | its gap | kicks that gained | LPs solved in all | its placement |" : "") + "\n");
-            sb.append("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|" + (kicked ? "--:|--:|--:|--:|---|" : "") + "\n");
+                    + "| its gap | passes | LPs solved | its placement, quota rule | its placement |\n");
+            sb.append("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|\n");
             for (InstanceResult r : results) {
                 for (LayerRow x : r.rows()) {
                     Routed rt = x.routed();
@@ -279,15 +268,11 @@ public final class ExactGapBench {
                         continue;
                     }
                     ExactSolution e = x.exact();
-                    RoutedSearch.Result k = rt.kicked();
-                    String kick = !kicked ? "" : k == null ? " – | – | – | – | – |" : String.format(Locale.ROOT,
-                            " %s | %s | %d | %d | %s |", ms(k.seconds()), gap(k.seconds(), e.incumbentSec(), e.bestBoundSec(),
-                                    e.optimal()), k.passes(), k.solves(), describe(k.placement()));
-                    sb.append(String.format(Locale.ROOT, "| %s | %d | %d | %s | %.3f | %s | %s | %s | %d | %d | %s | %s |%s%n",
+                    sb.append(String.format(Locale.ROOT, "| %s | %d | %d | %s | %.3f | %s | %s | %s | %d | %d | %s | %s |%n",
                             r.instance().name(), x.layer(), x.copy(), optimum(e.incumbentSec(), e.bestBoundSec(), e.optimal()),
                             x.ballast() * 1e3, ms(rt.ballastPlacement()), ms(rt.search().seconds()),
                             gap(rt.search().seconds(), e.incumbentSec(), e.bestBoundSec(), e.optimal()), rt.search().passes(),
-                            rt.search().solves(), ms(rt.searchAtQuotaRule()), describe(rt.search().placement()), kick));
+                            rt.search().solves(), ms(rt.searchAtQuotaRule()), describe(rt.search().placement())));
                 }
             }
         }
@@ -305,22 +290,14 @@ public final class ExactGapBench {
         return proven || value / opt - 1 > TARGET_GAP ? "missed" : "open";
     }
 
-    /**
-     * An instance's placement-and-routing cells (the kicked search's too when {@code kicked}): step figures like the
-     * other columns, "–" where a layer has none (fssdp).
-     */
-    private static String apartCells(InstanceResult r, double opt, double best, boolean proven, boolean kicked) {
+    /** An instance's placement-and-routing cells: step figures like the other columns, "–" where a layer has none (fssdp). */
+    private static String apartCells(InstanceResult r, double opt, double best, boolean proven) {
         if (!r.rows().stream().allMatch(x -> x.routed() != null)) {
-            return kicked ? "– | – | – | – | – | –" : "– | – | – | –";
+            return "– | – | – | –";
         }
         double searched = r.step(x -> x.routed().search().seconds());
-        String cells = String.join(" | ", ms(r.step(x -> x.routed().ballastPlacement())), ms(searched),
+        return String.join(" | ", ms(r.step(x -> x.routed().ballastPlacement())), ms(searched),
                 gap(searched, opt, best, proven), ms(r.step(x -> x.routed().searchAtQuotaRule())));
-        if (kicked) {
-            double k = r.step(x -> x.routed().kicked().seconds());
-            cells += " | " + ms(k) + " | " + gap(k, opt, best, proven);
-        }
-        return cells;
     }
 
     private static String ms(double seconds) {
