@@ -14,7 +14,7 @@ from typing import List, NamedTuple, Optional
 
 CONFIG_MAP_KEY = "world.json"
 MODES = ("replicate", "fssdp", "off")
-PLANNERS = ("ballast", "eplb", "static")
+PLANNERS = ("ballast", "ballast-routed", "eplb", "static")
 _INT_MAX = (1 << 31) - 1
 _LONG_MAX = (1 << 63) - 1
 

@@ -23,6 +23,8 @@ public final class Scenarios {
         // Small single-step layers the exact MILP solves (bin/ballast exactgap): 16 experts, 8 sources, top-1 and top-2.
         add(new SyntheticSpec("exact16-top1", 2, 16, 1, 8, 1, 8192, 1.2, 0, 0, 1, 0.2, 0.05, 21, 0));
         add(new SyntheticSpec("exact16-top2", 2, 16, 2, 8, 1, 8192, 1.0, 0, 0, 1, 0.2, 0.05, 22, 0));
+        // The same small layers over 200 steps with drift-fast's drift: how a planned split (ballast-routed) ages.
+        add(new SyntheticSpec("exact16-drift", 2, 16, 2, 8, 200, 8192, 1.0, 0.05, 0, 1, 0.2, 0.05, 23, 50));
         // The whole-model planning input of the plan-time target: 60 layers x 256 experts.
         add(new SyntheticSpec("whole-model", 60, 256, 8, 64, 1, 8192, 1.0, 0, 0, 1, 0.3, 0.05, 15, 0));
     }
