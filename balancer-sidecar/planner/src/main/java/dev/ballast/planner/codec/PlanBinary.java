@@ -95,19 +95,14 @@ public final class PlanBinary {
         if (r.small(where + ": routes flag", 1) == 0) {
             return lp;
         }
-        int copies = lp.totalCopies();
-        int[] weights = new int[lp.gpus() * copies];
-        for (int s = 0; s < lp.gpus(); s++) {
-            for (int e = 0; e < lp.experts(); e++) {
-                if (lp.copies(e) > 1) {
-                    for (int c = lp.copyStart(e); c < lp.copyStart(e) + lp.copies(e); c++) {
-                        weights[s * copies + c] = r.small(where + ": route weight", LayerPlacement.ROUTE_WEIGHT_SUM_MAX);
-                    }
-                }
+        int[][] lists = new int[lp.gpus()][lp.routedCopies()];
+        for (int[] list : lists) {
+            for (int i = 0; i < list.length; i++) {
+                list[i] = r.small(where + ": route weight", LayerPlacement.ROUTE_WEIGHT_SUM_MAX);
             }
         }
         try {
-            return lp.withRoutes(weights);
+            return lp.withRouteLists(lists);
         } catch (IllegalArgumentException ex) {
             throw new IllegalArgumentException(where + ": " + ex.getMessage(), ex);
         }

@@ -246,17 +246,22 @@ public final class LayerPlacement {
         return withRoutes(weights);
     }
 
+    /** Copies of multi-copy experts: the length of each source's list in the plan codecs' form of a planned split. */
+    public int routedCopies() {
+        int n = 0;
+        for (int e = 0; e < experts; e++) {
+            n += copies(e) > 1 ? copies(e) : 0;
+        }
+        return n;
+    }
+
     /** The planned split in the plan codecs' form ({@link #withRouteLists}), or null without one. */
     public int[][] routeLists() {
         if (routes == null) {
             return null;
         }
         int ep = gpus();
-        int multi = 0;
-        for (int e = 0; e < experts; e++) {
-            multi += copies(e) > 1 ? copies(e) : 0;
-        }
-        int[][] out = new int[ep][multi];
+        int[][] out = new int[ep][routedCopies()];
         for (int s = 0; s < ep; s++) {
             int i = 0;
             for (int e = 0; e < experts; e++) {

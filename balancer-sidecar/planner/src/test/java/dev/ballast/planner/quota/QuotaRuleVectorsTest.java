@@ -113,11 +113,7 @@ class QuotaRuleVectorsTest {
             GroupTopology gt = Fixtures.group(ep, perNode, 1 + r.nextInt(2));
             LayerPlacement p = Fixtures.randomPlacement(r, ep, experts, 2);
             long[] flat = Fixtures.counts(r, ep, experts, 50 + r.nextInt(5000));
-            int multi = 0;
-            for (int e = 0; e < experts; e++) {
-                multi += p.copies(e) > 1 ? p.copies(e) : 0;
-            }
-            int[][] routes = new int[ep][multi];
+            int[][] routes = new int[ep][p.routedCopies()];
             for (int s = 0; s < ep; s++) {
                 int k = 0;
                 for (int e = 0; e < experts; e++) {
