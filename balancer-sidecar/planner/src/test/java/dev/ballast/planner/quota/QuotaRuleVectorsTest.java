@@ -74,16 +74,6 @@ class QuotaRuleVectorsTest {
             GroupTopology gt = Fixtures.group(ep, perNode, 1 + r.nextInt(2));
             LayerPlacement p = Fixtures.randomPlacement(r, ep, experts, 2);
             long[] flat = Fixtures.counts(r, ep, experts, 50 + r.nextInt(2000));
-            int[] node = new int[ep];
-            int[] rack = new int[ep];
-            int[][] pl = new int[ep][];
-            long[][] counts = new long[ep][experts];
-            for (int g = 0; g < ep; g++) {
-                node[g] = gt.node(g);
-                rack[g] = gt.rack(g);
-                pl[g] = p.expertsOn(g);
-                System.arraycopy(flat, g * experts, counts[g], 0, experts);
-            }
             long[] cap = null;
             if (i % 4 == 3) {
                 long t = QuotaRule.apply(gt, p, flat, null).threshold();
@@ -92,10 +82,27 @@ class QuotaRuleVectorsTest {
                     cap[g] = t + r.nextInt(20) - 5;
                 }
             }
-            out.add(new Case("random-" + i, node, rack, pl, counts, cap));
+            out.add(of("random-" + i, gt, p, flat, cap, null));
         }
         out.addAll(plannedSplits());
         return out;
+    }
+
+    /** A case from the planner's types: the group's places, the placement's lists, counts row by row. */
+    static Case of(String name, GroupTopology gt, LayerPlacement p, long[] flat, long[] cap, int[][] routes) {
+        int ep = gt.ep();
+        int experts = p.experts();
+        int[] node = new int[ep];
+        int[] rack = new int[ep];
+        int[][] pl = new int[ep][];
+        long[][] counts = new long[ep][experts];
+        for (int g = 0; g < ep; g++) {
+            node[g] = gt.node(g);
+            rack[g] = gt.rack(g);
+            pl[g] = p.expertsOn(g);
+            System.arraycopy(flat, g * experts, counts[g], 0, experts);
+        }
+        return new Case(name, node, rack, pl, counts, cap, routes);
     }
 
     /** Planned splits (docs/quota-rule.md, "Planned split"): by hand, a capacity it exceeds, and random weights. */
@@ -129,17 +136,7 @@ class QuotaRuleVectorsTest {
                     }
                 }
             }
-            int[] node = new int[ep];
-            int[] rack = new int[ep];
-            int[][] pl = new int[ep][];
-            long[][] counts = new long[ep][experts];
-            for (int g = 0; g < ep; g++) {
-                node[g] = gt.node(g);
-                rack[g] = gt.rack(g);
-                pl[g] = p.expertsOn(g);
-                System.arraycopy(flat, g * experts, counts[g], 0, experts);
-            }
-            out.add(new Case("planned-split-random-" + i, node, rack, pl, counts, null, routes));
+            out.add(of("planned-split-random-" + i, gt, p, flat, null, routes));
         }
         return out;
     }
