@@ -52,4 +52,28 @@ class CopyAssignmentTest {
         // Nearest first: a source holding a copy of expert 0 keeps its rows of it as far as its quota allows.
         assertThat(a.rows(0, 1, 1)).isEqualTo(Math.min(30, a.copyRows(0, 1)));
     }
+
+    @Test
+    void aPlannedSplitDecidesTheRowsInsteadOfTheRule() {
+        // The same placement carrying route weights for expert 0 (copies on ranks 0, 1, 3): every source sends
+        // 1/4 to rank 0, 1/4 to rank 1 and 1/2 to rank 3 (docs/quota-rule.md, "Planned split").
+        LayerPlacement plain = LayerPlacement.of(4, new int[][] {{0}, {1, 0}, {2}, {3, 0}});
+        LayerPlacement routed = plain.withRouteLists(new int[][] {{1, 1, 2}, {1, 1, 2}, {1, 1, 2}, {1, 1, 2}});
+        long[] counts = {
+            40, 3, 2, 1,
+            30, 5, 4, 0,
+            35, 1, 6, 2,
+            25, 0, 3, 9};
+        CopyAssignment a = CopyAssignment.of(routed, StepQuotas.forPlacement(routed, NODE, RACK, counts, null));
+        // Source 0's 40 rows: 10, 10, 20. Source 2's 35: 8.75, 8.75, 17.5 floor to 8, 8, 17 and the two left go to
+        // the largest remainders (0.75 each, ranks 0 and 1; rank 3's is 0.5).
+        assertThat(new int[] {a.rows(0, 0, 0), a.rows(0, 0, 1), a.rows(0, 0, 3)}).containsExactly(10, 10, 20);
+        assertThat(new int[] {a.rows(0, 2, 0), a.rows(0, 2, 1), a.rows(0, 2, 3)}).containsExactly(9, 9, 17);
+        // Source 3's 25: 6.25, 6.25, 12.5; the one row left goes to rank 3 (remainder 2 of 4, against 1 and 1).
+        assertThat(new int[] {a.rows(0, 3, 0), a.rows(0, 3, 1), a.rows(0, 3, 3)}).containsExactly(6, 6, 13);
+        assertThat(a.copyRows(0, 3)).isEqualTo(20 + 15 + 17 + 13);
+        // Without the weights the rule keeps source 1's rows of expert 0 on its own copy first.
+        CopyAssignment rule = CopyAssignment.of(plain, StepQuotas.forPlacement(plain, NODE, RACK, counts, null));
+        assertThat(rule.rows(0, 1, 1)).isNotEqualTo(a.rows(0, 1, 1));
+    }
 }
