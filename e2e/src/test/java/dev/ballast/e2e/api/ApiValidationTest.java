@@ -58,7 +58,7 @@ class ApiValidationTest {
 
   @Test
   void validExamplesAreAcceptedAndDefaulted() {
-    for (String example : List.of("minimal.yaml", "full.yaml")) {
+    for (String example : List.of("minimal.yaml", "full.yaml", "routed.yaml")) {
       env.kubectl("apply", "--dry-run=server", "-n", jobs.namespace(), "-f",
           examples().resolve(example).toString()).ok();
     }
