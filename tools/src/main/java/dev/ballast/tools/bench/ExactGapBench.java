@@ -204,7 +204,7 @@ public final class ExactGapBench {
 
     private static Routed routed(LayerProblem problem, LayerPlacement ballast, CostModel cost, GroupTopology gt,
                                  long[] counts) {
-        ToDoubleFunction<LayerPlacement> best = q -> RoutingLp.solve(gt, problem.shape(), cost, q, counts).seconds();
+        ToDoubleFunction<LayerPlacement> best = q -> RoutingLp.solve(gt, cost, q, counts).seconds();
         RoutedSearch.Result r = RoutedSearch.descend(best, ballast, problem.slotsPerGpu());
         return new Routed(best.applyAsDouble(ballast), r, score(cost, gt, r.placement(), Routing.QUOTA_RULE, counts));
     }

@@ -49,7 +49,7 @@ class RoutingLpTest {
                 try (BestRouting best = new BestRouting(problem)) {
                     glop = best.seconds(p);
                 }
-                RoutingLp.Routed lp = RoutingLp.solve(gt, shape, cost, p, counts);
+                RoutingLp.Routed lp = RoutingLp.solve(gt, cost, p, counts);
                 assertThat(lp.seconds()).as(what).isCloseTo(glop, offset(glop * 1e-7));
                 // The flows route every token, only to copies, and never negatively.
                 int copies = p.totalCopies();
@@ -65,7 +65,7 @@ class RoutingLpTest {
                                 offset(1e-6 * (1 + counts[s * experts + e])));
                     }
                 }
-                assertThat(RoutingLp.solve(gt, shape, cost, p, counts)).as(what + ": deterministic")
+                assertThat(RoutingLp.solve(gt, cost, p, counts)).as(what + ": deterministic")
                         .satisfies(again -> {
                             assertThat(again.seconds()).isEqualTo(lp.seconds());
                             assertThat(again.tokens()).isEqualTo(lp.tokens());

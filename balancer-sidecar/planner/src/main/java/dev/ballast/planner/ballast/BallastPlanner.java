@@ -207,7 +207,7 @@ public final class BallastPlanner implements Planner {
         LayerScorer scorer = new LayerScorer(c, cost, search, gt, counts, demand, nodeShards);
         LayerPlacement p = placeLayer(scorer, current, staticP);
         return routed && RoutedPlan.applies(gt, c.shape().experts(), c.mode())
-                ? RoutedPlan.improve(gt, c.shape(), cost, counts, p, c.slotsPerGpu()) : p;
+                ? RoutedPlan.improve(gt, cost, counts, p, c.slotsPerGpu()) : p;
     }
 
     /**

@@ -4,7 +4,6 @@ import dev.ballast.planner.cost.CostModel;
 import dev.ballast.planner.model.GroupTopology;
 import dev.ballast.planner.model.LayerPlacement;
 import dev.ballast.planner.model.Mode;
-import dev.ballast.planner.model.MoeShape;
 import dev.ballast.planner.quota.QuotaRule;
 import dev.ballast.planner.route.RoutingLp;
 
@@ -44,15 +43,15 @@ public final class RoutedPlan {
      * From {@code start} (the layer's rule-routed placement: every home held, masters at home), the searched placement
      * with its planned split, or {@code start} where that is not predicted faster on {@code counts}.
      */
-    public static LayerPlacement improve(GroupTopology gt, MoeShape shape, CostModel cost, long[] counts,
-                                         LayerPlacement start, int slotsPerGpu) {
-        ToDoubleFunction<LayerPlacement> best = q -> RoutingLp.solve(gt, shape, cost, q, counts).seconds();
+    public static LayerPlacement improve(GroupTopology gt, CostModel cost, long[] counts, LayerPlacement start,
+                                         int slotsPerGpu) {
+        ToDoubleFunction<LayerPlacement> best = q -> RoutingLp.solve(gt, cost, q, counts).seconds();
         RoutedSearch.Result r = RoutedSearch.descend(best, start, slotsPerGpu);
         if (r.seconds() > cost.lowerBound(gt, counts, slotsPerGpu) * (1 + NEAR_BOUND)) {
             r = RoutedSearch.kicked(best, r, slotsPerGpu, KICKS, KICK_SEED);
         }
         LayerPlacement p = r.placement();
-        LayerPlacement routed = p.withRoutes(weights(gt, p, counts, RoutingLp.solve(gt, shape, cost, p, counts).tokens()));
+        LayerPlacement routed = p.withRoutes(weights(gt, p, counts, RoutingLp.solve(gt, cost, p, counts).tokens()));
         return seconds(gt, cost, routed, counts) < seconds(gt, cost, start, counts) ? routed : start;
     }
 

@@ -9,9 +9,9 @@ import java.util.SplittableRandom;
 import java.util.function.ToDoubleFunction;
 
 /**
- * A local search over one layer's placements that scores each by its best routing ({@link dev.ballast.planner.route.RoutingLp}): what a
- * placement search can reach when every rank routes tokens by that routing instead of the quota rule (a planned split,
- * docs/quota-rule.md; docs/benchmarks-exact.md). From a
+ * A local search over one layer's placements that scores each by its best routing
+ * ({@link dev.ballast.planner.route.RoutingLp}): what a placement search can reach when every rank routes tokens by
+ * that routing instead of the quota rule (a planned split, docs/quota-rule.md; docs/benchmarks-exact.md). From a
  * start, each pass weighs every neighbour and takes the best, until none is faster: a replica replaced by an expert its
  * GPU does not hold, moved to another GPU's free slot, traded with another GPU's replica, dropped, or a free slot
  * filled. Homes never move. Deterministic: neighbours are weighed in a fixed order and only a strictly faster one

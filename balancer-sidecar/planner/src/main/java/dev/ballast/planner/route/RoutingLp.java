@@ -40,10 +40,11 @@ public final class RoutingLp {
     }
 
     /** The best continuous routing of {@code counts} ([source][expert], row-major) over {@code p}. */
-    public static Routed solve(GroupTopology gt, MoeShape shape, CostModel cost, LayerPlacement p, long[] counts) {
+    public static Routed solve(GroupTopology gt, CostModel cost, LayerPlacement p, long[] counts) {
         if (cost.mode() != Mode.REPLICATE) {
             throw new IllegalArgumentException("routing LP: replicate mode only (fssdp copies have no master)");
         }
+        MoeShape shape = cost.shape();
         int ep = gt.ep();
         int experts = p.experts();
         Hardware hw = gt.hardware();

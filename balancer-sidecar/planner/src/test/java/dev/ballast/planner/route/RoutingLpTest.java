@@ -40,7 +40,7 @@ class RoutingLpTest {
             for (double y : new double[] {0, n / 2.0, Math.max(0, n - param / k)}) {
                 best = Math.min(best, 4 * y * b + Math.max(k * Math.max(n - y, y), param));
             }
-            RoutingLp.Routed r = RoutingLp.solve(gt, shape, cost, p, counts);
+            RoutingLp.Routed r = RoutingLp.solve(gt, cost, p, counts);
             assertThat(r.seconds()).as("n = " + n).isCloseTo(best, offset(best * 1e-9));
             assertThat(r.tokens()[p.copyIndex(0, 0)] + r.tokens()[p.copyIndex(1, 0)]).isCloseTo(n, offset(1e-9 * n));
         }
@@ -61,7 +61,7 @@ class RoutingLpTest {
             }
             double rule = cost.layer(gt, p, Routing.QUOTA_RULE.route(gt, p, counts), null, null).totalSec()
                     - CostModel.quotaRuleSeconds(4, 6, p.totalCopies());
-            assertThat(RoutingLp.solve(gt, shape, cost, p, counts).seconds()).as("round " + round)
+            assertThat(RoutingLp.solve(gt, cost, p, counts).seconds()).as("round " + round)
                     .isLessThanOrEqualTo(rule * (1 + 1e-9));
         }
     }
@@ -70,7 +70,7 @@ class RoutingLpTest {
     void fssdpIsRefused() {
         GroupTopology gt = GroupTopology.ofPlaces(new int[] {0, 0}, new int[] {0, 0}, HW);
         MoeShape shape = MoeShape.generic("f", 1, 2, 1);
-        assertThatThrownBy(() -> RoutingLp.solve(gt, shape, new CostModel(shape, Mode.FSSDP, 50),
+        assertThatThrownBy(() -> RoutingLp.solve(gt, new CostModel(shape, Mode.FSSDP, 50),
                 LayerPlacement.staticLayout(2, 2), new long[4]))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("replicate mode only");
     }
