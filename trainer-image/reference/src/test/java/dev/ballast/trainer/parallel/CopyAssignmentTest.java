@@ -10,16 +10,18 @@ class CopyAssignmentTest {
 
     private static final int[] NODE = {0, 0, 1, 1};
     private static final int[] RACK = {0, 0, 0, 0};
+    /** [source][expert] of 4 ranks and 4 experts; expert 0 is hot. */
+    private static final long[] COUNTS = {
+        40, 3, 2, 1,
+        30, 5, 4, 0,
+        35, 1, 6, 2,
+        25, 0, 3, 9};
 
     @Test
     void everyRowGoesToExactlyOneCopyAndTheRunsTile() {
         // 4 ranks, 4 experts; expert 0 is hot and has copies on ranks 0, 1 and 3.
         LayerPlacement placement = LayerPlacement.of(4, new int[][] {{0}, {1, 0}, {2}, {3, 0}});
-        long[] counts = {
-            40, 3, 2, 1,
-            30, 5, 4, 0,
-            35, 1, 6, 2,
-            25, 0, 3, 9};
+        long[] counts = COUNTS;
         CopyAssignment a = CopyAssignment.of(placement, StepQuotas.forPlacement(placement, NODE, RACK, counts, null));
 
         for (int e = 0; e < 4; e++) {
@@ -59,11 +61,7 @@ class CopyAssignmentTest {
         // 1/4 to rank 0, 1/4 to rank 1 and 1/2 to rank 3 (docs/quota-rule.md, "Planned split").
         LayerPlacement plain = LayerPlacement.of(4, new int[][] {{0}, {1, 0}, {2}, {3, 0}});
         LayerPlacement routed = plain.withRouteLists(new int[][] {{1, 1, 2}, {1, 1, 2}, {1, 1, 2}, {1, 1, 2}});
-        long[] counts = {
-            40, 3, 2, 1,
-            30, 5, 4, 0,
-            35, 1, 6, 2,
-            25, 0, 3, 9};
+        long[] counts = COUNTS;
         CopyAssignment a = CopyAssignment.of(routed, StepQuotas.forPlacement(routed, NODE, RACK, counts, null));
         // Source 0's 40 rows: 10, 10, 20. Source 2's 35: 8.75, 8.75, 17.5 floor to 8, 8, 17 and the two left go to
         // the largest remainders (0.75 each, ranks 0 and 1; rank 3's is 0.5).
