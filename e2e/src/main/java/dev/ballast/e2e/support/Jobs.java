@@ -89,6 +89,11 @@ public final class Jobs {
    * calibration (docs/cost-model.md, "Default constants and their sources"), not an H100's.
    */
   public static String referenceTrainerManifest(String name, int steps) {
+    return referenceTrainerManifest(name, steps, "ballast");
+  }
+
+  /** The same with spec.balancer.planner set to {@code planner}. */
+  public static String referenceTrainerManifest(String name, int steps, String planner) {
     return """
         apiVersion: ballast.dev/v1alpha1
         kind: TrainingJob
@@ -108,11 +113,11 @@ public final class Jobs {
           model: {moeLayers: 2, experts: 8, topK: 2, hiddenSize: 16, ffnHiddenSize: 32}
           balancer:
             mode: replicate
-            planner: ballast
+            planner: %s
             redundantSlotsPerGpu: 1
             replanEverySteps: 20
             hardware: {peakTflops: 0.058, gemmEfficiency: 1, nvlinkGBps: 0.0128, nicGBps: 0.022, crossRackGBps: 0.022}
-        """.formatted(name, steps);
+        """.formatted(name, steps, planner);
   }
 
   /**

@@ -45,15 +45,28 @@ class ReferenceTrainerTest {
 
   @Test
   void everyRankOfBothPodsAdoptsEachPlanAtTheSameStepAndTheMeasuredImbalanceFalls() throws Exception {
+    trainAndCheckAdoptions(JOB, "ballast");
+  }
+
+  /**
+   * ballast-routed's plans carry a planned split (ballast-plan/v4, docs/quota-rule.md): the trainers read them from their
+   * sidecars and route each step's rows by it, with the same adoption rule and a falling measured imbalance.
+   */
+  @Test
+  void plannedSplitsOfBallastRoutedAreAdoptedAndRouteTheRanksRows() throws Exception {
+    trainAndCheckAdoptions(JOB + "-routed", "ballast-routed");
+  }
+
+  void trainAndCheckAdoptions(String job, String planner) throws Exception {
     // The kubelet appends to a pod's log, and a run on a kept cluster or target folder reuses this job's pod names.
     Map<Path, Long> logSizes = new TreeMap<>();
     for (int w = 0; w < 2; w++) {
-      Path log = trainerLog(JOB + "-g1-w" + w);
+      Path log = trainerLog(job + "-g1-w" + w);
       logSizes.put(log, Files.exists(log) ? Files.size(log) : 0L);
     }
-    jobs.apply(Jobs.referenceTrainerManifest(JOB, STEPS));
-    await().atMost(Duration.ofMinutes(3)).untilAsserted(() -> assertThat(jobs.phase(JOB)).isIn("Running", "Succeeded"));
-    Pod balancer = env.admin().pods().inNamespace(jobs.namespace()).withLabel("ballast.dev/job", JOB)
+    jobs.apply(Jobs.referenceTrainerManifest(job, STEPS, planner));
+    await().atMost(Duration.ofMinutes(3)).untilAsserted(() -> assertThat(jobs.phase(job)).isIn("Running", "Succeeded"));
+    Pod balancer = env.admin().pods().inNamespace(jobs.namespace()).withLabel("ballast.dev/job", job)
         .withLabel("ballast.dev/role", "balancer").list().getItems().stream()
         .filter(p -> "Running".equals(p.getStatus().getPhase())).findFirst().orElseThrow();
 
@@ -63,21 +76,27 @@ class ReferenceTrainerTest {
     // (ignoreExceptions: a balancer pod reported Running may not listen yet, and a new one replaces a lost one)
     await().atMost(Duration.ofMinutes(4)).pollInterval(Duration.ofSeconds(1)).ignoreExceptions().untilAsserted(() -> {
       @SuppressWarnings("unchecked")
-      Map<String, Object> part = (Map<String, Object>) jobs.status(JOB).get("balancer");
+      Map<String, Object> part = (Map<String, Object>) jobs.status(job).get("balancer");
       assertThat(part).as("status.balancer").isNotNull();
       assertThat((String) part.get("planVersion")).as("the plan every rank adopted").isNotNull().doesNotEndWith(".0");
       String metrics = DataPathTest.get(balancer, 8473, "/q/metrics", null);
-      double before = imbalance(metrics, "measured", "before");
-      double after = imbalance(metrics, "measured", "after");
+      double before = imbalance(metrics, job, "measured", "before");
+      double after = imbalance(metrics, job, "measured", "after");
       assertThat(before).as("measured imbalance on the static layout").isGreaterThan(1.5);
       assertThat(after).as("measured imbalance under the adopted plan (static layout: %s)", before).isLessThan(before);
-      System.out.printf("measured imbalance of a step under plan %s: %.3f (static layout %.3f)%n",
-          part.get("planVersion"), after, before);
+      System.out.printf("%s: measured imbalance of a step under plan %s: %.3f (static layout %.3f)%n",
+          planner, part.get("planVersion"), after, before);
+      String plan = DataPathTest.get(balancer, 8472, "/v1/plan", DataPathTest.token(env, jobs.namespace(), job));
+      assertThat(plan).as("the balancer's plan").contains("\"planner\":\"" + planner + "\"");
+      if (planner.equals("ballast-routed")) {
+        assertThat(plan).as("a ballast-routed plan with its planned split").startsWith("{\"format\":\"ballast-plan/v4\"")
+            .containsPattern("\"routes\":\\[\\[");
+      }
     });
 
     // Every worker's trainer ran all its steps and exited 0.
-    await().atMost(Duration.ofMinutes(5)).untilAsserted(() -> assertThat(jobs.phase(JOB)).isEqualTo("Succeeded"));
-    List<Pod> workers = new ArrayList<>(jobs.workers(JOB));
+    await().atMost(Duration.ofMinutes(5)).untilAsserted(() -> assertThat(jobs.phase(job)).isEqualTo("Succeeded"));
+    List<Pod> workers = new ArrayList<>(jobs.workers(job));
     workers.sort(Comparator.comparingInt(p -> Integer.parseInt(p.getMetadata().getAnnotations().get("ballast.dev/node-rank"))));
     assertThat(workers).hasSize(2);
     String pod0 = newOutput(trainerLog(workers.get(0).getMetadata().getName()), logSizes);
@@ -112,20 +131,20 @@ class ReferenceTrainerTest {
     // drops the reports still queued when a trainer exits, so it may lag the trainers' last plan) is one the logs show,
     // adopted at the step they show.
     @SuppressWarnings("unchecked")
-    Map<String, Object> part = (Map<String, Object>) jobs.status(JOB).get("balancer");
+    Map<String, Object> part = (Map<String, Object>) jobs.status(job).get("balancer");
     String reported = (String) part.get("planVersion");
     assertThat(adoptions).as("status.balancer.planVersion in the trainers' logs").containsKey(reported);
     assertThat(((Number) part.get("adoptedAtStep")).longValue()).as("status.balancer.adoptedAtStep of %s", reported)
         .isEqualTo(adoptions.get(reported).values().iterator().next());
-    env.kubectl("delete", "tj", JOB, "-n", jobs.namespace(), "--wait=false").ok();
+    env.kubectl("delete", "tj", job, "-n", jobs.namespace(), "--wait=false").ok();
   }
 
   /** One series of ballast_balancer_imbalance (the whole model), by its source and layout labels. */
-  static double imbalance(String metrics, String source, String layout) {
+  static double imbalance(String metrics, String job, String source, String layout) {
     Matcher m = Pattern.compile("^ballast_balancer_imbalance\\{([^}]*)} (\\S+)$", Pattern.MULTILINE).matcher(metrics);
     while (m.find()) {
       String labels = m.group(1);
-      if (labels.contains("job=\"" + JOB + "\"") && labels.contains("source=\"" + source + "\"")
+      if (labels.contains("job=\"" + job + "\"") && labels.contains("source=\"" + source + "\"")
           && labels.contains("layout=\"" + layout + "\"")) {
         return Double.parseDouble(m.group(2));
       }
