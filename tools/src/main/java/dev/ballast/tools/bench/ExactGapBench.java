@@ -204,9 +204,9 @@ public final class ExactGapBench {
 
     private static Routed routed(LayerProblem problem, LayerPlacement ballast, CostModel cost, GroupTopology gt,
                                  long[] counts) {
-        ToDoubleFunction<LayerPlacement> best = q -> RoutingLp.solve(gt, cost, q, counts).seconds();
-        RoutedSearch.Result r = RoutedSearch.descend(best, ballast, problem.slotsPerGpu());
-        return new Routed(best.applyAsDouble(ballast), r, score(cost, gt, r.placement(), Routing.QUOTA_RULE, counts));
+        ToDoubleFunction<LayerPlacement> bestRouting = RoutingLp.scorer(gt, cost, counts);
+        RoutedSearch.Result r = RoutedSearch.descend(bestRouting, ballast, problem.slotsPerGpu());
+        return new Routed(bestRouting.applyAsDouble(ballast), r, score(cost, gt, r.placement(), Routing.QUOTA_RULE, counts));
     }
 
     /** Steady-state layer time of a placement with a routing; moved masters pay their migration from the home. */

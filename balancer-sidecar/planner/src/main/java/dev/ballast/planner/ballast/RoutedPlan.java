@@ -45,10 +45,10 @@ public final class RoutedPlan {
      */
     public static LayerPlacement improve(GroupTopology gt, CostModel cost, long[] counts, LayerPlacement start,
                                          int slotsPerGpu) {
-        ToDoubleFunction<LayerPlacement> best = q -> RoutingLp.solve(gt, cost, q, counts).seconds();
-        RoutedSearch.Result r = RoutedSearch.descend(best, start, slotsPerGpu);
+        ToDoubleFunction<LayerPlacement> bestRouting = RoutingLp.scorer(gt, cost, counts);
+        RoutedSearch.Result r = RoutedSearch.descend(bestRouting, start, slotsPerGpu);
         if (r.seconds() > cost.lowerBound(gt, counts, slotsPerGpu) * (1 + NEAR_BOUND)) {
-            r = RoutedSearch.kicked(best, r, slotsPerGpu, KICKS, KICK_SEED);
+            r = RoutedSearch.kicked(bestRouting, r, slotsPerGpu, KICKS, KICK_SEED);
         }
         LayerPlacement p = r.placement();
         LayerPlacement routed = p.withRoutes(weights(gt, p, counts, RoutingLp.solve(gt, cost, p, counts).tokens()));

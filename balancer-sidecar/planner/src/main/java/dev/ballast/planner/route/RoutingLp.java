@@ -9,6 +9,7 @@ import dev.ballast.planner.model.Mode;
 import dev.ballast.planner.model.MoeShape;
 
 import java.util.Arrays;
+import java.util.function.ToDoubleFunction;
 
 /**
  * The best routing of one layer of one EP group for a fixed placement (replicate mode, masters where the placement
@@ -37,6 +38,14 @@ public final class RoutingLp {
     private static final int TERMS = 3;
 
     private RoutingLp() {
+    }
+
+    /**
+     * A placement's layer time under its best routing of {@code counts}: what a placement search scores candidates by
+     * (one {@link #solve} each).
+     */
+    public static ToDoubleFunction<LayerPlacement> scorer(GroupTopology gt, CostModel cost, long[] counts) {
+        return p -> solve(gt, cost, p, counts).seconds();
     }
 
     /** The best continuous routing of {@code counts} ([source][expert], row-major) over {@code p}. */

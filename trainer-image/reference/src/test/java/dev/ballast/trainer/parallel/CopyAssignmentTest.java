@@ -21,8 +21,7 @@ class CopyAssignmentTest {
     void everyRowGoesToExactlyOneCopyAndTheRunsTile() {
         // 4 ranks, 4 experts; expert 0 is hot and has copies on ranks 0, 1 and 3.
         LayerPlacement placement = LayerPlacement.of(4, new int[][] {{0}, {1, 0}, {2}, {3, 0}});
-        long[] counts = COUNTS;
-        CopyAssignment a = CopyAssignment.of(placement, StepQuotas.forPlacement(placement, NODE, RACK, counts, null));
+        CopyAssignment a = CopyAssignment.of(placement, StepQuotas.forPlacement(placement, NODE, RACK, COUNTS, null));
 
         for (int e = 0; e < 4; e++) {
             int copyTotal = 0;
@@ -35,7 +34,7 @@ class CopyAssignmentTest {
                     }
                     sent += a.rows(e, s, g);
                 }
-                assertThat(sent).as("expert %d from rank %d", e, s).isEqualTo(counts[s * 4 + e]);
+                assertThat(sent).as("expert %d from rank %d", e, s).isEqualTo(COUNTS[s * 4 + e]);
             }
             for (int g = 0; g < 4; g++) {
                 int stacked = 0;
@@ -46,7 +45,7 @@ class CopyAssignmentTest {
                 assertThat(a.copyRows(e, g)).isEqualTo(stacked);
                 copyTotal += stacked;
             }
-            assertThat(copyTotal).isEqualTo(counts[e] + counts[4 + e] + counts[8 + e] + counts[12 + e]);
+            assertThat(copyTotal).isEqualTo(COUNTS[e] + COUNTS[4 + e] + COUNTS[8 + e] + COUNTS[12 + e]);
         }
         // The hot expert is split: its home rank does not compute all 130 rows, and no rank computes most of the load.
         assertThat(a.copyRows(0, 0)).isLessThan(130);
@@ -61,8 +60,7 @@ class CopyAssignmentTest {
         // 1/4 to rank 0, 1/4 to rank 1 and 1/2 to rank 3 (docs/quota-rule.md, "Planned split").
         LayerPlacement plain = LayerPlacement.of(4, new int[][] {{0}, {1, 0}, {2}, {3, 0}});
         LayerPlacement routed = plain.withRouteLists(new int[][] {{1, 1, 2}, {1, 1, 2}, {1, 1, 2}, {1, 1, 2}});
-        long[] counts = COUNTS;
-        CopyAssignment a = CopyAssignment.of(routed, StepQuotas.forPlacement(routed, NODE, RACK, counts, null));
+        CopyAssignment a = CopyAssignment.of(routed, StepQuotas.forPlacement(routed, NODE, RACK, COUNTS, null));
         // Source 0's 40 rows: 10, 10, 20. Source 2's 35: 8.75, 8.75, 17.5 floor to 8, 8, 17 and the two left go to
         // the largest remainders (0.75 each, ranks 0 and 1; rank 3's is 0.5).
         assertThat(new int[] {a.rows(0, 0, 0), a.rows(0, 0, 1), a.rows(0, 0, 3)}).containsExactly(10, 10, 20);
@@ -71,7 +69,7 @@ class CopyAssignmentTest {
         assertThat(new int[] {a.rows(0, 3, 0), a.rows(0, 3, 1), a.rows(0, 3, 3)}).containsExactly(6, 6, 13);
         assertThat(a.copyRows(0, 3)).isEqualTo(20 + 15 + 17 + 13);
         // Without the weights the rule keeps source 1's rows of expert 0 on its own copy first.
-        CopyAssignment rule = CopyAssignment.of(plain, StepQuotas.forPlacement(plain, NODE, RACK, counts, null));
+        CopyAssignment rule = CopyAssignment.of(plain, StepQuotas.forPlacement(plain, NODE, RACK, COUNTS, null));
         assertThat(rule.rows(0, 1, 1)).isNotEqualTo(a.rows(0, 1, 1));
     }
 }
