@@ -1,6 +1,7 @@
 """Starts a real balancer (file mode) and two real sidecars from the built agent jar, or skips with the reason."""
 import json
 import os
+import random
 import shutil
 import socket
 import subprocess
@@ -34,6 +35,21 @@ SPEC = {"parallelism": {"expert": 4, "pipeline": 1},
 
 
 def free_port():
+    """An unused port below the kernel's ephemeral range. A client that dials a port from that range before its
+    server listens can be given the same port as its source port and connect to itself, and the server's bind then
+    fails (see LocalPorts in the Java collectives)."""
+    try:
+        low = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
+    except (OSError, ValueError):
+        low = 32768
+    for _ in range(200 if low > 10000 else 0):
+        port = random.randrange(10000, low)
+        with socket.socket() as s:
+            try:
+                s.bind(("", port))
+                return port
+            except OSError:
+                continue
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]

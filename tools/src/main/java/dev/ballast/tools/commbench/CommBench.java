@@ -2,13 +2,13 @@ package dev.ballast.tools.commbench;
 
 import dev.ballast.collectives.CommConfig;
 import dev.ballast.collectives.CommNode;
+import dev.ballast.collectives.LocalPorts;
 import dev.ballast.collectives.RankComm;
 import dev.ballast.collectives.ReduceOp;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 import io.netty.util.internal.logging.JdkLoggerFactory;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
@@ -41,10 +41,7 @@ public final class CommBench {
             }
             return;
         }
-        int port;
-        try (ServerSocket s = new ServerSocket(0)) {
-            port = s.getLocalPort();
-        }
+        int port = LocalPorts.listenPort();
         Process peer = startPeer(port);
         try (CommNode node = CommNode.join(new CommConfig("127.0.0.1", port, 2, 0, 1, 1, "127.0.0.1", "", 0,
             "commbench-0", Duration.ofSeconds(60), Duration.ofSeconds(120)))) {

@@ -1,8 +1,5 @@
 package dev.ballast.collectives;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -90,11 +87,7 @@ final class TestWorld implements AutoCloseable {
     }
 
     static int freePort() {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return LocalPorts.listenPort();
     }
 
     @Override

@@ -2,10 +2,8 @@ package dev.ballast.trainer.parallel;
 
 import dev.ballast.collectives.CommConfig;
 import dev.ballast.collectives.CommNode;
+import dev.ballast.collectives.LocalPorts;
 import dev.ballast.collectives.RankComm;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -44,7 +42,7 @@ public final class PodRanks implements AutoCloseable {
             throw new IllegalArgumentException("a local world needs at least one pod of one rank, got " + pods
                     + " pods of " + ranksPerPod);
         }
-        int port = freePort();
+        int port = LocalPorts.listenPort();
         List<CompletableFuture<CommNode>> joining = new ArrayList<>();
         for (int n = 0; n < pods; n++) {
             CommConfig c = new CommConfig("127.0.0.1", port, pods, n, ranksPerPod, LOCAL_GENERATION, "127.0.0.1", "",
@@ -109,14 +107,6 @@ public final class PodRanks implements AutoCloseable {
             return f.join();
         } catch (CompletionException e) {
             throw e.getCause() instanceof RuntimeException r ? r : e;
-        }
-    }
-
-    private static int freePort() {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
     }
 }

@@ -4,13 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
 import dev.ballast.client.HttpSidecarClient;
+import dev.ballast.collectives.LocalPorts;
 import dev.ballast.contracts.plan.PlanVersion;
 import dev.ballast.contracts.status.BalancerStatus;
 import dev.ballast.contracts.status.BalancerStatusJson;
 import dev.ballast.trainer.loop.AdoptedStep;
 import dev.ballast.trainer.parallel.PodRanks;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -56,11 +56,11 @@ class AgentLoopTest {
         Assumptions.assumeTrue(Files.isRegularFile(JAR), "agent jar not built (" + JAR + "); build it with "
                 + "./mvnw -q -B -o -pl balancer-sidecar/app -am package -DskipTests");
         Files.writeString(dir.resolve("world.json"), WORLD);
-        int grpc = freePort();
-        int balancerHttp = freePort();
+        int grpc = LocalPorts.listenPort();
+        int balancerHttp = LocalPorts.listenPort();
         // The agents share this host's network, so each one's health listener gets a port of its own.
-        int[] healthPorts = {freePort(), freePort(), freePort()};
-        int[] sidecarPorts = {freePort(), freePort()};
+        int[] healthPorts = {LocalPorts.listenPort(), LocalPorts.listenPort(), LocalPorts.listenPort()};
+        int[] sidecarPorts = {LocalPorts.listenPort(), LocalPorts.listenPort()};
         Map<String, String> common = Map.of("BALLAST_JOB", "loopjob", "BALLAST_NAMESPACE", "default",
                 "BALLAST_TOKEN", "loop-token", "BALLAST_BIND_ADDRESS", "127.0.0.1");
         List<Process> agents = new ArrayList<>();
@@ -181,11 +181,5 @@ class AgentLoopTest {
     private HttpResponse<String> get(String url) throws IOException, InterruptedException {
         return http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(5)).GET().build(),
                 HttpResponse.BodyHandlers.ofString());
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
     }
 }

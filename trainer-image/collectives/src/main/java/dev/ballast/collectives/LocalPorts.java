@@ -1,0 +1,67 @@
+package dev.ballast.collectives;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * A port for a listener that peers on the same host dial, perhaps before it listens: the MASTER_PORT of a world whose
+ * pods share one host (the local simulation, {@code bin/ballast commbench}, tests), or an agent's port in a test.
+ *
+ * <p>Why not a port from {@code bind(0)}: the kernel hands those out of its ephemeral range, the same range it takes
+ * client source ports from. A pod that dials MASTER_PORT before the master listens (the rendezvous client waits for it)
+ * can be given that very port as its own source port, and Linux then connects the socket to itself (a TCP simultaneous
+ * open); the master's bind fails with "Address already in use". No client socket is ever given a port below the
+ * ephemeral range, so a port taken from there cannot be lost that way. Pods in a cluster use MASTER_PORT 29500, which
+ * is below it too.
+ */
+public final class LocalPorts {
+    private static final Path EPHEMERAL_RANGE = Path.of("/proc/sys/net/ipv4/ip_local_port_range");
+    private static final int LOWEST = 10_000;
+    private static final int TRIES = 200;
+
+    private LocalPorts() {
+    }
+
+    /**
+     * An unused port below the ephemeral range, drawn at random (so that concurrent test JVMs rarely draw the same one)
+     * and checked by binding it on every address. Falls back to {@code bind(0)} where the range leaves no room.
+     */
+    public static int listenPort() {
+        int below = ephemeralLow();
+        for (int t = 0; below > LOWEST && t < TRIES; t++) {
+            int port = ThreadLocalRandom.current().nextInt(LOWEST, below);
+            if (free(port)) return port;
+        }
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException("no free TCP port on this host", e);
+        }
+    }
+
+    private static boolean free(int port) {
+        try (ServerSocket s = new ServerSocket()) {
+            s.setReuseAddress(false);
+            s.bind(new InetSocketAddress(port));
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** The first port of the kernel's ephemeral range; Linux's default where the file cannot be read. */
+    static int ephemeralLow() {
+        // a reader, not Files.readString: /proc files report size 0, and JDK 17 then reads a single byte
+        try (BufferedReader r = Files.newBufferedReader(EPHEMERAL_RANGE)) {
+            return Integer.parseInt(r.readLine().trim().split("\\s+")[0]);
+        } catch (IOException | RuntimeException e) {
+            return 32_768;
+        }
+    }
+}
