@@ -1,9 +1,9 @@
 package dev.ballast.e2e.support;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.ballast.contracts.env.LocalPorts;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -39,10 +39,7 @@ public final class PrometheusServer implements AutoCloseable {
     }
     Files.createDirectories(dir);
     Path configFile = Files.writeString(dir.resolve("prometheus.yml"), config);
-    int port;
-    try (var socket = new ServerSocket(0)) {
-      port = socket.getLocalPort();
-    }
+    int port = LocalPorts.listenPort();
     Process process = new ProcessBuilder(binary.toString(), "--config.file=" + configFile,
         "--storage.tsdb.path=" + dir.resolve("data"), "--web.listen-address=127.0.0.1:" + port)
         .redirectErrorStream(true).redirectOutput(dir.resolve("prometheus.log").toFile()).start();

@@ -3,6 +3,7 @@ package dev.ballast.e2e.dashboard;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.ballast.contracts.env.LocalPorts;
 import dev.ballast.e2e.support.BallastEnvironment;
 import dev.ballast.e2e.support.Cmd;
 import dev.ballast.e2e.support.E2eTest;
@@ -10,7 +11,6 @@ import dev.ballast.e2e.support.Jobs;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -53,7 +53,7 @@ class DashboardCommandTest {
         List.of("get,list:deployments.apps", "get,list:pods", "create:pods/portforward"));
     Path kubeconfig = kubeconfig(opener, ns);
 
-    int port = freePort();
+    int port = LocalPorts.listenPort();
     try (Command page = Command.start(env, kubeconfig, "dashboard", "opened", "-n", ns, "--port", "" + port)) {
       page.awaitLine("Forwarding from 127.0.0.1:" + port);
       String token = token(opener, ns);
@@ -92,7 +92,7 @@ class DashboardCommandTest {
             - ports: [8080]
               target: {address: 127.0.0.1, port: %d}
           """.formatted(pod, BallastEnvironment.NAMESPACE, operatorPort), "apply", "-f", "-").ok();
-      int indexPort = freePort();
+      int indexPort = LocalPorts.listenPort();
       try (Command index = Command.start(env, kubeconfig, "dashboard", "--port", "" + indexPort)) {
         index.awaitLine("Forwarding from 127.0.0.1:" + indexPort);
         String token = token(opener, ns);
@@ -156,12 +156,6 @@ class DashboardCommandTest {
         kubeconfig.toString()));
     cmd.addAll(List.of(args));
     Cmd.run(env.root(), Map.of(), Duration.ofMinutes(1), cmd, null).ok();
-  }
-
-  static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
   }
 
   /** {@code bin/ballast ARGS} with {@code kubeconfig} and the cluster's kubectl on PATH; its output kept. */

@@ -2,9 +2,9 @@ package dev.ballast.tools.commbench;
 
 import dev.ballast.collectives.CommConfig;
 import dev.ballast.collectives.CommNode;
-import dev.ballast.collectives.LocalPorts;
 import dev.ballast.collectives.RankComm;
 import dev.ballast.collectives.ReduceOp;
+import dev.ballast.contracts.env.LocalPorts;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 import io.netty.util.internal.logging.JdkLoggerFactory;
 import java.io.IOException;

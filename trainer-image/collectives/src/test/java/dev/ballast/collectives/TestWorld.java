@@ -1,5 +1,6 @@
 package dev.ballast.collectives;
 
+import dev.ballast.contracts.env.LocalPorts;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -2,8 +2,8 @@ package dev.ballast.trainer.parallel;
 
 import dev.ballast.collectives.CommConfig;
 import dev.ballast.collectives.CommNode;
-import dev.ballast.collectives.LocalPorts;
 import dev.ballast.collectives.RankComm;
+import dev.ballast.contracts.env.LocalPorts;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
 import dev.ballast.client.HttpSidecarClient;
-import dev.ballast.collectives.LocalPorts;
+import dev.ballast.contracts.env.LocalPorts;
 import dev.ballast.contracts.plan.PlanVersion;
 import dev.ballast.contracts.status.BalancerStatus;
 import dev.ballast.contracts.status.BalancerStatusJson;

@@ -1,4 +1,4 @@
-package dev.ballast.collectives;
+package dev.ballast.contracts.env;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -10,15 +10,17 @@ import java.nio.file.Path;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * A port for a listener that peers on the same host dial, perhaps before it listens: the MASTER_PORT of a world whose
- * pods share one host (the local simulation, {@code bin/ballast commbench}, tests), or an agent's port in a test.
+ * A port for a listener that others on the same host dial, perhaps before it listens: the MASTER_PORT of a world whose
+ * pods share one host (the reference trainer's local simulation, {@code bin/ballast commbench}, tests), or a port a
+ * test hands to an agent, kubectl port-forward or Prometheus.
  *
  * <p>Why not a port from {@code bind(0)}: the kernel hands those out of its ephemeral range, the same range it takes
- * client source ports from. A pod that dials MASTER_PORT before the master listens (the rendezvous client waits for it)
- * can be given that very port as its own source port, and Linux then connects the socket to itself (a TCP simultaneous
- * open); the master's bind fails with "Address already in use". No client socket is ever given a port below the
- * ephemeral range, so a port taken from there cannot be lost that way. Pods in a cluster use MASTER_PORT 29500, which
- * is below it too.
+ * client source ports from. Between closing the probe and the listener's bind, any outbound connection on the host may
+ * be given that port; a client that dials it before the listener is up may even be given it as its own source port,
+ * and Linux then connects the socket to itself (a TCP simultaneous open). Either way the listener's bind fails with
+ * "Address already in use" (it did in CI, in the collectives' tests). No client socket is ever given a port below the
+ * ephemeral range, so a port drawn there is lost only to another listener. In a cluster pods use MASTER_PORT 29500,
+ * below it too.
  */
 public final class LocalPorts {
     private static final Path EPHEMERAL_RANGE = Path.of("/proc/sys/net/ipv4/ip_local_port_range");

@@ -1,4 +1,4 @@
-package dev.ballast.collectives;
+package dev.ballast.contracts.env;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
