@@ -3,6 +3,7 @@ package dev.ballast.collectives;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ballast.contracts.env.LocalPorts;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -52,7 +53,7 @@ class FailureTest {
 
     @Test
     void aRankThatNeverCallsTimesOutNamingIt() {
-        int port = TestWorld.freePort();
+        int port = LocalPorts.listenPort();
         java.time.Duration oneSecond = java.time.Duration.ofSeconds(1);
         CompletableFuture<CommNode> zero = TestWorld.async(
             () -> CommNode.join(TestWorld.config(port, 2, 0, 2, 1, TestWorld.TIMEOUT, oneSecond)));

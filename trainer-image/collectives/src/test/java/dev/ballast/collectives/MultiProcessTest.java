@@ -2,6 +2,7 @@ package dev.ballast.collectives;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ballast.contracts.env.LocalPorts;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -18,7 +19,7 @@ class MultiProcessTest {
 
     @Test
     void threeJvmsFormOneGroupAndAgreeWithTheReference() throws Exception {
-        int port = TestWorld.freePort();
+        int port = LocalPorts.listenPort();
         int nnodes = 3;
         int perPod = 2;
         int world = nnodes * perPod;

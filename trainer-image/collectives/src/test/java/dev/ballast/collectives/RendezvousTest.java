@@ -3,6 +3,7 @@ package dev.ballast.collectives;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ballast.contracts.env.LocalPorts;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -16,7 +17,7 @@ class RendezvousTest {
 
     @Test
     void aPodOfAnotherGenerationIsRefusedWithAClearError() {
-        int port = TestWorld.freePort();
+        int port = LocalPorts.listenPort();
         CompletableFuture<CommNode> master = TestWorld.async(
             () -> CommNode.join(TestWorld.config(port, 2, 0, 1, 5, Duration.ofSeconds(20), SHORT)));
         assertThatThrownBy(() -> CommNode.join(TestWorld.config(port, 2, 1, 1, 4, SHORT, SHORT)))
@@ -34,7 +35,7 @@ class RendezvousTest {
 
     @Test
     void aPodThatNeverRegistersFailsTheOthersWithItsNodeRank() {
-        int port = TestWorld.freePort();
+        int port = LocalPorts.listenPort();
         Duration wait = Duration.ofSeconds(4); // long enough for both pods to register on a loaded machine
         CompletableFuture<CommNode> zero = TestWorld.async(
             () -> CommNode.join(TestWorld.config(port, 3, 0, 1, 1, wait, SHORT)));
@@ -50,7 +51,7 @@ class RendezvousTest {
 
     @Test
     void withoutARendezvousStoreTheJoinFailsNamingMasterAddr() {
-        int port = TestWorld.freePort();
+        int port = LocalPorts.listenPort();
         assertThatThrownBy(() -> CommNode.join(TestWorld.config(port, 2, 1, 1, 3, Duration.ofMillis(500), SHORT)))
             .isInstanceOf(CollectiveException.class)
             .hasMessageContaining("MASTER_ADDR:MASTER_PORT=127.0.0.1:" + port)
@@ -61,7 +62,7 @@ class RendezvousTest {
     void likeTheProcessKubeletMasterOnItsOwnLoopbackAddressPeersAtTheAddressesTheStoreSaw() {
         // the process kubelet's pods share the host network, each with a loopback address of its own; the trainer
         // gets MASTER_ADDR as the master pod's address and no BALLAST_POD_IP, and every pod listens on the wildcard
-        int port = TestWorld.freePort();
+        int port = LocalPorts.listenPort();
         List<CompletableFuture<CommNode>> joining = new java.util.ArrayList<>();
         for (int n = 0; n < 2; n++) {
             CommConfig c = new CommConfig("127.0.0.2", port, 2, n, 1, 1, "0.0.0.0", "", 0, "pod-" + n,
@@ -79,7 +80,7 @@ class RendezvousTest {
 
     @Test
     void aWrongNnodesIsRefused() {
-        int port = TestWorld.freePort();
+        int port = LocalPorts.listenPort();
         CompletableFuture<CommNode> master = TestWorld.async(
             () -> CommNode.join(TestWorld.config(port, 2, 0, 1, 1, Duration.ofSeconds(4), SHORT)));
         assertThatThrownBy(() -> CommNode.join(TestWorld.config(port, 3, 1, 1, 1, SHORT, SHORT)))

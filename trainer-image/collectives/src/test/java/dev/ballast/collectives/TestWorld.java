@@ -25,7 +25,7 @@ final class TestWorld implements AutoCloseable {
 
     /** Pods with the given local rank counts, generation 1, all joined. */
     static TestWorld of(int... localRanks) {
-        int port = freePort();
+        int port = LocalPorts.listenPort();
         List<CompletableFuture<CommNode>> joining = new ArrayList<>();
         for (int n = 0; n < localRanks.length; n++) {
             CommConfig c = config(port, localRanks.length, n, localRanks[n], 1, TIMEOUT, TIMEOUT);
@@ -85,10 +85,6 @@ final class TestWorld implements AutoCloseable {
             t.setDaemon(true);
             t.start();
         });
-    }
-
-    static int freePort() {
-        return LocalPorts.listenPort();
     }
 
     @Override
