@@ -37,7 +37,7 @@ SPEC = {"parallelism": {"expert": 4, "pipeline": 1},
 def free_port():
     """An unused port below the kernel's ephemeral range. A client that dials a port from that range before its
     server listens can be given the same port as its source port and connect to itself, and the server's bind then
-    fails (see LocalPorts in the Java collectives)."""
+    fails (see LocalPorts in the Java contracts, dev.ballast.contracts.env)."""
     try:
         low = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
     except (OSError, ValueError):
