@@ -26,6 +26,8 @@ public final class LocalPorts {
     private static final Path EPHEMERAL_RANGE = Path.of("/proc/sys/net/ipv4/ip_local_port_range");
     private static final int LOWEST = 10_000;
     private static final int TRIES = 200;
+    /** The first port of the kernel's ephemeral range: a host setting, read once. */
+    static final int EPHEMERAL_LOW = readEphemeralLow();
 
     private LocalPorts() {
     }
@@ -35,9 +37,8 @@ public final class LocalPorts {
      * and checked by binding it on every address. Falls back to {@code bind(0)} where the range leaves no room.
      */
     public static int listenPort() {
-        int below = ephemeralLow();
-        for (int t = 0; below > LOWEST && t < TRIES; t++) {
-            int port = ThreadLocalRandom.current().nextInt(LOWEST, below);
+        for (int t = 0; EPHEMERAL_LOW > LOWEST && t < TRIES; t++) {
+            int port = ThreadLocalRandom.current().nextInt(LOWEST, EPHEMERAL_LOW);
             if (free(port)) return port;
         }
         try (ServerSocket s = new ServerSocket(0)) {
@@ -57,8 +58,8 @@ public final class LocalPorts {
         }
     }
 
-    /** The first port of the kernel's ephemeral range; Linux's default where the file cannot be read. */
-    static int ephemeralLow() {
+    /** Linux's default where the file cannot be read. */
+    private static int readEphemeralLow() {
         // a reader, not Files.readString: /proc files report size 0, and JDK 17 then reads a single byte
         try (BufferedReader r = Files.newBufferedReader(EPHEMERAL_RANGE)) {
             return Integer.parseInt(r.readLine().trim().split("\\s+")[0]);

@@ -9,10 +9,9 @@ import org.junit.jupiter.api.Test;
 class LocalPortsTest {
     @Test
     void listenPortsLieBelowTheEphemeralRangeWhereNoClientSocketIsGivenThemAndAreFree() throws Exception {
-        int low = LocalPorts.ephemeralLow();
         for (int i = 0; i < 20; i++) {
             int port = LocalPorts.listenPort();
-            assertThat(port).isBetween(10_000, low - 1);
+            assertThat(port).isBetween(10_000, LocalPorts.EPHEMERAL_LOW - 1);
             try (ServerSocket s = new ServerSocket()) {
                 s.bind(new InetSocketAddress("127.0.0.1", port));
                 assertThat(s.getLocalPort()).isEqualTo(port);
