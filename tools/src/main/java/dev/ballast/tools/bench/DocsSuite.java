@@ -65,7 +65,11 @@ final class DocsSuite {
               prediction from earlier steps only).
             - `moved MB/re-plan` counts expert weights newly placed on a GPU per re-plan after the first; in replicate mode
               every non-home copy also pays refresh + gradient return each step (`param GB/step`). EPLB re-plans from
-              scratch and puts copies anywhere, so both columns are large for it.
+              scratch and puts copies anywhere, so both columns are large for it. `re-plans` counts every plan of the
+              run, the first included, and `moved MB/step` all re-plans' moves after the first over the scored steps:
+              the policy's gain check fires on the plan in use's imbalance, so planners re-plan at different rates
+              (`ballast` up to four times as often as `ballast-scratch` under drift) and are compared by the bytes of
+              the whole run, not of one re-plan.
             - This machine's two vCPUs share a core's resources with other work: with a busy loop on the other vCPU
               the quota rule's calls take 50-60 µs instead of 38-40 µs, and CPU time rises with wall time (the
               thread is not descheduled, it runs slower). Such spells last seconds, so JMH medians move between
@@ -94,7 +98,8 @@ final class DocsSuite {
                 .append("only from earlier steps and scored from the step after the first plan; **oracle** = planned and scored ")
                 .append("on the same step (the real traces ")
                 .append("of public models are single-step aggregates, so they can only be scored this way). Byte columns are per training step ")
-                .append("for the whole model; `moved MB/re-plan` is expert weight bytes newly placed per re-plan; peak expert ")
+                .append("for the whole model; `moved MB/re-plan` is expert weight bytes newly placed per re-plan, `moved MB/step` ")
+                .append("the same over the whole run per step; peak expert ")
                 .append("memory is per GPU over all layers (masters with optimizer state + working copies). Topologies: 2x8 = 1 rack, ")
                 .append("8x8 = 2 racks, 32x8 = 4 racks.\n\n");
 
@@ -414,9 +419,11 @@ final class DocsSuite {
                     continue;
                 }
                 String name = scenario + " " + topo[0];
-                double ratio = scr.paramBytesMoved() == 0 ? 0 : inc.paramBytesMoved() / scr.paramBytesMoved();
-                row(sb, name + ": incremental moves <= 10% of from-scratch bytes", Table.f("%.1f%% (%.1f MB vs %.1f MB per re-plan)",
-                        100 * ratio, inc.paramBytesMoved() / 1e6, scr.paramBytesMoved() / 1e6), ratio <= 0.10);
+                // Over the run, not per re-plan: the gain check re-plans the incremental planner more often (BenchResult).
+                double ratio = scr.movedBytesPerStep() == 0 ? 0 : inc.movedBytesPerStep() / scr.movedBytesPerStep();
+                row(sb, name + ": incremental moves <= 10% of from-scratch bytes over the run", Table.f(
+                        "%.1f%% (%.2f MB vs %.2f MB per step; %d vs %d re-plans)", 100 * ratio, inc.movedBytesPerStep() / 1e6,
+                        scr.movedBytesPerStep() / 1e6, inc.replans(), scr.replans()), ratio <= 0.10);
                 double d = scr.fractionOfIdeal() - inc.fractionOfIdeal();
                 row(sb, name + ": incremental within 0.01 of from-scratch fraction of ideal",
                         Table.f("%.3f vs %.3f", inc.fractionOfIdeal(), scr.fractionOfIdeal()), d <= 0.01);

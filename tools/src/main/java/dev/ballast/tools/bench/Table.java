@@ -9,14 +9,15 @@ final class Table {
     }
 
     static final String[] HEADER = {"trace", "topology", "planner", "eval", "frac. of ideal", "frac. of bound", "max/mean (mean)",
-            "max/mean (worst)", "inter-node GB/step", "param GB/step", "moved MB/re-plan", "plan ms p50", "plan ms p99",
+            "max/mean (worst)", "inter-node GB/step", "param GB/step", "re-plans", "moved MB/re-plan", "moved MB/step", "plan ms p50", "plan ms p99",
             "peak expert mem GB/GPU"};
 
     static String[] row(BenchResult r) {
         return new String[] {r.trace(), r.topology() + " " + r.parallelism(), r.planner(), r.mode() + "/" + r.balancerMode(),
                 f("%.3f", r.fractionOfIdeal()), f("%.3f", r.fractionOfBound()), f("%.3f", r.imbalance()), f("%.3f", r.imbalanceWorst()),
                 f("%.2f", r.interNodeBytes() / 1e9), f("%.2f", r.paramBytesPerStep() / 1e9),
-                f("%.1f", r.paramBytesMoved() / 1e6), f("%.2f", r.planMillisMedian()), f("%.2f", r.planMillisP99()),
+                Integer.toString(r.replans()), f("%.1f", r.paramBytesMoved() / 1e6), f("%.2f", r.movedBytesPerStep() / 1e6),
+                f("%.2f", r.planMillisMedian()), f("%.2f", r.planMillisP99()),
                 f("%.2f", r.peakExpertMemoryBytes() / 1e9)};
     }
 

@@ -46,7 +46,7 @@ class BenchMainTest {
         for (Object o : results) {
             Map<String, Object> r = JsonFields.object(o, "result");
             assertThat(r).containsKeys("trace", "planner", "topology", "mode", "fractionOfIdeal", "imbalance", "interNodeBytes",
-                    "paramBytesMoved", "planMillisMedian", "planMillisP99");
+                    "paramBytesMoved", "movedBytesPerStep", "planMillisMedian", "planMillisP99");
             assertThat(r.get("mode")).isEqualTo("causal");
             assertThat(((Number) r.get("fractionOfIdeal")).doubleValue()).isPositive();
         }

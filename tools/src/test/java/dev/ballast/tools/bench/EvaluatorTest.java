@@ -1,6 +1,7 @@
 package dev.ballast.tools.bench;
 
 import dev.ballast.planner.cost.CostModel;
+import dev.ballast.planner.load.EmaPredictor;
 import dev.ballast.planner.load.ModelLoads;
 import dev.ballast.planner.load.SourceMapping;
 import dev.ballast.planner.model.Mode;
@@ -42,6 +43,18 @@ class EvaluatorTest {
         assertThat(ballast.imbalance()).isLessThan(1 + ReplanPolicy.GAIN_THRESHOLD);
         assertThat(ballast.replans()).as("before steps 1 and 51").isEqualTo(2);
         assertThat(run("ballast", 20).replans()).as("before steps 1, 21 and 41").isEqualTo(3);
+    }
+
+    @Test
+    void movedBytesPerStepAreEveryReplanAfterTheFirstOverTheScoredSteps() {
+        // Static re-plans six times and never moves a copy; ballast re-plans at every gain check on drift-fast, so
+        // its per-step figure is its per-re-plan mean times the re-plans after the first, over the scored steps.
+        assertThat(run("static", 50).movedBytesPerStep()).isZero();
+        BenchResult b = Evaluator.run(new SyntheticTrace(Scenarios.byName("drift-fast")), TOPO, Planners.byName("ballast"),
+                new BenchConfig(null, 1, Mode.REPLICATE, 2, 50, true, 8192, EmaPredictor.DEFAULT_ALPHA, false, 120, 1, 0), 50);
+        assertThat(b.replans()).isGreaterThan(3);
+        assertThat(b.movedBytesPerStep()).isPositive()
+                .isCloseTo(b.paramBytesMoved() * (b.replans() - 1) / b.scoredSteps(), within(1e-6 * b.paramBytesMoved()));
     }
 
     @Test
