@@ -233,7 +233,7 @@ public final class Evaluator {
             return new BenchResult(trace, planner, topo, par, mode, balancerMode, steps, replans,
                     planned == 0 ? 1 : ideal / planned, planned == 0 ? 1 : bound / planned, imbalanceSum / Math.max(1, layerSamples), imbalanceWorst,
                     (interTokens + interParams) / n, interTokens / n, interParams / n, paramBytes / n,
-                    replans > 1 ? movedBytes / (replans - 1) : firstPlanBytes, movedBytes / n, med, p99, peakMemory);
+                    replans > 1 ? movedBytes / (replans - 1) : firstPlanBytes, med, p99, peakMemory);
         }
     }
 }
