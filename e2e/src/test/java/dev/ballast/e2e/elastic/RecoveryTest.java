@@ -7,7 +7,12 @@ import dev.ballast.e2e.support.BallastEnvironment;
 import dev.ballast.e2e.support.E2eTest;
 import dev.ballast.e2e.support.GpuNodes;
 import dev.ballast.e2e.support.Jobs;
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -15,8 +20,8 @@ import org.junit.jupiter.api.Test;
  * Recovery on the real control plane (docs/elastic.md): a worker whose trainer process is killed restarts
  * the world (counted in status.restarts); a node that goes NotReady has its workers replaced elsewhere while
  * its pods stay Terminating (never force-deleted while the node might still run them), until it is tainted
- * out-of-service; a job that keeps failing stops at restartLimit, Failed with the reason. The world
- * invariants are watched throughout.
+ * out-of-service; a job that keeps failing stops at restartLimit, Failed with the reason; a balancer whose node is
+ * deleted or NotReady is replaced when the job counts the node lost. The world invariants are watched throughout.
  */
 @E2eTest
 @Tag("elastic") // the elastic scenarios alone: -Dballast.e2e.groups=elastic (e2e/README.md)
@@ -85,5 +90,80 @@ class RecoveryTest extends ElasticScenario {
     });
     assertThat(jobs.worldGeneration("flaky")).as("the first world and two restarts").isEqualTo(3);
     assertThat(invariants.violations()).isEmpty();
+  }
+
+  /**
+   * The balancer's node is lost while the world runs on other nodes. Deleted: the operator force-deletes the balancer
+   * pod (event ForceDeleted), so its Deployment starts a new one at once, not when the pod garbage collector gets to
+   * it (about 40 s). NotReady: the pod tolerates the node for {@code nodeLostAfterSeconds} only, not Kubernetes'
+   * default 300 s, and is evicted and replaced then. To know where the balancer goes, every node but the workers'
+   * pool and three nodes open to every job is cordoned while the test runs.
+   */
+  @Test
+  void aBalancerOnALostNodeIsReplacedWhenTheJobCountsTheNodeLost() {
+    pool = new GpuNodes(env, "recover-balancer", 25);
+    pool.add(2);
+    GpuNodes room = GpuNodes.shared(env, 26);
+    List<String> roomNodes = room.add(3);
+    List<String> keep = new ArrayList<>(roomNodes);
+    keep.addAll(pool.nodes());
+    List<String> cordoned = cordonAllBut(keep);
+    try {
+      jobs.apply(Jobs.elasticManifest("steered", 2, 2, pool, "",
+          "recovery: {backoffSeconds: 1, nodeLostAfterSeconds: 5}"));
+      awaitWorld("steered", 1, 2);
+      Pod first = runningBalancer("steered", null);
+      assertThat(roomNodes).contains(first.getSpec().getNodeName());
+
+      Instant deleted = Instant.now();
+      room.delete(first.getSpec().getNodeName());
+      Pod second = runningBalancer("steered", first);
+      assertThat(Duration.between(deleted, Instant.now())).as("replaced before the pod garbage collector's 40 s")
+          .isLessThan(Duration.ofSeconds(30));
+      assertThat(env.kubectl("get", "events", "-n", jobs.namespace(), "--field-selector", "reason=ForceDeleted",
+          "-o", "jsonpath={.items[*].message}").ok().stdout()).contains(first.getMetadata().getName());
+
+      Instant lost = room.notReady(second.getSpec().getNodeName());
+      Pod third = runningBalancer("steered", second);
+      assertThat(Duration.between(lost, Instant.now())).as("evicted after nodeLostAfterSeconds, not after 300 s")
+          .isLessThan(Duration.ofSeconds(90));
+      assertThat(third.getSpec().getNodeName()).isNotIn(first.getSpec().getNodeName(), second.getSpec().getNodeName());
+      assertThat(jobs.worldGeneration("steered")).as("the world on other nodes runs on").isEqualTo(1);
+      assertThat(invariants.violations()).isEmpty();
+    } finally {
+      cordoned.forEach(n -> setUnschedulable(n, false));
+      roomNodes.forEach(n -> env.kubectl("delete", "node", n, "--ignore-not-found", "--wait=false").ok());
+    }
+  }
+
+  /** Cordons every schedulable node but {@code keep}; returns those it cordoned. */
+  List<String> cordonAllBut(List<String> keep) {
+    List<String> cordoned = new ArrayList<>();
+    for (Node n : env.admin().nodes().list().getItems()) {
+      String name = n.getMetadata().getName();
+      if (keep.contains(name) || Boolean.TRUE.equals(n.getSpec().getUnschedulable())) continue;
+      setUnschedulable(name, true);
+      cordoned.add(name);
+    }
+    return cordoned;
+  }
+
+  void setUnschedulable(String node, boolean unschedulable) {
+    env.kubectl(unschedulable ? "cordon" : "uncordon", node).ok();
+  }
+
+  /** Waits for the job's one balancer pod, Running and not {@code replaced} (null: any); returns it. */
+  Pod runningBalancer(String job, Pod replaced) {
+    Pod[] found = new Pod[1];
+    await().atMost(WAIT).untilAsserted(() -> {
+      List<Pod> live = env.admin().pods().inNamespace(jobs.namespace()).withLabel("ballast.dev/job", job)
+          .withLabel("ballast.dev/role", "balancer").list().getItems().stream()
+          .filter(p -> p.getMetadata().getDeletionTimestamp() == null && "Running".equals(p.getStatus().getPhase()))
+          .filter(p -> replaced == null || !p.getMetadata().getName().equals(replaced.getMetadata().getName()))
+          .toList();
+      assertThat(live).hasSize(1);
+      found[0] = live.get(0);
+    });
+    return found[0];
   }
 }

@@ -4,11 +4,14 @@ import dev.ballast.contracts.env.ProcessEnv;
 import dev.ballast.operator.api.TrainingJob;
 import dev.ballast.operator.api.TrainingJobStatus.Phase;
 import dev.ballast.operator.config.OperatorSettings;
+import dev.ballast.operator.world.NodeState;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.api.model.Toleration;
+import io.fabric8.kubernetes.api.model.TolerationBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
@@ -89,6 +92,7 @@ public final class BalancerResources {
         .withNewMetadata().withLabels(labels).addToAnnotations(BalancerTls.SERIAL_ANNOTATION, tlsSerial).endMetadata()
         .withNewSpec()
         .withServiceAccountName(Names.balancer(name))
+        .withTolerations(lostNodeTolerations(job))
         .withSecurityContext(RestrictedSecurity.pod())
         .withVolumes(RestrictedSecurity.tmpVolume())
         .addNewContainer()
@@ -124,5 +128,19 @@ public final class BalancerResources {
         .endTemplate()
         .endSpec()
         .build());
+  }
+
+  /**
+   * The balancer leaves a NotReady or unreachable node when the job counts that node as lost
+   * ({@code spec.recovery.nodeLostAfterSeconds}), not after Kubernetes' default five minutes: its Deployment then starts
+   * a new balancer at once, which plans the next world from the persisted load history. A node that is deleted or
+   * out of service has its balancer pod force-deleted by the operator, as its workers are.
+   */
+  static List<Toleration> lostNodeTolerations(TrainingJob job) {
+    long seconds = job.getSpec().recovery.nodeLostAfterSeconds;
+    return NodeState.READINESS_TAINTS.stream().sorted()
+        .map(key -> new TolerationBuilder().withKey(key).withOperator("Exists").withEffect("NoExecute")
+            .withTolerationSeconds(seconds).build())
+        .toList();
   }
 }

@@ -143,10 +143,14 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
   private static <R extends HasMetadata> InformerEventSource<R, TrainingJob> informer(Class<R> type,
       EventSourceContext<TrainingJob> context) {
     var config = InformerEventSourceConfiguration.from(type, TrainingJob.class)
-        .withName(type.getSimpleName().toLowerCase())
+        .withName(informerName(type))
         .withLabelSelector(CHILD_SELECTOR)
         .build();
     return new InformerEventSource<>(config, context);
+  }
+
+  private static String informerName(Class<? extends HasMetadata> type) {
+    return type.getSimpleName().toLowerCase();
   }
 
   /**
@@ -187,6 +191,7 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
     Decision decision = steps.time(ReconcileStep.WORLD, () -> {
       Decision d = WorldLifecycle.decide(job, workers, cluster, now);
       stop(job, d);
+      forceDelete(job, cluster.stranded(balancerPods(job, ctx)));
       return d;
     });
     List<ChildConflict> conflicts = new ArrayList<>();
@@ -263,12 +268,31 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
         resource.withGracePeriod(decision.stopGraceSeconds()).delete();
       }
     }
-    for (Pod pod : decision.forceDelete()) {
+    forceDelete(job, decision.forceDelete());
+  }
+
+  /** Deletes pods with grace 0: only pods whose node is deleted or out of service, which can no longer run. */
+  private void forceDelete(TrainingJob job, List<Pod> pods) {
+    for (Pod pod : pods) {
       events.warning(job, "ForceDeleted", "Force-deleting " + pod.getMetadata().getName() + ": its node "
           + new WorkerPodView(pod).node() + " is deleted or tainted " + NodeState.OUT_OF_SERVICE_TAINT);
       client.pods().inNamespace(pod.getMetadata().getNamespace()).withName(pod.getMetadata().getName())
           .withGracePeriod(0).delete();
     }
+  }
+
+  /**
+   * The job's balancer pods, from the pod informer's cache: owned by the balancer's ReplicaSet, not by the job, so
+   * they are not among the job's secondary resources.
+   */
+  @SuppressWarnings("unchecked")
+  private static List<Pod> balancerPods(TrainingJob job, Context<TrainingJob> ctx) {
+    var pods = (InformerEventSource<Pod, TrainingJob>) ctx.eventSourceRetriever()
+        .getEventSourceFor(Pod.class, informerName(Pod.class));
+    var selector = Labels.forRole(job.getMetadata().getName(), Labels.ROLE_BALANCER);
+    return pods.list(job.getMetadata().getNamespace(),
+        p -> p.getMetadata().getLabels() != null && p.getMetadata().getLabels().entrySet().containsAll(selector.entrySet()))
+        .toList();
   }
 
   /** Carries out the decided step. Returns the admission outcome for {@link WorldStep.Place}. */

@@ -1,5 +1,6 @@
 package dev.ballast.operator.world;
 
+import io.fabric8.kubernetes.api.model.Pod;
 import java.util.List;
 import java.util.Map;
 
@@ -22,5 +23,21 @@ public record ClusterView(Map<String, NodeState> nodes, Integer placeableWorkers
   /** A view in which the pod cache shows every pod admission created. */
   public ClusterView(Map<String, NodeState> nodes, Integer placeableWorkers, List<String> waitingJobs) {
     this(nodes, placeableWorkers, waitingJobs, null);
+  }
+
+  /** Whether a pod bound to {@code node} may be force-deleted: the Node object is gone or declared out of service. */
+  public boolean podsMayBeForceDeletedOn(String node) {
+    NodeState n = node == null ? null : nodes.get(node);
+    return node != null && (n == null || n.outOfService());
+  }
+
+  /**
+   * The pods of {@code pods} bound to a node they can no longer run on ({@link #podsMayBeForceDeletedOn}): deleted at
+   * once, their controllers replace them at once, where Kubernetes' pod garbage collector removes a deleted node's
+   * pods only about 40 s later.
+   */
+  public List<Pod> stranded(List<Pod> pods) {
+    return pods.stream().filter(p -> new WorkerPodView(p).bound()
+        && podsMayBeForceDeletedOn(p.getSpec().getNodeName())).toList();
   }
 }

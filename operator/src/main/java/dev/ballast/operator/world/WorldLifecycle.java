@@ -474,7 +474,7 @@ public final class WorldLifecycle {
           continue;
         }
         String node = p.node();
-        if (p.bound() && mayForceDelete(node)) {
+        if (p.bound() && cluster.podsMayBeForceDeletedOn(node)) {
           forceDelete.add(p.pod());
           continue;
         }
@@ -510,12 +510,6 @@ public final class WorldLifecycle {
       NodeState n = node == null ? null : cluster.nodes().get(node);
       if (n == null || n.notReadySince() == null || !now.isBefore(lostAt(n))) return Optional.empty();
       return Optional.of(lostAt(n));
-    }
-
-    /** Force deletion only where the pod can no longer run: its Node object is gone or declared out of service. */
-    private boolean mayForceDelete(String node) {
-      NodeState n = node == null ? null : cluster.nodes().get(node);
-      return node != null && (n == null || n.outOfService());
     }
 
     private String podName(long g, int index) {

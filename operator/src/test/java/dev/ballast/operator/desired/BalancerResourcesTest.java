@@ -31,6 +31,15 @@ class BalancerResourcesTest {
   }
 
   @Test
+  void theBalancerLeavesANotReadyNodeWhenTheJobCountsItLost() {
+    job.getSpec().recovery.nodeLostAfterSeconds = 17;
+    assertThat(deployment(job, Phase.Running).getSpec().getTemplate().getSpec().getTolerations())
+        .extracting(t -> t.getKey() + ":" + t.getOperator() + ":" + t.getEffect() + ":" + t.getTolerationSeconds())
+        .containsExactly("node.kubernetes.io/not-ready:Exists:NoExecute:17",
+            "node.kubernetes.io/unreachable:Exists:NoExecute:17");
+  }
+
+  @Test
   void theBalancerPodPassesTheRestrictedPodSecurityStandard() {
     assertThat(pod.getContainers()).isNotEmpty().allSatisfy(c ->
         assertThat(RestrictedPolicy.violations(pod, c)).as(c.getName()).isEmpty());
