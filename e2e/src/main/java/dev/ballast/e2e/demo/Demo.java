@@ -106,11 +106,34 @@ public final class Demo {
   static void recoveryScene(BallastEnvironment env) throws InterruptedException {
     List<String> world = Jobs.worldNodes(jobStatus(env));
     String lost = world.get(world.size() - 1);
-    System.out.println("\nRecovery scene. Deleting node " + lost + " (a lost machine: its pods' processes die with it) ...");
+    boolean balancerThere = env.admin().pods().inNamespace(NAMESPACE).withLabel("ballast.dev/job", JOB)
+        .withLabel("ballast.dev/role", "balancer").list().getItems().stream()
+        .anyMatch(p -> lost.equals(p.getSpec().getNodeName()));
+    System.out.println("\nRecovery scene. Deleting node " + lost + " (a lost machine: its pods' processes die with it)"
+        + (balancerThere ? "; the job's balancer runs there too" : "") + " ...");
     env.kubelet().nodeDown(lost);
     env.kubectl("delete", "node", lost, "--wait=false").ok();
+    if (balancerThere) showReplacedBalancer(env, lost);
     showNewWorld(env, "the whole world restarted on nodes that are left");
     System.out.println(trainerOutput(env));
+  }
+
+  /** Waits for a balancer running on another node than {@code lost}; says where and after how long. */
+  static void showReplacedBalancer(BallastEnvironment env, String lost) throws InterruptedException {
+    long start = System.nanoTime();
+    for (int i = 0; i < 240; i++) {
+      List<Pod> pods = env.admin().pods().inNamespace(NAMESPACE).withLabel("ballast.dev/job", JOB)
+          .withLabel("ballast.dev/role", "balancer").list().getItems();
+      Pod next = pods.stream().filter(p -> p.getMetadata().getDeletionTimestamp() == null
+          && "Running".equals(p.getStatus().getPhase()) && !lost.equals(p.getSpec().getNodeName())).findFirst().orElse(null);
+      if (next != null && pods.stream().noneMatch(p -> lost.equals(p.getSpec().getNodeName()))) {
+        System.out.printf("  the operator force-deleted the balancer's pod there; a new balancer runs on %s after %.1f s"
+            + " (it restores the persisted load history)%n", next.getSpec().getNodeName(), (System.nanoTime() - start) / 1e9);
+        return;
+      }
+      Thread.sleep(250);
+    }
+    System.out.println("  (no new balancer in 60 s; see kubectl get pods -l ballast.dev/role=balancer)");
   }
 
   /** The last lines of the node-rank-0 trainer's output (global rank 0 prints the run) of the running world. */
