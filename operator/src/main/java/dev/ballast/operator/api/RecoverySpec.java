@@ -44,7 +44,8 @@ public class RecoverySpec {
   @Min(0)
   @Max(3600)
   @JsonPropertyDescription("Seconds a node may be NotReady before its workers count as lost and the world restarts without"
-      + " it (Ballast's own grace period; Kubernetes' pod eviction after 300 s is not waited for).")
+      + " it, and before the job's balancer is evicted from it and started elsewhere (Ballast's own grace period;"
+      + " Kubernetes' pod eviction after 300 s is not waited for).")
   public Integer nodeLostAfterSeconds = 60;
 
   @Min(60)
