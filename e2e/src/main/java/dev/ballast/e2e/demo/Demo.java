@@ -127,8 +127,9 @@ public final class Demo {
       Pod next = pods.stream().filter(p -> p.getMetadata().getDeletionTimestamp() == null
           && "Running".equals(p.getStatus().getPhase()) && !lost.equals(p.getSpec().getNodeName())).findFirst().orElse(null);
       if (next != null && pods.stream().noneMatch(p -> lost.equals(p.getSpec().getNodeName()))) {
-        System.out.printf("  the operator force-deleted the balancer's pod there; a new balancer runs on %s after %.1f s"
-            + " (it restores the persisted load history)%n", next.getSpec().getNodeName(), (System.nanoTime() - start) / 1e9);
+        System.out.printf("  the balancer's pod there is gone (the operator force-deletes it); a new balancer runs on %s"
+            + " %.1f s after the deletion (it restores the persisted load history)%n", next.getSpec().getNodeName(),
+            (System.nanoTime() - start) / 1e9);
         return;
       }
       Thread.sleep(250);

@@ -128,6 +128,9 @@ class RecoveryTest extends ElasticScenario {
       assertThat(Duration.between(lost, Instant.now())).as("evicted after nodeLostAfterSeconds, not after 300 s")
           .isLessThan(Duration.ofSeconds(90));
       assertThat(third.getSpec().getNodeName()).isNotIn(first.getSpec().getNodeName(), second.getSpec().getNodeName());
+      Pod evicted = env.admin().pods().inNamespace(jobs.namespace()).withName(second.getMetadata().getName()).get();
+      assertThat(evicted).as("evicted, not force-deleted: the NotReady node may still run it").isNotNull();
+      assertThat(evicted.getMetadata().getDeletionTimestamp()).isNotNull();
       assertThat(jobs.worldGeneration("steered")).as("the world on other nodes runs on").isEqualTo(1);
       assertThat(invariants.violations()).isEmpty();
     } finally {
