@@ -101,9 +101,10 @@ class RecoveryTest extends ElasticScenario {
    */
   @Test
   void aBalancerOnALostNodeIsReplacedWhenTheJobCountsTheNodeLost() {
-    pool = new GpuNodes(env, "recover-balancer", 25);
+    // racks no other test uses: the kubelet never again runs pods on a node name it saw go down
+    pool = new GpuNodes(env, "recover-balancer", 27);
     pool.add(2);
-    GpuNodes room = GpuNodes.shared(env, 26);
+    GpuNodes room = GpuNodes.shared(env, 28);
     List<String> roomNodes = room.add(3);
     List<String> keep = new ArrayList<>(roomNodes);
     keep.addAll(pool.nodes());
