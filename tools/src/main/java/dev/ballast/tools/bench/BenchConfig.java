@@ -34,6 +34,11 @@ public record BenchConfig(Integer ep, int pp, Mode mode, int redundantSlots, int
                 maxSteps, planRepeats, memoryBudgetBytes);
     }
 
+    public BenchConfig withMaxSteps(int steps) {
+        return new BenchConfig(ep, pp, mode, redundantSlots, replanInterval, scenarioInterval, tokensPerGpu, alpha, forceOracle,
+                steps, planRepeats, memoryBudgetBytes);
+    }
+
     public BenchConfig withPlanRepeats(int n) {
         return new BenchConfig(ep, pp, mode, redundantSlots, replanInterval, scenarioInterval, tokensPerGpu, alpha, forceOracle,
                 maxSteps, n, memoryBudgetBytes);

@@ -1,7 +1,6 @@
 package dev.ballast.tools.bench;
 
 import dev.ballast.planner.cost.CostModel;
-import dev.ballast.planner.load.EmaPredictor;
 import dev.ballast.planner.load.ModelLoads;
 import dev.ballast.planner.load.SourceMapping;
 import dev.ballast.planner.model.Mode;
@@ -51,7 +50,7 @@ class EvaluatorTest {
         // its per-step figure is its per-re-plan mean times the re-plans after the first, over the scored steps.
         assertThat(run("static", 50).movedBytesPerStep()).isZero();
         BenchResult b = Evaluator.run(new SyntheticTrace(Scenarios.byName("drift-fast")), TOPO, Planners.byName("ballast"),
-                new BenchConfig(null, 1, Mode.REPLICATE, 2, 50, true, 8192, EmaPredictor.DEFAULT_ALPHA, false, 120, 1, 0), 50);
+                BenchConfig.defaults().withMaxSteps(120), 50);
         assertThat(b.replans()).isGreaterThan(3);
         assertThat(b.movedBytesPerStep()).isPositive()
                 .isCloseTo(b.paramBytesMoved() * (b.replans() - 1) / b.scoredSteps(), within(1e-6 * b.paramBytesMoved()));

@@ -39,13 +39,13 @@ class LowerBoundRowsTest {
                 }
             }
         }
-        BenchConfig short60 = new BenchConfig(null, 1, Mode.REPLICATE, 2, 50, true, 8192, 0.5, false, 60, 1, 0);
+        BenchConfig short60 = BenchConfig.defaults().withMaxSteps(60);
         for (String name : List.of("zipf-top1-hot", "zipf-top8", "bursty", "heterogeneous", "drift-fast")) {
             rows += check(new SyntheticTrace(Scenarios.byName(name)), DocsSuite.TOPOLOGIES[1][1], short60);
         }
         rows += check(DocsSuite.readTrace(dir, DocsSuite.LEARNED_TRACE), DocsSuite.TOPOLOGIES[1][1], short60);
         // fssdp with gathers exposed (1,024 tokens per GPU), where Ballast's plans shard experts over their home node.
-        BenchConfig exposed = new BenchConfig(null, 1, Mode.FSSDP, 2, 50, true, 1024, 0.5, false, 60, 1, 0);
+        BenchConfig exposed = BenchConfig.defaults().with(Mode.FSSDP).withTokensPerGpu(1024).withMaxSteps(60);
         rows += check(new SyntheticTrace(Scenarios.byName("heterogeneous")), DocsSuite.TOPOLOGIES[0][1], exposed);
         assertThat(rows).isEqualTo(2 * 3 * 2 * PLANNERS.size() + 7 * PLANNERS.size());
     }
