@@ -106,9 +106,7 @@ public final class Demo {
   static void recoveryScene(BallastEnvironment env) throws InterruptedException {
     List<String> world = Jobs.worldNodes(jobStatus(env));
     String lost = world.get(world.size() - 1);
-    boolean balancerThere = env.admin().pods().inNamespace(NAMESPACE).withLabel("ballast.dev/job", JOB)
-        .withLabel("ballast.dev/role", "balancer").list().getItems().stream()
-        .anyMatch(p -> lost.equals(p.getSpec().getNodeName()));
+    boolean balancerThere = balancers(env).stream().anyMatch(p -> lost.equals(p.getSpec().getNodeName()));
     System.out.println("\nRecovery scene. Deleting node " + lost + " (a lost machine: its pods' processes die with it)"
         + (balancerThere ? "; the job's balancer runs there too" : "") + " ...");
     env.kubelet().nodeDown(lost);
@@ -118,14 +116,22 @@ public final class Demo {
     System.out.println(trainerOutput(env));
   }
 
+  /** The demo job's balancer pods, terminating ones included. */
+  static List<Pod> balancers(BallastEnvironment env) {
+    return env.admin().pods().inNamespace(NAMESPACE).withLabel("ballast.dev/job", JOB)
+        .withLabel("ballast.dev/role", "balancer").list().getItems();
+  }
+
+  static boolean running(Pod p) {
+    return "Running".equals(p.getStatus().getPhase()) && p.getMetadata().getDeletionTimestamp() == null;
+  }
+
   /** Waits for a balancer running on another node than {@code lost}; says where and after how long. */
   static void showReplacedBalancer(BallastEnvironment env, String lost) throws InterruptedException {
     long start = System.nanoTime();
     for (int i = 0; i < 240; i++) {
-      List<Pod> pods = env.admin().pods().inNamespace(NAMESPACE).withLabel("ballast.dev/job", JOB)
-          .withLabel("ballast.dev/role", "balancer").list().getItems();
-      Pod next = pods.stream().filter(p -> p.getMetadata().getDeletionTimestamp() == null
-          && "Running".equals(p.getStatus().getPhase()) && !lost.equals(p.getSpec().getNodeName())).findFirst().orElse(null);
+      List<Pod> pods = balancers(env);
+      Pod next = pods.stream().filter(p -> running(p) && !lost.equals(p.getSpec().getNodeName())).findFirst().orElse(null);
       if (next != null && pods.stream().noneMatch(p -> lost.equals(p.getSpec().getNodeName()))) {
         System.out.printf("  the balancer's pod there is gone (the operator force-deletes it); a new balancer runs on %s"
             + " %.1f s after the deletion (it restores the persisted load history)%n", next.getSpec().getNodeName(),
@@ -239,10 +245,7 @@ public final class Demo {
    * through a port-forward). Fails unless the page lets that account in and the index lists the job for it.
    */
   static String dashboard(BallastEnvironment env) throws java.io.IOException, InterruptedException {
-    Pod balancer = env.admin().pods().inNamespace(NAMESPACE).withLabel("ballast.dev/job", JOB)
-        .withLabel("ballast.dev/role", "balancer").list().getItems().stream()
-        .filter(p -> "Running".equals(p.getStatus().getPhase()) && p.getMetadata().getDeletionTimestamp() == null)
-        .findFirst().orElseThrow(
+    Pod balancer = balancers(env).stream().filter(Demo::running).findFirst().orElseThrow(
             () -> new IllegalStateException("the balancer of " + JOB + " is not running"));
     String viewer = "ballast-demo-viewer";
     env.kubectlStdin("""

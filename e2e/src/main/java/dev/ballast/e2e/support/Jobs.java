@@ -277,4 +277,10 @@ public final class Jobs {
     return client.pods().inNamespace(namespace).withLabel("ballast.dev/job", name)
         .withLabel("ballast.dev/role", "worker").list().getItems();
   }
+
+  /** The job's balancer pods, terminating ones included. */
+  public List<Pod> balancers(String name) {
+    return client.pods().inNamespace(namespace).withLabel("ballast.dev/job", name)
+        .withLabel("ballast.dev/role", "balancer").list().getItems();
+  }
 }

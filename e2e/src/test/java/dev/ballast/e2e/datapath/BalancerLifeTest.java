@@ -55,11 +55,6 @@ class BalancerLifeTest {
     return m.get(key) == null ? -1 : ((Number) m.get(key)).longValue();
   }
 
-  List<Pod> balancerPods(String job) {
-    return env.admin().pods().inNamespace(jobs.namespace()).withLabel("ballast.dev/job", job)
-        .withLabel("ballast.dev/role", "balancer").list().getItems();
-  }
-
   Deployment balancerDeployment(String job) {
     return env.admin().apps().deployments().inNamespace(jobs.namespace()).withName(job + "-balancer").get();
   }
@@ -83,11 +78,11 @@ class BalancerLifeTest {
     await().atMost(WAIT).untilAsserted(() -> assertThat(persistedSteps("lives")).isGreaterThanOrEqualTo(10));
 
     // A balancer restart: the new process starts from the persisted history (its dashboard says how many steps).
-    Pod before = balancerPods("lives").get(0);
+    Pod before = jobs.balancers("lives").get(0);
     long persistedBefore = persistedSteps("lives");
     env.kubectl("delete", "pod", before.getMetadata().getName(), "-n", jobs.namespace()).ok();
     await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> {
-      Pod now = balancerPods("lives").stream().filter(p -> !p.getMetadata().getName().equals(before.getMetadata().getName()))
+      Pod now = jobs.balancers("lives").stream().filter(p -> !p.getMetadata().getName().equals(before.getMetadata().getName()))
           .findFirst().orElseThrow();
       assertThat(number(Serialization.unmarshal(DataPathTest.get(now, 8472, "/v1/status",
           DataPathTest.token(env, jobs.namespace(), "lives")), Map.class),
@@ -109,7 +104,7 @@ class BalancerLifeTest {
     await().atMost(WAIT).untilAsserted(() -> {
       assertThat(jobs.phase("lives")).isEqualTo("Suspended");
       assertThat(balancerDeployment("lives").getSpec().getReplicas()).isZero();
-      assertThat(balancerPods("lives")).isEmpty();
+      assertThat(jobs.balancers("lives")).isEmpty();
     });
     assertThat(persistedSteps("lives")).isGreaterThanOrEqualTo(persistedWhenSuspended);
 
@@ -175,13 +170,13 @@ class BalancerLifeTest {
     await().atMost(WAIT).untilAsserted(() -> assertThat(persistedSteps("upgraded")).isGreaterThanOrEqualTo(10));
     List<String> workers = jobs.workers("upgraded").stream().map(p -> p.getMetadata().getUid()).sorted().toList();
     Object restartsBefore = jobs.status("upgraded").get("restarts");
-    String balancerBefore = balancerPods("upgraded").get(0).getMetadata().getUid();
+    String balancerBefore = jobs.balancers("upgraded").get(0).getMetadata().getUid();
     String upgraded = "ghcr.io/ballast-dev/agent:0.1.1-upgrade";
     try {
       env.killOperator();
       env.startOperator(Map.of("BALLAST_SIDECAR_IMAGE", upgraded, "BALLAST_BALANCER_IMAGE", upgraded));
       await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> {
-        Pod balancer = balancerPods("upgraded").stream()
+        Pod balancer = jobs.balancers("upgraded").stream()
             .filter(p -> !p.getMetadata().getUid().equals(balancerBefore)).findFirst().orElseThrow();
         assertThat(balancer.getSpec().getContainers().get(0).getImage()).isEqualTo(upgraded);
         assertThat(number(Serialization.unmarshal(DataPathTest.get(balancer, 8472, "/v1/status",

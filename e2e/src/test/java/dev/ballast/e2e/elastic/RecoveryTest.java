@@ -160,8 +160,7 @@ class RecoveryTest extends ElasticScenario {
   Pod runningBalancer(String job, Pod replaced) {
     Pod[] found = new Pod[1];
     await().atMost(WAIT).untilAsserted(() -> {
-      List<Pod> live = env.admin().pods().inNamespace(jobs.namespace()).withLabel("ballast.dev/job", job)
-          .withLabel("ballast.dev/role", "balancer").list().getItems().stream()
+      List<Pod> live = jobs.balancers(job).stream()
           .filter(p -> p.getMetadata().getDeletionTimestamp() == null && "Running".equals(p.getStatus().getPhase()))
           .filter(p -> replaced == null || !p.getMetadata().getName().equals(replaced.getMetadata().getName()))
           .toList();
