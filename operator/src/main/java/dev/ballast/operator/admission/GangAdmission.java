@@ -27,7 +27,9 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
@@ -102,14 +104,14 @@ public class GangAdmission {
    * @param reconciled the jobs this operator reconciles (its primary cache): their pods' promises count even in
    *     the moment before the cluster-wide job informer shows a job that was just created
    */
-  public synchronized Result admit(TrainingJob job, long generation, ExistingJobs reconciled) {
+  public synchronized Result admit(TrainingJob job, long generation, int maxWorkers, ExistingJobs reconciled) {
     long start = System.nanoTime();
     // The job's own pods of past worlds are left out: admission runs only once the decision found every one of them
     // stopped, and the admission cache may still show them for a moment (it would place a smaller world).
     long committed = WorldLifecycle.committedGeneration(job);
     Read read = capacity(job, p -> new WorkerPodView(p).generation() <= committed, reconciled);
     long viewRead = System.nanoTime();
-    Result result = choose(job.getSpec(), read.capacity(), generation, avoidedNodes(job.getStatus()));
+    Result result = choose(job.getSpec(), maxWorkers, read.capacity(), generation, avoidedNodes(job.getStatus()));
     long placed = System.nanoTime();
     if (result instanceof Result.Admitted a) result = createGated(job, a.world());
     long done = System.nanoTime();
@@ -179,6 +181,15 @@ public class GangAdmission {
     return room(job.getSpec(), capacity(job, p -> true, reconciled).capacity());
   }
 
+  /**
+   * Whether {@code job} gives workers back now, and how many it keeps ({@link Reclaim#forJob}), among {@code jobs}
+   * (every job this operator reconciles), each job's room read from admission's view.
+   */
+  public synchronized Optional<Reclaim.Yield> reclaim(TrainingJob job, Collection<TrainingJob> jobs,
+      ExistingJobs reconciled, Instant now) {
+    return Reclaim.forJob(job, jobs, j -> capacity(j, p -> true, reconciled).capacity(), now);
+  }
+
   private static boolean ownedBy(Pod pod, TrainingJob job) {
     String uid = job.getMetadata().getUid();
     return pod.getMetadata().getOwnerReferences().stream().anyMatch(o -> uid.equals(o.getUid()));
@@ -195,17 +206,21 @@ public class GangAdmission {
    * As {@link #choose(TrainingJobSpec, ClusterCapacity, long)}, but first without the {@code avoid} nodes (a
    * placement the scheduler kept refusing); only when nothing fits elsewhere is the usual choice made. Pure.
    */
-  public static Result choose(TrainingJobSpec spec, ClusterCapacity capacity, long generation, Set<String> avoid) {
+  public static Result choose(TrainingJobSpec spec, int maxWorkers, ClusterCapacity capacity, long generation,
+      Set<String> avoid) {
     if (!avoid.isEmpty()) {
-      Result elsewhere = choose(spec, capacity.without(avoid), generation);
+      Result elsewhere = choose(spec, maxWorkers, capacity.without(avoid), generation);
       if (elsewhere instanceof Result.Admitted) return elsewhere;
     }
-    return choose(spec, capacity, generation);
+    return choose(spec, maxWorkers, capacity, generation);
   }
 
-  /** Chooses the nodes of a new world: as many workers as fit, in whole groups, never fewer than workers.min. Pure. */
-  public static Result choose(TrainingJobSpec spec, ClusterCapacity capacity, long generation) {
-    GangRequest request = WorkerRequest.of(spec);
+  /**
+   * Chooses the nodes of a new world: as many workers as fit, at most {@code maxWorkers} (workers.max, or the size a
+   * reclaim shrank the job to), in whole groups, never fewer than workers.min. Pure.
+   */
+  public static Result choose(TrainingJobSpec spec, int maxWorkers, ClusterCapacity capacity, long generation) {
+    GangRequest request = WorkerRequest.of(spec).withWorkers(spec.workers.min, Math.min(maxWorkers, spec.workers.max));
     Placement placement = GangPlacer.place(capacity.nodes(), capacity.used(), request);
     if (placement instanceof Placement.Unplaceable u) {
       return new Result.Unschedulable(InsufficientRoom.reason(u.shortResource()), u.reason());

@@ -21,8 +21,14 @@ public final class InsufficientRoom {
     return REASONS.getOrDefault(shortResource, PREFIX + "Resources");
   }
 
-  /** Whether an Admitted condition's reason says the job waits for room (any resource). */
+  /**
+   * The reason of {@code Admitted=False} while another job gives workers back for this one: it still waits for room
+   * (growth still yields to it), and is admitted once that job's next world is.
+   */
+  public static final String AWAITING_RECLAIM = "AwaitingReclaim";
+
+  /** Whether an Admitted condition's reason says the job waits for room (any resource, or a reclaim under way). */
   public static boolean isWaitingForRoom(String reason) {
-    return reason != null && reason.startsWith(PREFIX);
+    return reason != null && (reason.startsWith(PREFIX) || reason.equals(AWAITING_RECLAIM));
   }
 }

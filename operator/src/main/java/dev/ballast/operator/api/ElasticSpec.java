@@ -5,7 +5,10 @@ import io.fabric8.generator.annotation.Default;
 import io.fabric8.generator.annotation.Max;
 import io.fabric8.generator.annotation.Min;
 
-/** How a running job changes size: when it grows, and how long it waits below workers.min. See docs/elastic.md. */
+/**
+ * How a running job changes size: when it grows, whether it gives workers above workers.min back to a job waiting for
+ * room, and how long it waits below workers.min. See docs/elastic.md.
+ */
 public class ElasticSpec {
   @Default("300")
   @Min(0)
@@ -30,4 +33,10 @@ public class ElasticSpec {
   @JsonPropertyDescription("Seconds a job may wait without room for workers.min workers (since it lost its world, or since"
       + " creation if it never had one) before it fails with reason BelowMinTimeout. Unset: wait forever.")
   public Integer belowMinTimeoutSeconds;
+
+  @Default("true")
+  @JsonPropertyDescription("Whether workers above workers.min may be reclaimed: when another job waits for room to reach its"
+      + " own workers.min and this job alone can make that room by shrinking, it shrinks (a voluntary resize, reason"
+      + " Reclaimed). Of several jobs that could, the newest gives back. False: this job keeps what it holds.")
+  public Boolean reclaimable = true;
 }

@@ -10,7 +10,7 @@ import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class WorldTransition {
   @JsonPropertyDescription("Why: WorkerFailed, WorkerLost, NodeLost, NoProgress (restarts) or CapacityAvailable,"
-      + " WorkersChanged, SpecChanged, NodeDrained (voluntary resizes).")
+      + " WorkersChanged, SpecChanged, NodeDrained, Reclaimed (voluntary resizes).")
   public String reason;
 
   @JsonPropertyDescription("What happened, for a person.")
@@ -24,6 +24,10 @@ public class WorldTransition {
 
   @JsonPropertyDescription("Worker count the change aims at, where it aims at one.")
   public Integer workers;
+
+  @JsonPropertyDescription("Reclaimed only: the job (namespace/name) waiting for room that the workers are given back to;"
+      + " it is admitted after this job's next world.")
+  public String forJob;
 
   @JsonPropertyDescription("When the transition began (RFC 3339).")
   public String since;

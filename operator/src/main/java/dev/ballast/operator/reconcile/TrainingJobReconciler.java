@@ -1,6 +1,7 @@
 package dev.ballast.operator.reconcile;
 
 import dev.ballast.operator.admission.GangAdmission;
+import dev.ballast.operator.admission.Reclaim;
 import dev.ballast.operator.api.BalancerSpec;
 import dev.ballast.operator.api.TrainingJob;
 import dev.ballast.operator.api.TrainingJobStatus;
@@ -245,10 +246,13 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
     @SuppressWarnings("unchecked")
     var nodeCache = (Cache<Node>) ctx.eventSourceRetriever().getEventSourceFor(Node.class, NODES);
     var nodes = NodeStates.of(nodeCache.list().toList(), job.getSpec().topology);
-    List<String> waiting = WorldLifecycle.jobsToYieldTo(job, ctx.getPrimaryCache().list().toList(),
-        nodes.values().stream().map(NodeState::node).toList());
-    Integer room = WorldLifecycle.wantsRoom(job, waiting, now) ? admission.placeableWorkers(job, ExistingJobs.of(ctx.getPrimaryCache().list())) : null;
-    return new ClusterView(nodes, room, waiting, admission.unseenPods(job, workers, now));
+    List<TrainingJob> jobs = ctx.getPrimaryCache().list().toList();
+    List<String> waiting = WorldLifecycle.jobsToYieldTo(job, jobs, nodes.values().stream().map(NodeState::node).toList());
+    Integer room = WorldLifecycle.wantsRoom(job, waiting, now) ? admission.placeableWorkers(job, ExistingJobs.of(jobs.stream())) : null;
+    Reclaim.Yield reclaim = waiting.isEmpty() ? null
+        : admission.reclaim(job, jobs, ExistingJobs.of(jobs.stream()), now).orElse(null);
+    return new ClusterView(nodes, room, waiting, admission.unseenPods(job, workers, now), reclaim,
+        WorldLifecycle.reclaimsFor(job, jobs, now));
   }
 
   /** Deletes what the decision stops: gracefully (the checkpoint grace for voluntary stops), or forced where allowed. */
@@ -299,7 +303,7 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
   private GangAdmission.Result act(TrainingJob job, WorldStep step, Context<TrainingJob> ctx, Instant now) {
     if (step instanceof WorldStep.Place place) {
       GangAdmission.Result result =
-          admission.admit(job, place.generation(), ExistingJobs.of(ctx.getPrimaryCache().list()));
+          admission.admit(job, place.generation(), place.maxWorkers(), ExistingJobs.of(ctx.getPrimaryCache().list()));
       if (result instanceof GangAdmission.Result.Admitted a) {
         events.normal(job, "Placed", "Placed " + a.world().size() + " workers for world " + a.world().generation()
             + ": " + describe(a.world()));

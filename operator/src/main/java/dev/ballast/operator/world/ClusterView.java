@@ -1,5 +1,6 @@
 package dev.ballast.operator.world;
 
+import dev.ballast.operator.admission.Reclaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.util.List;
 import java.util.Map;
@@ -12,15 +13,25 @@ import java.util.Map;
  *     computed (only asked for when the job could resize, see {@link WorldLifecycle#wantsRoom})
  * @param waitingJobs other jobs waiting for GPUs to reach their workers.min: growth yields to them
  * @param unseen pods of this job admission created that the pod cache does not show yet; null when none
+ * @param reclaim this job gives workers back to a waiting job now, down to this size; null when not
+ * @param lenders other jobs giving workers back for this one now ({@link WorldLifecycle#reclaimsFor}): it is
+ *     admitted after their next worlds
  */
 public record ClusterView(Map<String, NodeState> nodes, Integer placeableWorkers, List<String> waitingJobs,
-                          UnseenPods unseen) {
+                          UnseenPods unseen, Reclaim.Yield reclaim, List<String> lenders) {
   public ClusterView {
     nodes = Map.copyOf(nodes);
     waitingJobs = List.copyOf(waitingJobs);
+    lenders = List.copyOf(lenders);
   }
 
-  /** A view in which the pod cache shows every pod admission created. */
+  /** A view without reclaims. */
+  public ClusterView(Map<String, NodeState> nodes, Integer placeableWorkers, List<String> waitingJobs,
+      UnseenPods unseen) {
+    this(nodes, placeableWorkers, waitingJobs, unseen, null, List.of());
+  }
+
+  /** A view without reclaims, in which the pod cache shows every pod admission created. */
   public ClusterView(Map<String, NodeState> nodes, Integer placeableWorkers, List<String> waitingJobs) {
     this(nodes, placeableWorkers, waitingJobs, null);
   }

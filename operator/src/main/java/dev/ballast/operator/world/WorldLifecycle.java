@@ -1,6 +1,7 @@
 package dev.ballast.operator.world;
 
 import dev.ballast.operator.admission.InsufficientRoom;
+import dev.ballast.operator.admission.Reclaim;
 import dev.ballast.operator.admission.WorkerRequest;
 import dev.ballast.operator.admission.WorldSizes;
 import dev.ballast.operator.api.RecoverySpec;
@@ -49,6 +50,10 @@ public final class WorldLifecycle {
   static final Duration GROWTH_RECHECK = Duration.ofSeconds(30);
   /** How often a stopping world is looked at again should a pod event be missed. */
   static final Duration STOPPING_RECHECK = Duration.ofSeconds(10);
+  /** The transition of a job giving workers above workers.min back to a waiting job. */
+  public static final String RECLAIMED = "Reclaimed";
+  /** Beyond the lender's checkpoint grace, how long a waiting job waits for the lender's next world to be admitted. */
+  static final Duration RECLAIM_SLACK = Duration.ofSeconds(60);
 
   private WorldLifecycle() {}
 
@@ -82,8 +87,40 @@ public final class WorldLifecycle {
         .filter(other -> !other.getMetadata().getUid().equals(job.getMetadata().getUid()))
         .filter(WorldLifecycle::waitingForRoom)
         .filter(other -> couldUseAny(other, ours))
-        .map(other -> other.getMetadata().getNamespace() + "/" + other.getMetadata().getName())
+        .map(WorldLifecycle::key)
         .sorted().toList();
+  }
+
+  /** "namespace/name": how one job names another in status and messages. */
+  public static String key(TrainingJob job) {
+    return job.getMetadata().getNamespace() + "/" + job.getMetadata().getName();
+  }
+
+  /**
+   * Whether the job may give workers back to a waiting job ({@link dev.ballast.operator.admission.Reclaim}): its
+   * committed world runs above workers.min with no transition under way, and spec.elastic.reclaimable is not false.
+   */
+  public static boolean mayLend(TrainingJob job) {
+    TrainingJobStatus s = job.getStatus();
+    TrainingJobSpec spec = job.getSpec();
+    return s != null && s.world != null && s.transition == null && s.phase == Phase.Running
+        && !Boolean.TRUE.equals(spec.suspend) && !Boolean.FALSE.equals(spec.elastic.reclaimable)
+        && s.world.nodes.size() > spec.workers.min;
+  }
+
+  /**
+   * The jobs ("namespace/name") giving workers back to {@code waiting} now: their transition is {@link #RECLAIMED}
+   * for it, begun less than their checkpoint grace plus {@link #RECLAIM_SLACK} ago (a job whose pods take longer to
+   * stop holds the waiting one back no longer).
+   */
+  public static List<String> reclaimsFor(TrainingJob waiting, Collection<TrainingJob> jobs, Instant now) {
+    String key = key(waiting);
+    return jobs.stream().filter(j -> {
+      WorldTransition t = j.getStatus() == null ? null : j.getStatus().transition;
+      return t != null && RECLAIMED.equals(t.reason) && key.equals(t.forJob) && t.since != null
+          && now.isBefore(Instant.parse(t.since).plusSeconds(j.getSpec().elastic.checkpointTimeoutSeconds)
+              .plus(RECLAIM_SLACK));
+    }).map(WorldLifecycle::key).sorted().toList();
   }
 
   private static boolean couldUseAny(TrainingJob other, List<GpuNode> nodes) {
@@ -100,7 +137,7 @@ public final class WorldLifecycle {
    * Whether another job is waiting for GPUs to reach its workers.min (no world, or between worlds, and its
    * last admission found too little room).
    */
-  static boolean waitingForRoom(TrainingJob other) {
+  public static boolean waitingForRoom(TrainingJob other) {
     TrainingJobStatus s = other.getStatus();
     if (s == null || Boolean.TRUE.equals(other.getSpec().suspend)) return false;
     if (s.phase == Phase.Succeeded || s.phase == Phase.Failed || s.phase == Phase.Suspended) return false;
@@ -229,7 +266,17 @@ public final class WorldLifecycle {
         return done(new WorldStep.Wait("BindingBackoff", "the scheduler did not bind a gang on nodes " + backoff.nodes
             + " " + backoff.timeouts + " times in a row; admission waits until " + until, until), true);
       }
-      return done(new WorldStep.Place(used + 1), true);
+      if (!cluster.lenders().isEmpty()) {
+        Instant until = now.plus(STOPPING_RECHECK);
+        wake(until);
+        return done(new WorldStep.Wait(InsufficientRoom.AWAITING_RECLAIM, String.join(", ", cluster.lenders())
+            + " is giving workers back for this job; it is admitted once that job's next world is", until), true);
+      }
+      boolean reclaimed = transition != null && RECLAIMED.equals(transition.reason) && transition.workers != null;
+      // a reclaim's size holds only while the spec allows it (spec.workers may have been edited since)
+      int maxWorkers = reclaimed ? Math.min(Math.max(transition.workers, spec.workers.min), spec.workers.max)
+          : spec.workers.max;
+      return done(new WorldStep.Place(used + 1, maxWorkers), true);
     }
 
     /**
@@ -348,6 +395,15 @@ public final class WorldLifecycle {
         int target = WorldSizes.largestValid(max, spec);
         return resize(g, "WorkersChanged", "spec.workers.max is " + max + " but world " + g + " has " + size
             + " workers; shrinking to " + target, target);
+      }
+      Reclaim.Yield lend = cluster.reclaim();
+      if (lend != null && lend.size() >= min && lend.size() < size) {
+        var t = new WorldTransition(RECLAIMED, lend.forJob() + " waits for room for its workers.min (" + lend.forWorkers()
+            + "); giving back " + (size - lend.size()) + " workers above workers.min (" + min + "): world " + g
+            + " has " + size + ", the next has " + lend.size(), g, true, lend.size(), now.toString(), null);
+        t.forJob = lend.forJob();
+        wake(now);
+        return done(new WorldStep.Transition(t, false), false);
       }
       Integer room = cluster.placeableWorkers();
       boolean inRange = size >= min;

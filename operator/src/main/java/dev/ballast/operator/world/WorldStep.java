@@ -7,8 +7,11 @@ import java.util.List;
 /** What the operator should do next about a job's world; decided by {@link WorldLifecycle}, carried out by the reconciler. */
 public sealed interface WorldStep {
 
-  /** No world runs and nothing blocks one: choose nodes for a new world of this generation (gang admission). */
-  record Place(long generation) implements WorldStep {}
+  /**
+   * No world runs and nothing blocks one: choose nodes for a new world of this generation (gang admission), of at most
+   * {@code maxWorkers} (workers.max, or the size a reclaim gave workers back down to).
+   */
+  record Place(long generation, int maxWorkers) implements WorldStep {}
 
   /** Admission waits until {@code until}: a restart's backoff, or a gang that keeps failing to bind. */
   record Wait(String reason, String message, Instant until) implements WorldStep {}

@@ -33,7 +33,7 @@ class StatusAggregatorTest {
 
   @Test
   void unschedulableJobIsPendingWithTheReasonInNumbers() {
-    var s = StatusAggregator.aggregate(job, d(new WorldStep.Place(1)),
+    var s = StatusAggregator.aggregate(job, d(new WorldStep.Place(1, 4)),
         new GangAdmission.Result.Unschedulable("InsufficientGPUs", "needs 2 workers × 8 GPUs; only 1 node has 8 free GPUs"), T0);
     assertThat(s.phase).isEqualTo(Phase.Pending);
     assertThat(s.observedGeneration).isEqualTo(1L);
@@ -48,7 +48,7 @@ class StatusAggregatorTest {
   void aWorkerPodTheApiServerRefusesLeavesTheJobPendingWithTheServersMessage() {
     String server = "pods \"olmoe-g1-w0\" is forbidden: violates PodSecurity \"restricted:latest\": "
         + "allowPrivilegeEscalation != false (container \"trainer\" must set securityContext.allowPrivilegeEscalation=false)";
-    var s = StatusAggregator.aggregate(job, d(new WorldStep.Place(1)),
+    var s = StatusAggregator.aggregate(job, d(new WorldStep.Place(1, 4)),
         new GangAdmission.Result.Refused("olmoe-g1-w0", server), T0);
     assertThat(s.phase).isEqualTo(Phase.Pending);
     assertThat(s.desiredWorkers).isZero();
@@ -219,10 +219,10 @@ class StatusAggregatorTest {
 
   @Test
   void theReasonSaysWhyAJobWaitsOrIsNotSimplyRunning() {
-    var pending = StatusAggregator.aggregate(job, d(new WorldStep.Place(1)),
+    var pending = StatusAggregator.aggregate(job, d(new WorldStep.Place(1, 4)),
         new GangAdmission.Result.Unschedulable("InsufficientGPUs", "needs 2 workers × 8 GPUs"), T0);
     assertThat(StatusReason.of(pending)).isEqualTo("InsufficientGPUs");
-    var refused = StatusAggregator.aggregate(job, d(new WorldStep.Place(1)),
+    var refused = StatusAggregator.aggregate(job, d(new WorldStep.Place(1, 4)),
         new GangAdmission.Result.Refused("olmoe-g1-w0", "forbidden"), T0);
     assertThat(StatusReason.of(refused)).isEqualTo(StatusAggregator.PODS_REFUSED);
 
@@ -266,7 +266,7 @@ class StatusAggregatorTest {
         new WorldTransition("Suspended", "spec.suspend is true", 0, true, null, T0.toString(), null))), null, T0));
     assertThat(job.getStatus().phase).isEqualTo(Phase.Suspended);
     assertThat(condition(job.getStatus().conditions, Conditions.SUSPENDED).getStatus()).isEqualTo("True");
-    var resumed = StatusAggregator.aggregate(job, d(new WorldStep.Place(1)),
+    var resumed = StatusAggregator.aggregate(job, d(new WorldStep.Place(1, 4)),
         new GangAdmission.Result.Admitted(world), T0.plusSeconds(1));
     assertThat(resumed.phase).isEqualTo(Phase.Admitted);
     assertThat(condition(resumed.conditions, Conditions.SUSPENDED).getStatus()).isEqualTo("False");

@@ -3,6 +3,7 @@ package dev.ballast.operator.world;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ballast.operator.TestJobs;
+import dev.ballast.operator.admission.Reclaim;
 import dev.ballast.operator.api.BalancerStatusSchema;
 import dev.ballast.operator.api.ParallelismSpec;
 import dev.ballast.operator.api.RecoverySpec;
@@ -62,7 +63,7 @@ class WorldLifecycleTest {
   @Test
   void podsAdmissionCreatedThatTheCacheDoesNotShowYetAreAwaitedNotRolledBackUntilTheBound() {
     sim.nodes("n0", "n1");
-    assertThat(sim.reconcile(job, false).step()).isEqualTo(new WorldStep.Place(1));
+    assertThat(sim.reconcile(job, false).step()).isEqualTo(new WorldStep.Place(1, job.getSpec().workers.max));
     Pod w0 = sim.pods.get("olmoe-g1-w0");
     var created = sim.now;
     var oneUnseen = new ClusterView(sim.nodes, null, List.of(), new UnseenPods(1, 2, List.of("olmoe-g1-w1"), created));
@@ -91,7 +92,7 @@ class WorldLifecycleTest {
         .isInstanceOf(WorldStep.RollBack.class);
     assertThat(WorldLifecycle.decide(job, List.of(), new ClusterView(sim.nodes, null, List.of(),
         new UnseenPods(1, 2, List.of("olmoe-g1-w0", "olmoe-g1-w1"), created)), deadline).step())
-        .as("a world never shown by the bound is admitted again").isEqualTo(new WorldStep.Place(1));
+        .as("a world never shown by the bound is admitted again").isEqualTo(new WorldStep.Place(1, job.getSpec().workers.max));
 
     assertThat(sim.reconcile(job, false).step()).as("the cache caught up").isInstanceOf(WorldStep.Release.class);
   }
@@ -100,7 +101,7 @@ class WorldLifecycleTest {
   void aWorldIsAdmittedAsAGangCommittedAndRunsWithGenerationNamedPods() {
     sim.nodes("n0", "n1");
     var first = sim.reconcile(job, false);
-    assertThat(first.step()).isEqualTo(new WorldStep.Place(1));
+    assertThat(first.step()).isEqualTo(new WorldStep.Place(1, job.getSpec().workers.max));
     assertThat(sim.pods.keySet()).containsExactly("olmoe-g1-w0", "olmoe-g1-w1");
     assertThat(sim.reconcile(job, false).step()).isInstanceOf(WorldStep.Release.class);
     sim.kubelets();
@@ -144,7 +145,7 @@ class WorldLifecycleTest {
     });
     assertThat(waiting.wakeAt()).isEqualTo(sim.now.plusSeconds(10));
     tick(10);
-    assertThat(sim.reconcile(job, false).step()).isEqualTo(new WorldStep.Place(2));
+    assertThat(sim.reconcile(job, false).step()).isEqualTo(new WorldStep.Place(2, job.getSpec().workers.max));
     sim.settle(4);
     assertThat(generation()).isEqualTo(2L);
     assertThat(names()).containsExactly("olmoe-g2-w0", "olmoe-g2-w1");
@@ -366,6 +367,107 @@ class WorldLifecycleTest {
     assertThat(sim.reconcile(job, false).step()).as("one more worker is not worth a restart").isInstanceOf(WorldStep.Run.class);
     job.getSpec().elastic.minGainWorkers = 1;
     assertThat(sim.reconcile(job, false).step()).isInstanceOf(WorldStep.Transition.class);
+  }
+
+  /** A second job, created after {@link #job}, that needs {@code min} workers of 8 GPUs. */
+  TrainingJob waitingJob(String name, int min, int max) {
+    TrainingJob other = TestJobs.job(name, min, max, 8);
+    other.getMetadata().setCreationTimestamp(sim.now.plusSeconds(1).toString());
+    sim.jobs.add(other);
+    sim.settle(2);
+    assertThat(other.getStatus().phase).isEqualTo(Phase.Pending);
+    assertThat(WorldLifecycle.waitingForRoom(other)).isTrue();
+    return other;
+  }
+
+  @Test
+  void aJobAboveItsMinimumGivesWorkersBackToAJobWaitingForItsOwn() {
+    sim.nodes("n0", "n1", "n2", "n3");
+    job.getSpec().elastic.reclaimable = false;
+    runWorld();
+    assertThat(sim.live(job)).hasSize(4);
+    TrainingJob other = waitingJob("waiting", 2, 3);
+    assertThat(job.getStatus().transition).as("spec.elastic.reclaimable false keeps the workers").isNull();
+
+    job.getSpec().elastic.reclaimable = true; // a live field
+    Decision lend = sim.reconcile(job, false);
+    assertThat(lend.step()).isInstanceOfSatisfying(WorldStep.Transition.class, t -> {
+      assertThat(t.countsAsRestart()).isFalse();
+      assertThat(t.transition().reason).isEqualTo("Reclaimed");
+      assertThat(t.transition().voluntary).isTrue();
+      assertThat(t.transition().workers).as("the largest size that leaves the waiting job its 2").isEqualTo(2);
+      assertThat(t.transition().forJob).isEqualTo("team-a/waiting");
+      assertThat(t.transition().message).isEqualTo("team-a/waiting waits for room for its workers.min (2); giving "
+          + "back 2 workers above workers.min (2): world 1 has 4, the next has 2");
+    });
+
+    Decision held = sim.reconcile(other, false);
+    assertThat(held.step()).as("the waiting job is admitted after the lender's next world")
+        .isInstanceOfSatisfying(WorldStep.Wait.class, w -> assertThat(w.reason()).isEqualTo("AwaitingReclaim"));
+    assertThat(WorldLifecycle.waitingForRoom(other)).as("growth still yields to it").isTrue();
+
+    sim.settle(8);
+    assertThat(job.getStatus().world.generation).isEqualTo(2L);
+    assertThat(sim.live(job)).as("the lender's next world keeps the size it gave back down to").hasSize(2);
+    assertThat(job.getStatus().restarts).as("giving back is no restart").isZero();
+    assertThat(other.getStatus().phase).isEqualTo(Phase.Running);
+    assertThat(sim.live(other)).hasSize(2);
+    assertThat(job.getStatus().transition).isNull();
+  }
+
+  @Test
+  void ofTwoJobsThatCouldGiveBackTheNewestDoesAndNoneForAJobOnlyBothTogetherOrNoneCouldMakeRoomFor() {
+    sim.nodes("n0", "n1", "n2", "n3");
+    job.getSpec().workers.min = 1;
+    job.getSpec().workers.max = 2;
+    runWorld();
+    TrainingJob newer = TestJobs.job("newer", 1, 2, 8);
+    newer.getMetadata().setCreationTimestamp(sim.now.plusSeconds(1).toString());
+    sim.jobs.add(newer);
+    sim.settle(6);
+    assertThat(sim.live(newer)).hasSize(2);
+
+    TrainingJob waiting = waitingJob("waiting", 1, 1);
+    assertThat(newer.getStatus().transition).satisfies(t -> {
+      assertThat(t.reason).isEqualTo("Reclaimed");
+      assertThat(t.workers).isEqualTo(1);
+      assertThat(t.forJob).isEqualTo("team-a/waiting");
+    });
+    assertThat(job.getStatus().transition).as("the older job keeps its workers").isNull();
+    sim.settle(8);
+    assertThat(sim.live(newer)).hasSize(1);
+    assertThat(sim.live(waiting)).hasSize(1);
+    assertThat(sim.live(job)).hasSize(2);
+
+    TrainingJob big = waitingJob("big", 2, 2);
+    sim.settle(4);
+    assertThat(big.getStatus().phase).as("job alone frees one node, newer none (at its minimum)")
+        .isEqualTo(Phase.Pending);
+    assertThat(job.getStatus().world.generation).isEqualTo(1L);
+
+    sim.jobs.remove(big);
+    sim.nodes("n4");
+    TrainingJob fits = TestJobs.job("fits", 1, 1, 8);
+    sim.jobs.add(fits);
+    sim.settle(6);
+    assertThat(sim.live(fits)).as("it had room of its own").hasSize(1);
+    assertThat(job.getStatus().world.generation).isEqualTo(1L);
+    assertThat(newer.getStatus().world.generation).isEqualTo(2L);
+    assertThat(job.getStatus().restarts + newer.getStatus().restarts).isZero();
+  }
+
+  @Test
+  void aWaitingJobStopsWaitingForALenderWhoseWorkersTakeLongerThanTheirGraceToStop() {
+    sim.nodes("n0", "n1", "n2", "n3");
+    runWorld();
+    TrainingJob other = waitingJob("waiting", 2, 2);
+    sim.reconcile(job, false);
+    assertThat(job.getStatus().transition.reason).isEqualTo("Reclaimed");
+    assertThat(WorldLifecycle.reclaimsFor(other, sim.jobs, sim.now)).containsExactly("team-a/olmoe");
+    tick(job.getSpec().elastic.checkpointTimeoutSeconds + 59);
+    assertThat(WorldLifecycle.reclaimsFor(other, sim.jobs, sim.now)).containsExactly("team-a/olmoe");
+    tick(1);
+    assertThat(WorldLifecycle.reclaimsFor(other, sim.jobs, sim.now)).isEmpty();
   }
 
   @Test
@@ -655,7 +757,7 @@ class WorldLifecycleTest {
   void aGangRolledBackAfterItsReleaseRetiresItsGenerationFirstAndTheNextWorldNeverReusesIt() {
     sim.nodes("n0", "n1");
     job.getSpec().workers.max = 2;
-    assertThat(sim.reconcile(job, false).step()).isEqualTo(new WorldStep.Place(1));
+    assertThat(sim.reconcile(job, false).step()).isEqualTo(new WorldStep.Place(1, job.getSpec().workers.max));
     assertThat(sim.reconcile(job, false).step()).isInstanceOf(WorldStep.Release.class);
     sim.kubelets(); // bound and started; the commit is never written (the operator died, say)
     sim.exit("olmoe-g1-w0", 137);

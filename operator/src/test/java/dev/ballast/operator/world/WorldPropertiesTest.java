@@ -51,7 +51,7 @@ class WorldPropertiesTest {
     if (histories == HISTORIES) {
       assertThat(seen).as("decisions the histories reached: " + seen).allSatisfy((kind, n) -> assertThat(n).isGreaterThan(20))
           .containsKeys("Commit", "WorkerFailed", "NodeLost", "WorkerLost", "CapacityAvailable", "WorkersChanged",
-              "NodeDrained", "SpecChanged", "Suspend", "Finish", "RollBack", "ForceDelete");
+              "NodeDrained", "SpecChanged", "Suspend", "Finish", "RollBack", "ForceDelete", "Reclaimed");
     }
   }
 

@@ -1,6 +1,7 @@
 package dev.ballast.operator.world;
 
 import dev.ballast.operator.admission.GangAdmission;
+import dev.ballast.operator.admission.Reclaim;
 import dev.ballast.operator.api.TrainingJob;
 import dev.ballast.operator.api.TrainingJobStatus;
 import dev.ballast.operator.config.OperatorSettings;
@@ -104,7 +105,10 @@ final class WorldSim {
     List<String> waiting = WorldLifecycle.jobsToYieldTo(job, jobs, nodes.values().stream().map(NodeState::node).toList());
     Integer room = WorldLifecycle.wantsRoom(job, waiting, now)
         ? GangAdmission.room(job.getSpec(), capacity(job.getMetadata().getName())) : null;
-    Decision d = WorldLifecycle.decide(job, podsOf(job), new ClusterView(nodes, room, waiting), now);
+    Reclaim.Yield reclaim = waiting.isEmpty() ? null
+        : Reclaim.forJob(job, jobs, j -> capacity(j.getMetadata().getName()), now).orElse(null);
+    Decision d = WorldLifecycle.decide(job, podsOf(job), new ClusterView(nodes, room, waiting, null, reclaim,
+        WorldLifecycle.reclaimsFor(job, jobs, now)), now);
     for (Pod p : d.stop()) {
       Pod live = pods.get(p.getMetadata().getName());
       if (live == null) continue;
@@ -117,7 +121,7 @@ final class WorldSim {
     d.forceDelete().forEach(p -> pods.remove(p.getMetadata().getName()));
     GangAdmission.Result admitted = null;
     if (d.step() instanceof WorldStep.Place place) {
-      admitted = GangAdmission.choose(job.getSpec(), capacity(null), place.generation(),
+      admitted = GangAdmission.choose(job.getSpec(), place.maxWorkers(), capacity(null), place.generation(),
           GangAdmission.avoidedNodes(job.getStatus()));
       if (admitted instanceof GangAdmission.Result.Admitted a) {
         for (Pod p : podsOf(job)) {

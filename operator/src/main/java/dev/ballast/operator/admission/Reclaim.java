@@ -1,0 +1,117 @@
+package dev.ballast.operator.admission;
+
+import dev.ballast.operator.api.TrainingJob;
+import dev.ballast.operator.api.TrainingJobSpec;
+import dev.ballast.operator.observe.ClusterCapacity;
+import dev.ballast.operator.placement.GangPlacer;
+import dev.ballast.operator.placement.GangRequest;
+import dev.ballast.operator.placement.Placement;
+import dev.ballast.operator.placement.Resources;
+import dev.ballast.operator.world.Seat;
+import dev.ballast.operator.world.WorldLifecycle;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.Function;
+
+/**
+ * Who gives workers above workers.min back to a job waiting for room to reach its own workers.min (docs/elastic.md,
+ * "Reclaim"). Pure: the caller hands in every job's room, read from admission's view.
+ *
+ * <p>Waiting jobs are served oldest first. For the first one that a single running job can make room for, the newest
+ * such job gives back, shrinking to the largest valid size at which the waiting job's workers.min still fits beside
+ * its next world. Every job's reconcile computes the same answer from the same jobs, so one job yields, not several.
+ * A waiting job that only several jobs together could make room for keeps waiting.
+ */
+public final class Reclaim {
+  private Reclaim() {}
+
+  /**
+   * A running job that may give workers back.
+   *
+   * @param withoutOwnPods the cluster as it would be without this job's pods (the room its next world is placed in)
+   */
+  public record Lender(String job, Instant created, TrainingJobSpec spec, int size, ClusterCapacity withoutOwnPods) {}
+
+  /** A job waiting for room for its workers.min; {@code now} is the cluster as it is (it holds no pods). */
+  public record Waiting(String job, Instant created, TrainingJobSpec spec, ClusterCapacity now) {}
+
+  /** {@code lender} shrinks to {@code size} workers so that {@code forJob}'s {@code forWorkers} (its workers.min) fit. */
+  public record Yield(String lender, int size, String forJob, int forWorkers) {}
+
+  /**
+   * Whether {@code job} gives workers back now: empty unless it is the lender the rule picks among {@code jobs}.
+   *
+   * @param roomWithout the cluster as it would be without a job's own pods
+   */
+  public static Optional<Yield> forJob(TrainingJob job, Collection<TrainingJob> jobs,
+      Function<TrainingJob, ClusterCapacity> roomWithout, Instant now) {
+    if (!WorldLifecycle.mayLend(job)) return Optional.empty();
+    List<Waiting> waiting = jobs.stream()
+        .filter(j -> WorldLifecycle.waitingForRoom(j) && WorldLifecycle.reclaimsFor(j, jobs, now).isEmpty())
+        .map(j -> new Waiting(WorldLifecycle.key(j), created(j), j.getSpec(), roomWithout.apply(j)))
+        .toList();
+    if (waiting.isEmpty()) return Optional.empty();
+    List<Lender> lenders = jobs.stream().filter(WorldLifecycle::mayLend)
+        .map(j -> new Lender(WorldLifecycle.key(j), created(j), j.getSpec(), j.getStatus().world.nodes.size(),
+            roomWithout.apply(j)))
+        .toList();
+    String key = WorldLifecycle.key(job);
+    return choose(waiting, lenders).filter(y -> y.lender().equals(key));
+  }
+
+  private static Instant created(TrainingJob job) {
+    String t = job.getMetadata().getCreationTimestamp();
+    return t == null ? Instant.EPOCH : Instant.parse(t);
+  }
+
+  public static Optional<Yield> choose(List<Waiting> waiting, List<Lender> lenders) {
+    List<Lender> newestFirst = lenders.stream()
+        .sorted(Comparator.comparing(Lender::created).reversed().thenComparing(Lender::job)).toList();
+    for (Waiting w : waiting.stream().sorted(Comparator.comparing(Waiting::created).thenComparing(Waiting::job)).toList()) {
+      GangRequest wanted;
+      try {
+        wanted = minimumOf(w.spec());
+      } catch (IllegalArgumentException e) {
+        continue; // its spec was edited into one it cannot run with: its own reconcile says so
+      }
+      if (GangPlacer.place(w.now().nodes(), w.now().used(), wanted) instanceof Placement.Placed) {
+        continue; // it fits as things are: its own admission will find the room
+      }
+      for (Lender l : newestFirst) {
+        int size = yieldSize(l, wanted);
+        if (size > 0) return Optional.of(new Yield(l.job(), size, w.job(), w.spec().workers.min));
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * The largest valid size below the lender's, at least its workers.min, at which its next world (placed as admission
+   * would place it) leaves room for {@code wanted}; 0 when none does.
+   */
+  static int yieldSize(Lender lender, GangRequest wanted) {
+    TrainingJobSpec spec = lender.spec();
+    ClusterCapacity room = lender.withoutOwnPods();
+    Resources perWorker = WorkerRequest.of(spec).perWorker(); // with its pod slot
+    for (int size = lender.size() - 1; size >= spec.workers.min; size--) {
+      if (WorldSizes.largestValid(size, spec) != size) continue;
+      if (!(GangAdmission.choose(spec, size, room, 0, Set.of()) instanceof GangAdmission.Result.Admitted next)) continue;
+      Map<String, Resources> used = new TreeMap<>(room.used());
+      for (Seat seat : next.world().seats()) {
+        used.merge(seat.node(), perWorker, Resources::plus);
+      }
+      if (GangPlacer.place(room.nodes(), used, wanted) instanceof Placement.Placed) return size;
+    }
+    return 0;
+  }
+
+  private static GangRequest minimumOf(TrainingJobSpec spec) {
+    return WorkerRequest.of(spec).withWorkers(spec.workers.min, spec.workers.min);
+  }
+}

@@ -1,0 +1,79 @@
+package dev.ballast.operator.admission;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ballast.operator.TestJobs;
+import dev.ballast.operator.api.ParallelismSpec;
+import dev.ballast.operator.api.TrainingJobSpec;
+import dev.ballast.operator.observe.ClusterCapacity;
+import dev.ballast.operator.placement.GpuNode;
+import dev.ballast.operator.placement.Resources;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
+
+/** The reclaim rule on its own (docs/elastic.md, "Reclaim"); the decisions around it are in WorldLifecycleTest. */
+class ReclaimTest {
+  static final Instant T0 = Instant.parse("2026-12-06T12:00:00Z");
+  static final List<GpuNode> NODES = IntStream.range(0, 6).mapToObj(i -> new GpuNode("n" + i,
+      new Resources(Map.of(Resources.GPU, 8L, Resources.CPU, 1_000_000L, Resources.MEMORY, 1L << 50,
+          Resources.EPHEMERAL_STORAGE, 1L << 50, Resources.PODS, 110L)),
+      true, false, List.of(), "d" + i, "r0", Map.of())).toList();
+
+  /** The cluster with one worker on each node {@code owners} names (node index to job), but {@code without}'s. */
+  static ClusterCapacity room(List<String> owners, String without) {
+    Map<String, Resources> used = new TreeMap<>();
+    for (int i = 0; i < owners.size(); i++) {
+      if (owners.get(i) != null && !owners.get(i).equals(without)) used.put("n" + i, Resources.of(Resources.GPU, 8));
+    }
+    return new ClusterCapacity(NODES, used);
+  }
+
+  static TrainingJobSpec spec(String name, int min, int max) {
+    return TestJobs.job(name, min, max, 8).getSpec();
+  }
+
+  @Test
+  void theLenderKeepsTheLargestSizeOfWholeGroupsThatLeavesTheWaitingJobItsMinimum() {
+    List<String> owners = List.of("lender", "lender", "lender", "lender", "lender", "lender");
+    TrainingJobSpec lender = spec("lender", 2, 6);
+    lender.parallelism = new ParallelismSpec(16, 1); // whole groups of two workers
+    var waiting = new Reclaim.Waiting("team-a/waiting", T0, spec("waiting", 1, 3), room(owners, null));
+
+    assertThat(Reclaim.choose(List.of(waiting),
+        List.of(new Reclaim.Lender("team-a/lender", T0, lender, 6, room(owners, "lender")))))
+        .as("5 workers would leave room for one, but 5 is no whole number of groups")
+        .contains(new Reclaim.Yield("team-a/lender", 4, "team-a/waiting", 1));
+  }
+
+  @Test
+  void waitingJobsAreServedOldestFirstAndTheNewestLenderThatCanGivesBack() {
+    List<String> owners = List.of("old", "old", "old", "old", "new", "new");
+    var older = new Reclaim.Waiting("team-b/older", T0, spec("older", 3, 3), room(owners, null));
+    var younger = new Reclaim.Waiting("team-a/younger", T0.plusSeconds(5), spec("younger", 1, 1), room(owners, null));
+    var oldLender = new Reclaim.Lender("team-a/old", T0, spec("old", 1, 4), 4, room(owners, "old"));
+    var newLender = new Reclaim.Lender("team-a/new", T0.plusSeconds(9), spec("new", 1, 2), 2, room(owners, "new"));
+
+    assertThat(Reclaim.choose(List.of(younger, older), List.of(newLender, oldLender)))
+        .as("the older job first; only the old lender can free 3 workers for it")
+        .contains(new Reclaim.Yield("team-a/old", 1, "team-b/older", 3));
+    assertThat(Reclaim.choose(List.of(younger), List.of(oldLender, newLender)))
+        .contains(new Reclaim.Yield("team-a/new", 1, "team-a/younger", 1));
+  }
+
+  @Test
+  void nobodyGivesBackForAJobThatFitsAlreadyOrThatNoSingleLenderCanMakeRoomFor() {
+    List<String> owners = java.util.Arrays.asList("a", "a", "b", "b", "c", null);
+    List<Reclaim.Lender> lenders = List.of(new Reclaim.Lender("team-a/a", T0, spec("a", 1, 2), 2, room(owners, "a")),
+        new Reclaim.Lender("team-a/b", T0.plusSeconds(1), spec("b", 1, 2), 2, room(owners, "b")));
+    assertThat(Reclaim.choose(List.of(new Reclaim.Waiting("team-a/fits", T0, spec("fits", 1, 1), room(owners, null))),
+        lenders)).as("n5 is free").isEmpty();
+    assertThat(Reclaim.choose(List.of(new Reclaim.Waiting("team-a/big", T0, spec("big", 3, 3), room(owners, null))),
+        lenders)).as("n5 and one lender's node make two; the waiting job needs three").isEmpty();
+    assertThat(Reclaim.choose(List.of(new Reclaim.Waiting("team-a/two", T0, spec("two", 2, 2), room(owners, null))),
+        lenders)).as("n5 and the newer lender's node").contains(new Reclaim.Yield("team-a/b", 1, "team-a/two", 2));
+  }
+}
