@@ -7,6 +7,8 @@ import dev.ballast.e2e.support.BallastEnvironment;
 import dev.ballast.e2e.support.E2eTest;
 import dev.ballast.e2e.support.GpuNodes;
 import dev.ballast.e2e.support.Jobs;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Tag;
@@ -16,7 +18,7 @@ import org.junit.jupiter.api.Test;
  * Resize on the real control plane (docs/elastic.md): a running job grows towards workers.max when nodes
  * are added, shrinks to the largest valid size when one of its nodes is deleted, and follows edits of
  * spec.workers; each new world is a new generation, and the balancer plans for it. Each test has its own
- * node pool, so it alone decides the capacity its job sees; the world invariants are watched throughout.
+ * node pool, so it alone decides the capacity its jobs see; the world invariants are watched throughout.
  */
 @E2eTest
 @Tag("elastic") // the elastic scenarios alone: -Dballast.e2e.groups=elastic (e2e/README.md)
@@ -59,6 +61,43 @@ class ResizeTest extends ElasticScenario {
         .noneMatch(p -> lost.equals(p.getSpec().getNodeName()));
     assertThat(invariants.violations()).isEmpty();
     awaitPlanFor("grows", 3); // the balancer re-plans for the shrunk world
+  }
+
+  /**
+   * Reclaim (docs/elastic.md): a job grown to its maximum keeps its workers while it is not reclaimable; made
+   * reclaimable, it gives the workers above its minimum back to the job waiting for its own minimum (a voluntary
+   * resize, reason Reclaimed), whose world is admitted after the lender's next world.
+   */
+  @Test
+  void aJobAboveItsMinimumGivesWorkersBackToAJobWaitingForItsOwn() {
+    pool = new GpuNodes(env, "resize-reclaim", 29);
+    pool.add(4);
+    jobs.apply(Jobs.elasticManifest("lender", 2, 4, pool, "",
+        "elastic: {cooldownSeconds: 0, checkpointTimeoutSeconds: 10, reclaimable: false}"));
+    awaitWorld("lender", 1, 4);
+    jobs.apply(Jobs.elasticManifest("waiting", 2, 2, pool, "", FAST));
+    await().atMost(WAIT).untilAsserted(() -> assertThat(jobs.condition("waiting", "Admitted"))
+        .hasValueSatisfying(c -> assertThat(c.get("reason")).isEqualTo("InsufficientGPUs")));
+
+    // the lender's reconciles run on the waiting job's change of status; give them time to (wrongly) give back
+    await().during(Duration.ofSeconds(10)).atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
+      assertThat(jobs.worldGeneration("lender")).as("not reclaimable: it keeps its workers").isEqualTo(1);
+      assertThat(jobs.phase("waiting")).isEqualTo("Pending");
+    });
+
+    Instant reclaimable = Instant.now();
+    jobs.patch("lender", "{\"spec\":{\"elastic\":{\"reclaimable\":true}}}");
+    List<String> kept = awaitWorld("lender", 2, 2);
+    List<String> given = awaitWorld("waiting", 1, 2);
+    Duration admitted = Duration.between(reclaimable, Instant.now());
+    assertThat(given).doesNotContainAnyElementsOf(kept);
+    assertThat(jobs.restarts("lender")).as("giving back is no restart").isZero();
+    assertThat(env.kubectl("get", "events", "-n", jobs.namespace(), "--field-selector",
+        "reason=Reclaimed,involvedObject.name=lender", "-o", "jsonpath={.items[*].message}").ok().stdout())
+        .contains(jobs.namespace() + "/waiting waits for room for its workers.min (2); giving back 2 workers");
+    assertThat(admitted).as("the edit to the waiting job's world: one checkpoint grace (10 s) and two admissions")
+        .isLessThan(Duration.ofSeconds(60));
+    assertThat(invariants.violations()).isEmpty();
   }
 
   @Test

@@ -85,6 +85,7 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
   private static final Logger LOG = Logger.getLogger(TrainingJobReconciler.class);
   private static final String CHILD_SELECTOR = Labels.JOB;
   private static final String NODES = "node";
+  private static final String JOBS = "jobs";
 
   private final KubernetesClient client;
   private final OperatorSettings settings;
@@ -138,6 +139,7 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
       sources.add(informer(type, context));
     }
     sources.add(nodeInformer(context));
+    sources.add(jobInformer(context));
     return sources;
   }
 
@@ -166,6 +168,27 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
         .withSecondaryToPrimaryMapper(node -> context.getPrimaryCache().list()
             .map(ResourceID::fromResource).collect(Collectors.toSet()))
         .withOnUpdateFilter((updated, old) -> NodeChange.matters(old, updated))
+        .build();
+    return new InformerEventSource<>(config, context);
+  }
+
+  /**
+   * Jobs as other jobs' reconciles see them (docs/elastic.md, "Reclaim"): a job that starts waiting for room wakes
+   * the jobs that may give workers back to it, and a job whose reclaim ends (its next world committed, or the job
+   * gone) wakes the jobs awaiting one, so that neither waits for a periodic recheck.
+   */
+  private static InformerEventSource<TrainingJob, TrainingJob> jobInformer(EventSourceContext<TrainingJob> context) {
+    var config = InformerEventSourceConfiguration.from(TrainingJob.class, TrainingJob.class)
+        .withName(JOBS)
+        .withSecondaryToPrimaryMapper(changed -> context.getPrimaryCache().list()
+            .filter(p -> !p.getMetadata().getUid().equals(changed.getMetadata().getUid()))
+            .filter(WorldLifecycle.waitingForRoom(changed) ? WorldLifecycle::mayLend : WorldLifecycle::awaitingReclaim)
+            .map(ResourceID::fromResource).collect(Collectors.toSet()))
+        .withOnAddFilter(WorldLifecycle::waitingForRoom)
+        .withOnUpdateFilter((updated, old) ->
+            (WorldLifecycle.waitingForRoom(updated) && !WorldLifecycle.waitingForRoom(old))
+                || (WorldLifecycle.reclaiming(old) && !WorldLifecycle.reclaiming(updated)))
+        .withOnDeleteFilter((deleted, unknownState) -> WorldLifecycle.reclaiming(deleted))
         .build();
     return new InformerEventSource<>(config, context);
   }

@@ -108,6 +108,18 @@ public final class WorldLifecycle {
         && s.world.nodes.size() > spec.workers.min;
   }
 
+  /** Whether the job is giving workers back to a waiting job now (its transition is {@link #RECLAIMED}). */
+  public static boolean reclaiming(TrainingJob job) {
+    WorldTransition t = job.getStatus() == null ? null : job.getStatus().transition;
+    return t != null && RECLAIMED.equals(t.reason);
+  }
+
+  /** Whether the job's admission waits for a job giving workers back to it ({@link InsufficientRoom#AWAITING_RECLAIM}). */
+  public static boolean awaitingReclaim(TrainingJob job) {
+    return job.getStatus() != null && job.getStatus().conditions.stream().anyMatch(c -> Conditions.ADMITTED.equals(
+        c.getType()) && InsufficientRoom.AWAITING_RECLAIM.equals(c.getReason()));
+  }
+
   /**
    * The jobs ("namespace/name") giving workers back to {@code waiting} now: their transition is {@link #RECLAIMED}
    * for it, begun less than their checkpoint grace plus {@link #RECLAIM_SLACK} ago (a job whose pods take longer to
@@ -116,10 +128,10 @@ public final class WorldLifecycle {
   public static List<String> reclaimsFor(TrainingJob waiting, Collection<TrainingJob> jobs, Instant now) {
     String key = key(waiting);
     return jobs.stream().filter(j -> {
-      WorldTransition t = j.getStatus() == null ? null : j.getStatus().transition;
-      return t != null && RECLAIMED.equals(t.reason) && key.equals(t.forJob) && t.since != null
-          && now.isBefore(Instant.parse(t.since).plusSeconds(j.getSpec().elastic.checkpointTimeoutSeconds)
-              .plus(RECLAIM_SLACK));
+      if (!reclaiming(j)) return false;
+      WorldTransition t = j.getStatus().transition;
+      return key.equals(t.forJob) && t.since != null && now.isBefore(Instant.parse(t.since)
+          .plusSeconds(j.getSpec().elastic.checkpointTimeoutSeconds).plus(RECLAIM_SLACK));
     }).map(WorldLifecycle::key).sorted().toList();
   }
 
