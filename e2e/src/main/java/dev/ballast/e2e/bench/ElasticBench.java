@@ -29,6 +29,8 @@ import java.util.function.Supplier;
  *       → the new world Running, with {@code recovery.nodeLostAfterSeconds: 0} (the grace period Ballast
  *       waits on top is its documented setting, 60 s by default, and is added to this figure);
  *   <li>a {@code spec.workers} edit (2 → 4) → the resized world Running;
+ *   <li>a job of 2 workers applied while a job of 2..4 holds all 4 nodes → the new job's world Running, after the
+ *       other gave back its 2 workers above its minimum (reclaim);
  *   <li>for each new world: the step at which every rank adopted the balancer's first plan for it, counted
  *       from the world's first step (target 0: the plan is ready before the first step).
  * </ul>
@@ -41,6 +43,7 @@ public final class ElasticBench {
   static final Duration WAIT = Duration.ofMinutes(5);
   /** How long a world may take to adopt its first plan before the row says there was none. */
   static final Duration PLAN_WAIT = Duration.ofMinutes(2);
+  static final String RECLAIM = "reclaimed for a waiting job";
   static final String SPEC = "elastic: {cooldownSeconds: 0, checkpointTimeoutSeconds: 10}\n"
       + "recovery: {backoffSeconds: 1, nodeLostAfterSeconds: 0}";
 
@@ -93,9 +96,10 @@ public final class ElasticBench {
         samples.add(report(nodeLost("node deleted", false, "deleted" + i)));
         samples.add(report(nodeLost("node NotReady", true, "notready" + i)));
         samples.add(report(workersEdit("edit" + i)));
+        samples.add(report(reclaim("lender" + i)));
       }
     }
-    for (String scenario : List.of("node deleted", "node NotReady", "spec.workers 2→4")) {
+    for (String scenario : List.of("node deleted", "node NotReady", "spec.workers 2→4", RECLAIM)) {
       List<Double> r = samples.stream().filter(s -> s.scenario().equals(scenario)).map(Sample::toRunning).sorted().toList();
       System.out.printf(Locale.ROOT, "%s → new world Running: median %.1f s, max %.1f s over %d runs%n", scenario,
           r.get(r.size() / 2), r.get(r.size() - 1), r.size());
@@ -130,6 +134,24 @@ public final class ElasticBench {
   }
 
   /**
+   * A job of 2..4 workers running on all 4 nodes of its pool; then a job of 2..2 applied, and the time until that
+   * job's first world runs: the decision to give back, the first job's stop and next world, then the new job's.
+   */
+  Sample reclaim(String job) throws InterruptedException {
+    GpuNodes pool = new GpuNodes(env, job, rack++);
+    try {
+      pool.add(4);
+      startJob(job, 4, pool);
+      Instant t0 = Instant.now();
+      jobs.apply(Jobs.elasticManifest(job + "-waiting", 2, 2, pool, "", SPEC));
+      return measure(RECLAIM, job + "-waiting", 1, t0);
+    } finally {
+      jobs.deleteAll();
+      pool.deleteAll();
+    }
+  }
+
+  /**
    * A job of 2..2 workers on a new pool of {@code nodes} nodes, running world 1 with its first plan adopted;
    * then {@code change} (which returns when it happened) and the time until world 2 runs.
    */
@@ -138,14 +160,19 @@ public final class ElasticBench {
     GpuNodes pool = new GpuNodes(env, job, rack++);
     try {
       pool.add(nodes);
-      jobs.apply(Jobs.elasticManifest(job, 2, 2, pool, "", SPEC));
-      awaitWorldRunning(job, 1);
-      awaitPlan(job, 1);
+      startJob(job, 2, pool);
       return measure(scenario, job, 2, change.apply(pool));
     } finally {
       jobs.deleteAll();
       pool.deleteAll();
     }
+  }
+
+  /** A job of 2..{@code max} workers on the pool, running world 1 with its first plan adopted. */
+  private void startJob(String job, int max, GpuNodes pool) throws InterruptedException {
+    jobs.apply(Jobs.elasticManifest(job, 2, max, pool, "", SPEC));
+    awaitWorldRunning(job, 1);
+    awaitPlan(job, 1);
   }
 
   private Sample measure(String scenario, String job, long generation, Instant t0) throws InterruptedException {

@@ -203,7 +203,7 @@ public class GangAdmission {
   }
 
   /**
-   * As {@link #choose(TrainingJobSpec, ClusterCapacity, long)}, but first without the {@code avoid} nodes (a
+   * As {@link #choose(TrainingJobSpec, int, ClusterCapacity, long)}, but first without the {@code avoid} nodes (a
    * placement the scheduler kept refusing); only when nothing fits elsewhere is the usual choice made. Pure.
    */
   public static Result choose(TrainingJobSpec spec, int maxWorkers, ClusterCapacity capacity, long generation,

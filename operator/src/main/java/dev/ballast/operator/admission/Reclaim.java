@@ -70,6 +70,7 @@ public final class Reclaim {
     return t == null ? Instant.EPOCH : Instant.parse(t);
   }
 
+  /** The rule over every waiting job and every job that may lend, in any order. */
   public static Optional<Yield> choose(List<Waiting> waiting, List<Lender> lenders) {
     List<Lender> newestFirst = lenders.stream()
         .sorted(Comparator.comparing(Lender::created).reversed().thenComparing(Lender::job)).toList();

@@ -270,10 +270,11 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
     var nodeCache = (Cache<Node>) ctx.eventSourceRetriever().getEventSourceFor(Node.class, NODES);
     var nodes = NodeStates.of(nodeCache.list().toList(), job.getSpec().topology);
     List<TrainingJob> jobs = ctx.getPrimaryCache().list().toList();
+    ExistingJobs reconciled = ExistingJobs.of(jobs.stream());
     List<String> waiting = WorldLifecycle.jobsToYieldTo(job, jobs, nodes.values().stream().map(NodeState::node).toList());
-    Integer room = WorldLifecycle.wantsRoom(job, waiting, now) ? admission.placeableWorkers(job, ExistingJobs.of(jobs.stream())) : null;
-    Reclaim.Yield reclaim = waiting.isEmpty() ? null
-        : admission.reclaim(job, jobs, ExistingJobs.of(jobs.stream()), now).orElse(null);
+    Integer room = WorldLifecycle.wantsRoom(job, waiting, now) ? admission.placeableWorkers(job, reconciled) : null;
+    Reclaim.Yield reclaim = waiting.isEmpty() || !WorldLifecycle.mayLend(job) ? null
+        : admission.reclaim(job, jobs, reconciled, now).orElse(null);
     return new ClusterView(nodes, room, waiting, admission.unseenPods(job, workers, now), reclaim,
         WorldLifecycle.reclaimsFor(job, jobs, now));
   }

@@ -410,12 +410,9 @@ public final class WorldLifecycle {
       }
       Reclaim.Yield lend = cluster.reclaim();
       if (lend != null && lend.size() >= min && lend.size() < size) {
-        var t = new WorldTransition(RECLAIMED, lend.forJob() + " waits for room for its workers.min (" + lend.forWorkers()
+        return resize(g, RECLAIMED, lend.forJob() + " waits for room for its workers.min (" + lend.forWorkers()
             + "); giving back " + (size - lend.size()) + " workers above workers.min (" + min + "): world " + g
-            + " has " + size + ", the next has " + lend.size(), g, true, lend.size(), now.toString(), null);
-        t.forJob = lend.forJob();
-        wake(now);
-        return done(new WorldStep.Transition(t, false), false);
+            + " has " + size + ", the next has " + lend.size(), lend.size(), lend.forJob());
       }
       Integer room = cluster.placeableWorkers();
       boolean inRange = size >= min;
@@ -507,7 +504,13 @@ public final class WorldLifecycle {
     }
 
     private Decision resize(long g, String reason, String message, Integer target) {
+      return resize(g, reason, message, target, null);
+    }
+
+    /** @param forJob the waiting job a reclaim gives workers back to; null for other resizes */
+    private Decision resize(long g, String reason, String message, Integer target, String forJob) {
       var t = new WorldTransition(reason, message, g, true, target, now.toString(), null);
+      t.forJob = forJob;
       wake(now);
       return done(new WorldStep.Transition(t, false), false);
     }
