@@ -179,6 +179,12 @@ public final class Jobs {
    */
   public static String elasticManifest(String name, int min, int max, GpuNodes pool, String trainerEnv,
       String extraSpec) {
+    return elasticManifest(name, min, max, pool, "", trainerEnv, extraSpec);
+  }
+
+  /** The same, with more pod-template spec fields (YAML lines, e.g. a priorityClassName). */
+  public static String elasticManifest(String name, int min, int max, GpuNodes pool, String podFields,
+      String trainerEnv, String extraSpec) {
     return """
         apiVersion: ballast.dev/v1alpha1
         kind: TrainingJob
@@ -194,7 +200,7 @@ public final class Jobs {
           parallelism: {expert: 16}
           model: {moeLayers: 4, experts: 16, topK: 2}
           balancer: {replanEverySteps: 10}
-        %s""".formatted(name, pool.podPlacement().indent(6), trainerEnv.isEmpty() ? "" : ", " + trainerEnv, min, max,
+        %s""".formatted(name, (pool.podPlacement() + podFields).indent(6), trainerEnv.isEmpty() ? "" : ", " + trainerEnv, min, max,
         extraSpec.indent(2));
   }
 

@@ -64,40 +64,64 @@ class ResizeTest extends ElasticScenario {
   }
 
   /**
-   * Reclaim (docs/elastic.md): a job grown to its maximum keeps its workers while it is not reclaimable; made
-   * reclaimable, it gives the workers above its minimum back to the job waiting for its own minimum (a voluntary
-   * resize, reason Reclaimed), whose world is admitted after the lender's next world.
+   * Reclaim (docs/elastic.md): a job grown to its maximum keeps its workers from a job waiting for its minimum while
+   * it is not reclaimable, and, made reclaimable, while the waiting job's priority is lower than its own. Raised to
+   * the same PriorityClass, the waiting job gets the workers above the other's minimum (a voluntary resize, reason
+   * Reclaimed), and its world is admitted after the lender's next world. Each edit wakes the job it concerns at once.
    */
   @Test
-  void aJobAboveItsMinimumGivesWorkersBackToAJobWaitingForItsOwn() {
-    pool = new GpuNodes(env, "resize-reclaim", 29);
-    pool.add(4);
-    jobs.apply(Jobs.elasticManifest("lender", 2, 4, pool, "",
-        "elastic: {cooldownSeconds: 0, checkpointTimeoutSeconds: 10, reclaimable: false}"));
-    awaitWorld("lender", 1, 4);
-    jobs.apply(Jobs.elasticManifest("waiting", 2, 2, pool, "", FAST));
-    await().atMost(WAIT).untilAsserted(() -> assertThat(jobs.condition("waiting", "Admitted"))
-        .hasValueSatisfying(c -> assertThat(c.get("reason")).isEqualTo("InsufficientGPUs")));
+  void aJobAboveItsMinimumGivesWorkersBackToAWaitingJobOfNoLowerPriority() {
+    env.kubectlStdin(PRIORITY_CLASSES, "apply", "-f", "-").ok();
+    try {
+      pool = new GpuNodes(env, "resize-reclaim", 29);
+      pool.add(4);
+      jobs.apply(Jobs.elasticManifest("lender", 2, 4, pool, "priorityClassName: ballast-e2e-high\n", "",
+          "elastic: {cooldownSeconds: 0, checkpointTimeoutSeconds: 10, reclaimable: false}"));
+      awaitWorld("lender", 1, 4);
+      jobs.apply(Jobs.elasticManifest("waiting", 2, 2, pool, "priorityClassName: ballast-e2e-low\n", "", FAST));
+      await().atMost(WAIT).untilAsserted(() -> assertThat(jobs.condition("waiting", "Admitted"))
+          .hasValueSatisfying(c -> assertThat(c.get("reason")).isEqualTo("InsufficientGPUs")));
+      keepsItsWorkers("not reclaimable");
 
-    // the lender's reconciles run on the waiting job's change of status; give them time to (wrongly) give back
+      jobs.patch("lender", "{\"spec\":{\"elastic\":{\"reclaimable\":true}}}");
+      keepsItsWorkers("the waiting job's priority is lower");
+
+      Instant raised = Instant.now();
+      jobs.patch("waiting", "{\"spec\":{\"template\":{\"spec\":{\"priorityClassName\":\"ballast-e2e-high\"}}}}");
+      List<String> kept = awaitWorld("lender", 2, 2);
+      List<String> given = awaitWorld("waiting", 1, 2);
+      Duration admitted = Duration.between(raised, Instant.now());
+      assertThat(given).doesNotContainAnyElementsOf(kept);
+      assertThat(jobs.restarts("lender")).as("giving back is no restart").isZero();
+      assertThat(env.kubectl("get", "events", "-n", jobs.namespace(), "--field-selector",
+          "reason=Reclaimed,involvedObject.name=lender", "-o", "jsonpath={.items[*].message}").ok().stdout())
+          .contains(jobs.namespace() + "/waiting waits for room for its workers.min (2); giving back 2 workers");
+      assertThat(admitted).as("the edit to the waiting job's world: one checkpoint grace (10 s) and two admissions")
+          .isLessThan(Duration.ofSeconds(60));
+      assertThat(invariants.violations()).isEmpty();
+    } finally {
+      env.kubectl("delete", "priorityclass", "ballast-e2e-high", "ballast-e2e-low", "--ignore-not-found");
+    }
+  }
+
+  static final String PRIORITY_CLASSES = """
+      apiVersion: scheduling.k8s.io/v1
+      kind: PriorityClass
+      metadata: {name: ballast-e2e-high}
+      value: 1000
+      ---
+      apiVersion: scheduling.k8s.io/v1
+      kind: PriorityClass
+      metadata: {name: ballast-e2e-low}
+      value: 10
+      """;
+
+  /** For 10 s, the lender's world and the waiting job's phase stay as they are. */
+  private void keepsItsWorkers(String why) {
     await().during(Duration.ofSeconds(10)).atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
-      assertThat(jobs.worldGeneration("lender")).as("not reclaimable: it keeps its workers").isEqualTo(1);
+      assertThat(jobs.worldGeneration("lender")).as(why + ": it keeps its workers").isEqualTo(1);
       assertThat(jobs.phase("waiting")).isEqualTo("Pending");
     });
-
-    Instant reclaimable = Instant.now();
-    jobs.patch("lender", "{\"spec\":{\"elastic\":{\"reclaimable\":true}}}");
-    List<String> kept = awaitWorld("lender", 2, 2);
-    List<String> given = awaitWorld("waiting", 1, 2);
-    Duration admitted = Duration.between(reclaimable, Instant.now());
-    assertThat(given).doesNotContainAnyElementsOf(kept);
-    assertThat(jobs.restarts("lender")).as("giving back is no restart").isZero();
-    assertThat(env.kubectl("get", "events", "-n", jobs.namespace(), "--field-selector",
-        "reason=Reclaimed,involvedObject.name=lender", "-o", "jsonpath={.items[*].message}").ok().stdout())
-        .contains(jobs.namespace() + "/waiting waits for room for its workers.min (2); giving back 2 workers");
-    assertThat(admitted).as("the edit to the waiting job's world: one checkpoint grace (10 s) and two admissions")
-        .isLessThan(Duration.ofSeconds(60));
-    assertThat(invariants.violations()).isEmpty();
   }
 
   @Test

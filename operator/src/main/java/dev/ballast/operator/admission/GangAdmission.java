@@ -11,6 +11,7 @@ import dev.ballast.operator.observe.CapacitySnapshot;
 import dev.ballast.operator.observe.ClusterCache;
 import dev.ballast.operator.observe.ClusterCapacity;
 import dev.ballast.operator.observe.ExistingJobs;
+import dev.ballast.operator.observe.Priorities;
 import dev.ballast.operator.placement.GangPlacer;
 import dev.ballast.operator.placement.GangRequest;
 import dev.ballast.operator.placement.Placement;
@@ -186,8 +187,8 @@ public class GangAdmission {
    * (every job this operator reconciles), each job's room read from admission's view.
    */
   public synchronized Optional<Reclaim.Yield> reclaim(TrainingJob job, Collection<TrainingJob> jobs,
-      ExistingJobs reconciled, Instant now) {
-    return Reclaim.forJob(job, jobs, j -> capacity(j, p -> true, reconciled).capacity(), now);
+      ExistingJobs reconciled, Priorities priorities, Instant now) {
+    return Reclaim.forJob(job, jobs, j -> capacity(j, p -> true, reconciled).capacity(), priorities, now);
   }
 
   private static boolean ownedBy(Pod pod, TrainingJob job) {

@@ -3,6 +3,7 @@ package dev.ballast.operator.admission;
 import dev.ballast.operator.api.TrainingJob;
 import dev.ballast.operator.api.TrainingJobSpec;
 import dev.ballast.operator.observe.ClusterCapacity;
+import dev.ballast.operator.observe.Priorities;
 import dev.ballast.operator.placement.GangPlacer;
 import dev.ballast.operator.placement.GangRequest;
 import dev.ballast.operator.placement.Placement;
@@ -23,10 +24,11 @@ import java.util.function.Function;
  * Who gives workers above workers.min back to a job waiting for room to reach its own workers.min (docs/elastic.md,
  * "Reclaim"). Pure: the caller hands in every job's room, read from admission's view.
  *
- * <p>Waiting jobs are served oldest first. For the first one that a single running job can make room for, the newest
- * such job gives back, shrinking to the largest valid size at which the waiting job's workers.min still fits beside
- * its next world. Every job's reconcile computes the same answer from the same jobs, so one job yields, not several.
- * A waiting job that only several jobs together could make room for keeps waiting.
+ * <p>Waiting jobs are served by priority (their pods', {@link Priorities}), highest first, then oldest first. For the
+ * first one that a single running job of no higher priority can make room for, the lowest-priority, then newest, such
+ * job gives back, shrinking to the largest valid size at which the waiting job's workers.min still fits beside its
+ * next world. Every job's reconcile computes the same answer from the same jobs, so one job yields, not several. A
+ * waiting job that only several jobs together could make room for keeps waiting.
  */
 public final class Reclaim {
   private Reclaim() {}
@@ -36,10 +38,11 @@ public final class Reclaim {
    *
    * @param withoutOwnPods the cluster as it would be without this job's pods (the room its next world is placed in)
    */
-  public record Lender(String job, Instant created, TrainingJobSpec spec, int size, ClusterCapacity withoutOwnPods) {}
+  public record Lender(String job, int priority, Instant created, TrainingJobSpec spec, int size,
+      ClusterCapacity withoutOwnPods) {}
 
   /** A job waiting for room for its workers.min; {@code now} is the cluster as it is (it holds no pods). */
-  public record Waiting(String job, Instant created, TrainingJobSpec spec, ClusterCapacity now) {}
+  public record Waiting(String job, int priority, Instant created, TrainingJobSpec spec, ClusterCapacity now) {}
 
   /** {@code lender} shrinks to {@code size} workers so that {@code forJob}'s {@code forWorkers} (its workers.min) fit. */
   public record Yield(String lender, int size, String forJob, int forWorkers) {}
@@ -50,16 +53,17 @@ public final class Reclaim {
    * @param roomWithout the cluster as it would be without a job's own pods
    */
   public static Optional<Yield> forJob(TrainingJob job, Collection<TrainingJob> jobs,
-      Function<TrainingJob, ClusterCapacity> roomWithout, Instant now) {
+      Function<TrainingJob, ClusterCapacity> roomWithout, Priorities priorities, Instant now) {
     if (!WorldLifecycle.mayLend(job)) return Optional.empty();
     List<Waiting> waiting = jobs.stream()
         .filter(j -> WorldLifecycle.waitingForRoom(j) && WorldLifecycle.reclaimsFor(j, jobs, now).isEmpty())
-        .map(j -> new Waiting(WorldLifecycle.key(j), created(j), j.getSpec(), roomWithout.apply(j)))
+        .map(j -> new Waiting(WorldLifecycle.key(j), priorities.of(j.getSpec().template), created(j), j.getSpec(),
+            roomWithout.apply(j)))
         .toList();
     if (waiting.isEmpty()) return Optional.empty();
     List<Lender> lenders = jobs.stream().filter(WorldLifecycle::mayLend)
-        .map(j -> new Lender(WorldLifecycle.key(j), created(j), j.getSpec(), j.getStatus().world.nodes.size(),
-            roomWithout.apply(j)))
+        .map(j -> new Lender(WorldLifecycle.key(j), priorities.of(j.getSpec().template), created(j), j.getSpec(),
+            j.getStatus().world.nodes.size(), roomWithout.apply(j)))
         .toList();
     String key = WorldLifecycle.key(job);
     return choose(waiting, lenders).filter(y -> y.lender().equals(key));
@@ -72,9 +76,11 @@ public final class Reclaim {
 
   /** The rule over every waiting job and every job that may lend, in any order. */
   public static Optional<Yield> choose(List<Waiting> waiting, List<Lender> lenders) {
-    List<Lender> newestFirst = lenders.stream()
-        .sorted(Comparator.comparing(Lender::created).reversed().thenComparing(Lender::job)).toList();
-    for (Waiting w : waiting.stream().sorted(Comparator.comparing(Waiting::created).thenComparing(Waiting::job)).toList()) {
+    List<Lender> lendersInTurn = lenders.stream().sorted(Comparator.comparingInt(Lender::priority)
+        .thenComparing(Comparator.comparing(Lender::created).reversed()).thenComparing(Lender::job)).toList();
+    List<Waiting> waitingInTurn = waiting.stream().sorted(Comparator.comparingInt(Waiting::priority).reversed()
+        .thenComparing(Waiting::created).thenComparing(Waiting::job)).toList();
+    for (Waiting w : waitingInTurn) {
       GangRequest wanted;
       try {
         wanted = minimumOf(w.spec());
@@ -84,7 +90,8 @@ public final class Reclaim {
       if (GangPlacer.place(w.now().nodes(), w.now().used(), wanted) instanceof Placement.Placed) {
         continue; // it fits as things are: its own admission will find the room
       }
-      for (Lender l : newestFirst) {
+      for (Lender l : lendersInTurn) {
+        if (l.priority() > w.priority()) break; // a job gives nothing to one of lower priority
         int size = yieldSize(l, wanted);
         if (size > 0) return Optional.of(new Yield(l.job(), size, w.job(), w.spec().workers.min));
       }

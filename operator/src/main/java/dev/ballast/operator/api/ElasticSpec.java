@@ -37,6 +37,7 @@ public class ElasticSpec {
   @Default("true")
   @JsonPropertyDescription("Whether workers above workers.min may be reclaimed: when another job waits for room to reach its"
       + " own workers.min and this job alone can make that room by shrinking, it shrinks (a voluntary resize, reason"
-      + " Reclaimed). Of several jobs that could, the newest gives back. False: this job keeps what it holds.")
+      + " Reclaimed), unless that job's priority (its pods' PriorityClass) is lower. Of several jobs that could, the one of"
+      + " lowest priority, then the newest, gives back. False: this job keeps what it holds.")
   public Boolean reclaimable = true;
 }

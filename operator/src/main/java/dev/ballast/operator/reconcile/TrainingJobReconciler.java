@@ -29,6 +29,7 @@ import dev.ballast.operator.status.StatusChange;
 import dev.ballast.operator.validate.SpecValidator;
 import dev.ballast.operator.observe.ExistingJobs;
 import dev.ballast.operator.observe.NodeStates;
+import dev.ballast.operator.observe.Priorities;
 import dev.ballast.operator.world.ClusterView;
 import dev.ballast.operator.world.Decision;
 import dev.ballast.operator.world.NodeState;
@@ -47,6 +48,7 @@ import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
+import io.fabric8.kubernetes.api.model.scheduling.v1.PriorityClass;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
@@ -67,7 +69,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.stream.Collectors;
 import org.jboss.logging.Logger;
 
@@ -86,6 +90,7 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
   private static final String CHILD_SELECTOR = Labels.JOB;
   private static final String NODES = "node";
   private static final String JOBS = "jobs";
+  private static final String PRIORITY_CLASSES = "priorityclasses";
 
   private final KubernetesClient client;
   private final OperatorSettings settings;
@@ -140,6 +145,7 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
     }
     sources.add(nodeInformer(context));
     sources.add(jobInformer(context));
+    sources.add(priorityClassInformer(context));
     return sources;
   }
 
@@ -173,8 +179,8 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
   }
 
   /**
-   * Jobs as other jobs' reconciles see them (docs/elastic.md, "Reclaim"): a job that starts waiting for room wakes
-   * the jobs that may give workers back to it, and a job whose reclaim ends (its next world committed, or the job
+   * Jobs as other jobs' reconciles see them (docs/elastic.md, "Reclaim"): a job that starts waiting for room (or
+   * whose spec changes while it waits, e.g. its priority class) wakes the jobs that may give workers back to it, and a job whose reclaim ends (its next world committed, or the job
    * gone) wakes the jobs awaiting one, so that neither waits for a periodic recheck.
    */
   private static InformerEventSource<TrainingJob, TrainingJob> jobInformer(EventSourceContext<TrainingJob> context) {
@@ -185,12 +191,30 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
             .filter(WorldLifecycle.waitingForRoom(changed) ? WorldLifecycle::mayLend : WorldLifecycle::awaitingReclaim)
             .map(ResourceID::fromResource).collect(Collectors.toSet()))
         .withOnAddFilter(WorldLifecycle::waitingForRoom)
-        .withOnUpdateFilter((updated, old) ->
-            (WorldLifecycle.waitingForRoom(updated) && !WorldLifecycle.waitingForRoom(old))
-                || (WorldLifecycle.reclaiming(old) && !WorldLifecycle.reclaiming(updated)))
+        .withOnUpdateFilter((updated, old) -> (WorldLifecycle.waitingForRoom(updated)
+                && (!WorldLifecycle.waitingForRoom(old) || !Objects.equals(updated.getMetadata().getGeneration(), old.getMetadata().getGeneration())))
+            || (WorldLifecycle.reclaiming(old) && !WorldLifecycle.reclaiming(updated)))
         .withOnDeleteFilter((deleted, unknownState) -> WorldLifecycle.reclaiming(deleted))
         .build();
     return new InformerEventSource<>(config, context);
+  }
+
+  /** PriorityClasses, cluster-wide: read when a reclaim is decided (which job may take from which); no reconcile. */
+  private static InformerEventSource<PriorityClass, TrainingJob> priorityClassInformer(
+      EventSourceContext<TrainingJob> context) {
+    var config = InformerEventSourceConfiguration.from(PriorityClass.class, TrainingJob.class)
+        .withName(PRIORITY_CLASSES)
+        .withWatchAllNamespaces()
+        .withSecondaryToPrimaryMapper(priorityClass -> Set.of())
+        .build();
+    return new InformerEventSource<>(config, context);
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Priorities priorities(Context<TrainingJob> ctx) {
+    var cache = (Cache<PriorityClass>) ctx.eventSourceRetriever().getEventSourceFor(PriorityClass.class,
+        PRIORITY_CLASSES);
+    return Priorities.of(cache.list().toList());
   }
 
   @Override
@@ -274,7 +298,7 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
     List<String> waiting = WorldLifecycle.jobsToYieldTo(job, jobs, nodes.values().stream().map(NodeState::node).toList());
     Integer room = WorldLifecycle.wantsRoom(job, waiting, now) ? admission.placeableWorkers(job, reconciled) : null;
     Reclaim.Yield reclaim = waiting.isEmpty() || !WorldLifecycle.mayLend(job) ? null
-        : admission.reclaim(job, jobs, reconciled, now).orElse(null);
+        : admission.reclaim(job, jobs, reconciled, priorities(ctx), now).orElse(null);
     return new ClusterView(nodes, room, waiting, admission.unseenPods(job, workers, now), reclaim,
         WorldLifecycle.reclaimsFor(job, jobs, now));
   }

@@ -41,10 +41,10 @@ class ReclaimTest {
     List<String> owners = List.of("lender", "lender", "lender", "lender", "lender", "lender");
     TrainingJobSpec lender = spec("lender", 2, 6);
     lender.parallelism = new ParallelismSpec(16, 1); // whole groups of two workers
-    var waiting = new Reclaim.Waiting("team-a/waiting", T0, spec("waiting", 1, 3), room(owners, null));
+    var waiting = new Reclaim.Waiting("team-a/waiting", 0, T0, spec("waiting", 1, 3), room(owners, null));
 
     assertThat(Reclaim.choose(List.of(waiting),
-        List.of(new Reclaim.Lender("team-a/lender", T0, lender, 6, room(owners, "lender")))))
+        List.of(new Reclaim.Lender("team-a/lender", 0, T0, lender, 6, room(owners, "lender")))))
         .as("5 workers would leave room for one, but 5 is no whole number of groups")
         .contains(new Reclaim.Yield("team-a/lender", 4, "team-a/waiting", 1));
   }
@@ -52,10 +52,10 @@ class ReclaimTest {
   @Test
   void waitingJobsAreServedOldestFirstAndTheNewestLenderThatCanGivesBack() {
     List<String> owners = List.of("old", "old", "old", "old", "new", "new");
-    var older = new Reclaim.Waiting("team-b/older", T0, spec("older", 3, 3), room(owners, null));
-    var younger = new Reclaim.Waiting("team-a/younger", T0.plusSeconds(5), spec("younger", 1, 1), room(owners, null));
-    var oldLender = new Reclaim.Lender("team-a/old", T0, spec("old", 1, 4), 4, room(owners, "old"));
-    var newLender = new Reclaim.Lender("team-a/new", T0.plusSeconds(9), spec("new", 1, 2), 2, room(owners, "new"));
+    var older = new Reclaim.Waiting("team-b/older", 0, T0, spec("older", 3, 3), room(owners, null));
+    var younger = new Reclaim.Waiting("team-a/younger", 0, T0.plusSeconds(5), spec("younger", 1, 1), room(owners, null));
+    var oldLender = new Reclaim.Lender("team-a/old", 0, T0, spec("old", 1, 4), 4, room(owners, "old"));
+    var newLender = new Reclaim.Lender("team-a/new", 0, T0.plusSeconds(9), spec("new", 1, 2), 2, room(owners, "new"));
 
     assertThat(Reclaim.choose(List.of(younger, older), List.of(newLender, oldLender)))
         .as("the older job first; only the old lender can free 3 workers for it")
@@ -67,13 +67,32 @@ class ReclaimTest {
   @Test
   void nobodyGivesBackForAJobThatFitsAlreadyOrThatNoSingleLenderCanMakeRoomFor() {
     List<String> owners = java.util.Arrays.asList("a", "a", "b", "b", "c", null);
-    List<Reclaim.Lender> lenders = List.of(new Reclaim.Lender("team-a/a", T0, spec("a", 1, 2), 2, room(owners, "a")),
-        new Reclaim.Lender("team-a/b", T0.plusSeconds(1), spec("b", 1, 2), 2, room(owners, "b")));
-    assertThat(Reclaim.choose(List.of(new Reclaim.Waiting("team-a/fits", T0, spec("fits", 1, 1), room(owners, null))),
+    List<Reclaim.Lender> lenders = List.of(new Reclaim.Lender("team-a/a", 0, T0, spec("a", 1, 2), 2, room(owners, "a")),
+        new Reclaim.Lender("team-a/b", 0, T0.plusSeconds(1), spec("b", 1, 2), 2, room(owners, "b")));
+    assertThat(Reclaim.choose(List.of(new Reclaim.Waiting("team-a/fits", 0, T0, spec("fits", 1, 1), room(owners, null))),
         lenders)).as("n5 is free").isEmpty();
-    assertThat(Reclaim.choose(List.of(new Reclaim.Waiting("team-a/big", T0, spec("big", 3, 3), room(owners, null))),
+    assertThat(Reclaim.choose(List.of(new Reclaim.Waiting("team-a/big", 0, T0, spec("big", 3, 3), room(owners, null))),
         lenders)).as("n5 and one lender's node make two; the waiting job needs three").isEmpty();
-    assertThat(Reclaim.choose(List.of(new Reclaim.Waiting("team-a/two", T0, spec("two", 2, 2), room(owners, null))),
+    assertThat(Reclaim.choose(List.of(new Reclaim.Waiting("team-a/two", 0, T0, spec("two", 2, 2), room(owners, null))),
         lenders)).as("n5 and the newer lender's node").contains(new Reclaim.Yield("team-a/b", 1, "team-a/two", 2));
+  }
+
+  @Test
+  void higherPriorityIsServedFirstAndTakesOnlyFromJobsOfNoHigherPriorityTheLowestFirst() {
+    List<String> owners = List.of("low", "low", "low", "high", "high", "high");
+    var lowLender = new Reclaim.Lender("team-a/low", 10, T0.minusSeconds(60), spec("low", 1, 3), 3,
+        room(owners, "low"));
+    var highLender = new Reclaim.Lender("team-a/high", 1000, T0, spec("high", 1, 3), 3, room(owners, "high"));
+    var lowWaiting = new Reclaim.Waiting("team-a/low-waiting", 10, T0, spec("low-waiting", 1, 1), room(owners, null));
+    var highWaiting = new Reclaim.Waiting("team-a/high-waiting", 1000, T0.plusSeconds(5), spec("high-waiting", 2, 2),
+        room(owners, null));
+
+    assertThat(Reclaim.choose(List.of(lowWaiting), List.of(highLender)))
+        .as("a job gives nothing to one of lower priority").isEmpty();
+    assertThat(Reclaim.choose(List.of(lowWaiting), List.of(highLender, lowLender)))
+        .contains(new Reclaim.Yield("team-a/low", 2, "team-a/low-waiting", 1));
+    assertThat(Reclaim.choose(List.of(lowWaiting, highWaiting), List.of(highLender, lowLender)))
+        .as("the higher priority first, though younger; from the lower-priority lender, though older")
+        .contains(new Reclaim.Yield("team-a/low", 1, "team-a/high-waiting", 2));
   }
 }

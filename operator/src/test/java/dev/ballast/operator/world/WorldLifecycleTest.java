@@ -3,7 +3,6 @@ package dev.ballast.operator.world;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ballast.operator.TestJobs;
-import dev.ballast.operator.admission.Reclaim;
 import dev.ballast.operator.api.BalancerStatusSchema;
 import dev.ballast.operator.api.ParallelismSpec;
 import dev.ballast.operator.api.RecoverySpec;

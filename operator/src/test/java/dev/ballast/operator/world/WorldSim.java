@@ -2,6 +2,7 @@ package dev.ballast.operator.world;
 
 import dev.ballast.operator.admission.GangAdmission;
 import dev.ballast.operator.admission.Reclaim;
+import dev.ballast.operator.observe.Priorities;
 import dev.ballast.operator.api.TrainingJob;
 import dev.ballast.operator.api.TrainingJobStatus;
 import dev.ballast.operator.config.OperatorSettings;
@@ -106,7 +107,7 @@ final class WorldSim {
     Integer room = WorldLifecycle.wantsRoom(job, waiting, now)
         ? GangAdmission.room(job.getSpec(), capacity(job.getMetadata().getName())) : null;
     Reclaim.Yield reclaim = waiting.isEmpty() ? null
-        : Reclaim.forJob(job, jobs, j -> capacity(j.getMetadata().getName()), now).orElse(null);
+        : Reclaim.forJob(job, jobs, j -> capacity(j.getMetadata().getName()), Priorities.NONE, now).orElse(null);
     Decision d = WorldLifecycle.decide(job, podsOf(job), new ClusterView(nodes, room, waiting, null, reclaim,
         WorldLifecycle.reclaimsFor(job, jobs, now)), now);
     for (Pod p : d.stop()) {

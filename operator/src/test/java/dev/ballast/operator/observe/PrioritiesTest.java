@@ -1,0 +1,32 @@
+package dev.ballast.operator.observe;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.PodTemplateSpec;
+import io.fabric8.kubernetes.api.model.PodTemplateSpecBuilder;
+import io.fabric8.kubernetes.api.model.scheduling.v1.PriorityClass;
+import io.fabric8.kubernetes.api.model.scheduling.v1.PriorityClassBuilder;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class PrioritiesTest {
+  static PriorityClass priorityClass(String name, int value, boolean globalDefault) {
+    return new PriorityClassBuilder().withNewMetadata().withName(name).endMetadata().withValue(value)
+        .withGlobalDefault(globalDefault).build();
+  }
+
+  static PodTemplateSpec template(String priorityClassName) {
+    return new PodTemplateSpecBuilder().withNewSpec().withPriorityClassName(priorityClassName).endSpec().build();
+  }
+
+  @Test
+  void aTemplateGetsItsClassesValueTheGlobalDefaultWithoutOneAndZeroForAnUnknownClass() {
+    var withDefault = Priorities.of(List.of(priorityClass("high", 1000, false), priorityClass("batch", 5, true)));
+    assertThat(withDefault.of(template("high"))).isEqualTo(1000);
+    assertThat(withDefault.of(template(null))).isEqualTo(5);
+    assertThat(withDefault.of(template(""))).isEqualTo(5);
+    assertThat(withDefault.of(template("gone"))).isZero();
+    assertThat(Priorities.of(List.of(priorityClass("high", 1000, false))).of(template(null))).isZero();
+    assertThat(Priorities.NONE.of(template("high"))).isZero();
+  }
+}
