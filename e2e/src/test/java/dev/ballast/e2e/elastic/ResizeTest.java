@@ -88,6 +88,10 @@ class ResizeTest extends ElasticScenario {
 
       Instant raised = Instant.now();
       jobs.patch("waiting", "{\"spec\":{\"template\":{\"spec\":{\"priorityClassName\":\"ballast-e2e-high\"}}}}");
+      await().atMost(WAIT).until(() -> jobs.worldGeneration("lender") > 1 || jobs.status("lender").get("transition")
+          instanceof Map<?, ?> t && "Reclaimed".equals(t.get("reason")));
+      assertThat(Duration.between(raised, Instant.now())).as("the edit wakes the lender at once; without the job "
+          + "informer it would wait for its next periodic recheck, 30 s").isLessThan(Duration.ofSeconds(10));
       List<String> kept = awaitWorld("lender", 2, 2);
       List<String> given = awaitWorld("waiting", 1, 2);
       Duration admitted = Duration.between(raised, Instant.now());

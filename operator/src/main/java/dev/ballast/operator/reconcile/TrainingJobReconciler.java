@@ -293,8 +293,12 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
     @SuppressWarnings("unchecked")
     var nodeCache = (Cache<Node>) ctx.eventSourceRetriever().getEventSourceFor(Node.class, NODES);
     var nodes = NodeStates.of(nodeCache.list().toList(), job.getSpec().topology);
-    List<TrainingJob> jobs = ctx.getPrimaryCache().list().toList();
-    ExistingJobs reconciled = ExistingJobs.of(jobs.stream());
+    // the other jobs from the job informer, not the primary cache: a reconcile it woke sees the change that woke it
+    // (the primary informer, a separate watch, may deliver that change a moment later)
+    @SuppressWarnings("unchecked")
+    var jobCache = (Cache<TrainingJob>) ctx.eventSourceRetriever().getEventSourceFor(TrainingJob.class, JOBS);
+    List<TrainingJob> jobs = jobCache.list().toList();
+    ExistingJobs reconciled = ExistingJobs.of(ctx.getPrimaryCache().list());
     List<String> waiting = WorldLifecycle.jobsToYieldTo(job, jobs, nodes.values().stream().map(NodeState::node).toList());
     Integer room = WorldLifecycle.wantsRoom(job, waiting, now) ? admission.placeableWorkers(job, reconciled) : null;
     Reclaim.Yield reclaim = waiting.isEmpty() || !WorldLifecycle.mayLend(job) ? null
