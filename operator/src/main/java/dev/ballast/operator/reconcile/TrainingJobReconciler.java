@@ -69,7 +69,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -178,22 +177,14 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
     return new InformerEventSource<>(config, context);
   }
 
-  /**
-   * Jobs as other jobs' reconciles see them (docs/elastic.md, "Reclaim"): a job that starts waiting for room (or
-   * whose spec changes while it waits, e.g. its priority class) wakes the jobs that may give workers back to it, and a job whose reclaim ends (its next world committed, or the job
-   * gone) wakes the jobs awaiting one, so that neither waits for a periodic recheck.
-   */
+  /** Jobs as other jobs' reconciles see them: a change one job must hear of at once wakes it ({@link JobChange}). */
   private static InformerEventSource<TrainingJob, TrainingJob> jobInformer(EventSourceContext<TrainingJob> context) {
     var config = InformerEventSourceConfiguration.from(TrainingJob.class, TrainingJob.class)
         .withName(JOBS)
-        .withSecondaryToPrimaryMapper(changed -> context.getPrimaryCache().list()
-            .filter(p -> !p.getMetadata().getUid().equals(changed.getMetadata().getUid()))
-            .filter(WorldLifecycle.waitingForRoom(changed) ? WorldLifecycle::mayLend : WorldLifecycle::awaitingReclaim)
+        .withSecondaryToPrimaryMapper(changed -> JobChange.concerned(changed, context.getPrimaryCache().list())
             .map(ResourceID::fromResource).collect(Collectors.toSet()))
         .withOnAddFilter(WorldLifecycle::waitingForRoom)
-        .withOnUpdateFilter((updated, old) -> (WorldLifecycle.waitingForRoom(updated)
-                && (!WorldLifecycle.waitingForRoom(old) || !Objects.equals(updated.getMetadata().getGeneration(), old.getMetadata().getGeneration())))
-            || (WorldLifecycle.reclaiming(old) && !WorldLifecycle.reclaiming(updated)))
+        .withOnUpdateFilter((updated, old) -> JobChange.matters(old, updated))
         .withOnDeleteFilter((deleted, unknownState) -> WorldLifecycle.reclaiming(deleted))
         .build();
     return new InformerEventSource<>(config, context);
