@@ -61,6 +61,12 @@ public final class Conditions {
     return conditions.stream().anyMatch(c -> type.equals(c.getType()) && "True".equals(c.getStatus()));
   }
 
+  /** The reason of the {@code type} condition while it is False; null when it is absent or not False. */
+  public static String falseReason(List<Condition> conditions, String type) {
+    return conditions.stream().filter(c -> type.equals(c.getType()) && "False".equals(c.getStatus()))
+        .map(Condition::getReason).findFirst().orElse(null);
+  }
+
   private static Condition condition(String type, String status, String reason, String message, long generation,
       String transition) {
     return new ConditionBuilder().withType(type).withStatus(status).withReason(reason).withMessage(message)

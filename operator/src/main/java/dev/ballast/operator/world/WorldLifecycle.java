@@ -116,8 +116,8 @@ public final class WorldLifecycle {
 
   /** Whether the job's admission waits for a job giving workers back to it ({@link InsufficientRoom#AWAITING_RECLAIM}). */
   public static boolean awaitingReclaim(TrainingJob job) {
-    return job.getStatus() != null && job.getStatus().conditions.stream().anyMatch(c -> Conditions.ADMITTED.equals(
-        c.getType()) && InsufficientRoom.AWAITING_RECLAIM.equals(c.getReason()));
+    return job.getStatus() != null && InsufficientRoom.AWAITING_RECLAIM.equals(
+        Conditions.falseReason(job.getStatus().conditions, Conditions.ADMITTED));
   }
 
   /**
@@ -154,8 +154,7 @@ public final class WorldLifecycle {
     if (s == null || Boolean.TRUE.equals(other.getSpec().suspend)) return false;
     if (s.phase == Phase.Succeeded || s.phase == Phase.Failed || s.phase == Phase.Suspended) return false;
     if (s.world != null && s.transition == null) return false;
-    return s.conditions.stream().anyMatch(c -> Conditions.ADMITTED.equals(c.getType())
-        && "False".equals(c.getStatus()) && InsufficientRoom.isWaitingForRoom(c.getReason()));
+    return InsufficientRoom.isWaitingForRoom(Conditions.falseReason(s.conditions, Conditions.ADMITTED));
   }
 
   private static boolean cooldownOver(TrainingJob job, Instant now) {
