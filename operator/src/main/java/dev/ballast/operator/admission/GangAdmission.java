@@ -218,10 +218,12 @@ public class GangAdmission {
 
   /**
    * Chooses the nodes of a new world: as many workers as fit, at most {@code maxWorkers} (workers.max, or the size a
-   * reclaim shrank the job to), in whole groups, never fewer than workers.min. Pure.
+   * reclaim shrank the job to) and always within spec.workers (which may have been edited since the reclaim), in
+   * whole groups, never fewer than workers.min. Pure.
    */
   public static Result choose(TrainingJobSpec spec, int maxWorkers, ClusterCapacity capacity, long generation) {
-    GangRequest request = WorkerRequest.of(spec).withWorkers(spec.workers.min, Math.min(maxWorkers, spec.workers.max));
+    int max = Math.max(spec.workers.min, Math.min(maxWorkers, spec.workers.max));
+    GangRequest request = WorkerRequest.of(spec).withWorkers(spec.workers.min, max);
     Placement placement = GangPlacer.place(capacity.nodes(), capacity.used(), request);
     if (placement instanceof Placement.Unplaceable u) {
       return new Result.Unschedulable(InsufficientRoom.reason(u.shortResource()), u.reason());

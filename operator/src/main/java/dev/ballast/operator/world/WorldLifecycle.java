@@ -284,10 +284,7 @@ public final class WorldLifecycle {
             + " is giving workers back for this job; it is admitted once that job's next world is", until), true);
       }
       boolean reclaimed = transition != null && RECLAIMED.equals(transition.reason) && transition.workers != null;
-      // a reclaim's size holds only while the spec allows it (spec.workers may have been edited since)
-      int maxWorkers = reclaimed ? Math.min(Math.max(transition.workers, spec.workers.min), spec.workers.max)
-          : spec.workers.max;
-      return done(new WorldStep.Place(used + 1, maxWorkers), true);
+      return done(new WorldStep.Place(used + 1, reclaimed ? transition.workers : spec.workers.max), true);
     }
 
     /**

@@ -9,7 +9,8 @@ public sealed interface WorldStep {
 
   /**
    * No world runs and nothing blocks one: choose nodes for a new world of this generation (gang admission), of at most
-   * {@code maxWorkers} (workers.max, or the size a reclaim gave workers back down to).
+   * {@code maxWorkers} (workers.max, or the size a reclaim gave workers back down to; admission keeps it within
+   * spec.workers).
    */
   record Place(long generation, int maxWorkers) implements WorldStep {}
 
