@@ -106,7 +106,7 @@ public final class Demo {
   static void recoveryScene(BallastEnvironment env) throws InterruptedException {
     List<String> world = Jobs.worldNodes(jobStatus(env));
     String lost = world.get(world.size() - 1);
-    boolean balancerThere = balancers(env).stream().anyMatch(p -> lost.equals(p.getSpec().getNodeName()));
+    boolean balancerThere = pods(env, "balancer").stream().anyMatch(p -> lost.equals(p.getSpec().getNodeName()));
     System.out.println("\nRecovery scene. Deleting node " + lost + " (a lost machine: its pods' processes die with it)"
         + (balancerThere ? "; the job's balancer runs there too" : "") + " ...");
     env.kubelet().nodeDown(lost);
@@ -116,10 +116,9 @@ public final class Demo {
     System.out.println(trainerOutput(env));
   }
 
-  /** The demo job's balancer pods, terminating ones included. */
-  static List<Pod> balancers(BallastEnvironment env) {
-    return env.admin().pods().inNamespace(NAMESPACE).withLabel("ballast.dev/job", JOB)
-        .withLabel("ballast.dev/role", "balancer").list().getItems();
+  /** The demo job's pods of one role ({@code worker} or {@code balancer}), terminating ones included. */
+  static List<Pod> pods(BallastEnvironment env, String role) {
+    return Jobs.pods(env.admin(), NAMESPACE, JOB, role);
   }
 
   static boolean running(Pod p) {
@@ -130,7 +129,7 @@ public final class Demo {
   static void showReplacedBalancer(BallastEnvironment env, String lost) throws InterruptedException {
     long start = System.nanoTime();
     for (int i = 0; i < 240; i++) {
-      List<Pod> pods = balancers(env);
+      List<Pod> pods = pods(env, "balancer");
       Pod next = pods.stream().filter(p -> running(p) && !lost.equals(p.getSpec().getNodeName())).findFirst().orElse(null);
       if (next != null && pods.stream().noneMatch(p -> lost.equals(p.getSpec().getNodeName()))) {
         System.out.printf("  the balancer's pod there is gone (the operator force-deletes it); a new balancer runs on %s"
@@ -145,8 +144,7 @@ public final class Demo {
 
   /** The last lines of the node-rank-0 trainer's output (global rank 0 prints the run) of the running world. */
   static String trainerOutput(BallastEnvironment env) {
-    Pod first = env.admin().pods().inNamespace(NAMESPACE).withLabel("ballast.dev/job", JOB)
-        .withLabel("ballast.dev/role", "worker").list().getItems().stream()
+    Pod first = pods(env, "worker").stream()
         .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
         .filter(p -> "0".equals(p.getMetadata().getAnnotations().get("ballast.dev/node-rank"))).findFirst().orElse(null);
     if (first == null) return "";
@@ -245,7 +243,7 @@ public final class Demo {
    * through a port-forward). Fails unless the page lets that account in and the index lists the job for it.
    */
   static String dashboard(BallastEnvironment env) throws java.io.IOException, InterruptedException {
-    Pod balancer = balancers(env).stream().filter(Demo::running).findFirst().orElseThrow(
+    Pod balancer = pods(env, "balancer").stream().filter(Demo::running).findFirst().orElseThrow(
             () -> new IllegalStateException("the balancer of " + JOB + " is not running"));
     String viewer = "ballast-demo-viewer";
     env.kubectlStdin("""
@@ -306,16 +304,14 @@ public final class Demo {
   }
 
   static boolean allSidecarsConnected(BallastEnvironment env) {
-    return env.admin().pods().inNamespace(NAMESPACE).withLabel("ballast.dev/job", JOB)
-        .withLabel("ballast.dev/role", "worker").list().getItems().stream()
+    return pods(env, "worker").stream()
         .allMatch(p -> "connected".equals(sidecar(p)));
   }
 
   static String topologyTable(BallastEnvironment env) {
     Map<String, Node> nodes = env.admin().nodes().list().getItems().stream()
         .collect(Collectors.toMap(n -> n.getMetadata().getName(), Function.identity()));
-    List<Pod> pods = env.admin().pods().inNamespace(NAMESPACE).withLabel("ballast.dev/job", JOB)
-        .withLabel("ballast.dev/role", "worker").list().getItems().stream()
+    List<Pod> pods = pods(env, "worker").stream()
         .filter(p -> p.getMetadata().getDeletionTimestamp() == null) // a past world's pods on their way out
         .sorted(Comparator.comparingInt(p -> Integer.parseInt(p.getMetadata().getAnnotations().get("ballast.dev/node-rank"))))
         .toList();

@@ -200,8 +200,8 @@ public final class Jobs {
           parallelism: {expert: 16}
           model: {moeLayers: 4, experts: 16, topK: 2}
           balancer: {replanEverySteps: 10}
-        %s""".formatted(name, (pool.podPlacement() + podFields).indent(6), trainerEnv.isEmpty() ? "" : ", " + trainerEnv, min, max,
-        extraSpec.indent(2));
+        %s""".formatted(name, (pool.podPlacement() + podFields).indent(6),
+        trainerEnv.isEmpty() ? "" : ", " + trainerEnv, min, max, extraSpec.indent(2));
   }
 
   /** {@code kubectl patch --type=merge} of a job. */
@@ -280,13 +280,17 @@ public final class Jobs {
   }
 
   public List<Pod> workers(String name) {
-    return client.pods().inNamespace(namespace).withLabel("ballast.dev/job", name)
-        .withLabel("ballast.dev/role", "worker").list().getItems();
+    return pods(client, namespace, name, "worker");
   }
 
   /** The job's balancer pods, terminating ones included. */
   public List<Pod> balancers(String name) {
-    return client.pods().inNamespace(namespace).withLabel("ballast.dev/job", name)
-        .withLabel("ballast.dev/role", "balancer").list().getItems();
+    return pods(client, namespace, name, "balancer");
+  }
+
+  /** A job's pods of one role ({@code worker} or {@code balancer}), terminating ones included. */
+  public static List<Pod> pods(KubernetesClient client, String namespace, String job, String role) {
+    return client.pods().inNamespace(namespace).withLabel("ballast.dev/job", job)
+        .withLabel("ballast.dev/role", role).list().getItems();
   }
 }
