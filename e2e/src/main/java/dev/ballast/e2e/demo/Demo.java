@@ -121,16 +121,12 @@ public final class Demo {
     return Jobs.pods(env.admin(), NAMESPACE, JOB, role);
   }
 
-  static boolean running(Pod p) {
-    return "Running".equals(p.getStatus().getPhase()) && p.getMetadata().getDeletionTimestamp() == null;
-  }
-
   /** Waits for a balancer running on another node than {@code lost}; says where and after how long. */
   static void showReplacedBalancer(BallastEnvironment env, String lost) throws InterruptedException {
     long start = System.nanoTime();
     for (int i = 0; i < 240; i++) {
       List<Pod> pods = pods(env, "balancer");
-      Pod next = pods.stream().filter(p -> running(p) && !lost.equals(p.getSpec().getNodeName())).findFirst().orElse(null);
+      Pod next = pods.stream().filter(p -> Jobs.running(p) && !lost.equals(p.getSpec().getNodeName())).findFirst().orElse(null);
       if (next != null && pods.stream().noneMatch(p -> lost.equals(p.getSpec().getNodeName()))) {
         System.out.printf("  the balancer's pod there is gone (the operator force-deletes it); a new balancer runs on %s"
             + " %.1f s after the deletion (it restores the persisted load history)%n", next.getSpec().getNodeName(),
@@ -243,7 +239,7 @@ public final class Demo {
    * through a port-forward). Fails unless the page lets that account in and the index lists the job for it.
    */
   static String dashboard(BallastEnvironment env) throws java.io.IOException, InterruptedException {
-    Pod balancer = pods(env, "balancer").stream().filter(Demo::running).findFirst().orElseThrow(
+    Pod balancer = pods(env, "balancer").stream().filter(Jobs::running).findFirst().orElseThrow(
             () -> new IllegalStateException("the balancer of " + JOB + " is not running"));
     String viewer = "ballast-demo-viewer";
     env.kubectlStdin("""

@@ -288,6 +288,11 @@ public final class Jobs {
     return pods(client, namespace, name, "balancer");
   }
 
+  /** Whether the pod runs and is not being deleted (a replaced pod may still show Running while it terminates). */
+  public static boolean running(Pod pod) {
+    return "Running".equals(pod.getStatus().getPhase()) && pod.getMetadata().getDeletionTimestamp() == null;
+  }
+
   /** A job's pods of one role ({@code worker} or {@code balancer}), terminating ones included. */
   public static List<Pod> pods(KubernetesClient client, String namespace, String job, String role) {
     return client.pods().inNamespace(namespace).withLabel("ballast.dev/job", job)

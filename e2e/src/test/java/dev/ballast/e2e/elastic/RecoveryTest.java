@@ -161,7 +161,7 @@ class RecoveryTest extends ElasticScenario {
     Pod[] found = new Pod[1];
     await().atMost(WAIT).untilAsserted(() -> {
       List<Pod> live = jobs.balancers(job).stream()
-          .filter(p -> p.getMetadata().getDeletionTimestamp() == null && "Running".equals(p.getStatus().getPhase()))
+          .filter(Jobs::running)
           .filter(p -> replaced == null || !p.getMetadata().getName().equals(replaced.getMetadata().getName()))
           .toList();
       assertThat(live).hasSize(1);
