@@ -126,7 +126,8 @@ public final class Demo {
     long start = System.nanoTime();
     for (int i = 0; i < 240; i++) {
       List<Pod> pods = pods(env, "balancer");
-      Pod next = pods.stream().filter(p -> Jobs.running(p) && !lost.equals(p.getSpec().getNodeName())).findFirst().orElse(null);
+      Pod next = pods.stream().filter(p -> Jobs.running(p) && !lost.equals(p.getSpec().getNodeName())).findFirst()
+          .orElse(null);
       if (next != null && pods.stream().noneMatch(p -> lost.equals(p.getSpec().getNodeName()))) {
         System.out.printf("  the balancer's pod there is gone (the operator force-deletes it); a new balancer runs on %s"
             + " %.1f s after the deletion (it restores the persisted load history)%n", next.getSpec().getNodeName(),
