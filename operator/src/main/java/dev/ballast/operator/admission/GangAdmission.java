@@ -183,10 +183,10 @@ public class GangAdmission {
   }
 
   /**
-   * Whether {@code job} gives workers back now, and how many it keeps ({@link Reclaim#forJob}), among {@code jobs}
-   * (every job this operator reconciles), each job's room read from admission's view.
+   * Whether {@code job} gives way to a waiting job now, and how many workers it keeps ({@link Reclaim#forJob}), among
+   * {@code jobs} (every job this operator reconciles), each job's room read from admission's view.
    */
-  public synchronized Optional<Reclaim.Yield> reclaim(TrainingJob job, Collection<TrainingJob> jobs,
+  public synchronized Optional<Reclaim.Yield> giveWay(TrainingJob job, Collection<TrainingJob> jobs,
       ExistingJobs reconciled, Priorities priorities, Instant now) {
     return Reclaim.forJob(job, jobs, j -> capacity(j, p -> true, reconciled).capacity(), priorities, now);
   }

@@ -22,13 +22,19 @@ public final class InsufficientRoom {
   }
 
   /**
-   * The reason of {@code Admitted=False} while another job gives workers back for this one: it still waits for room
-   * (growth still yields to it), and is admitted once that job's next world is.
+   * The reason of {@code Admitted=False} while another job gives way to this one (a reclaim or a preemption): it still
+   * waits for room (growth still yields to it), and is admitted once the workers given up have stopped.
    */
   public static final String AWAITING_RECLAIM = "AwaitingReclaim";
 
-  /** Whether an Admitted condition's reason says the job waits for room (any resource, or a reclaim under way). */
+  /**
+   * The reason of {@code Admitted=False} of a job whose world was stopped for a waiting job of higher priority, while
+   * that job is admitted first: it waits for room too (growth still yields to it).
+   */
+  public static final String PREEMPTED = "Preempted";
+
+  /** Whether an Admitted condition's reason says the job waits for room (any resource, a reclaim, a preemption). */
   public static boolean isWaitingForRoom(String reason) {
-    return reason != null && (reason.startsWith(PREFIX) || reason.equals(AWAITING_RECLAIM));
+    return reason != null && (reason.startsWith(PREFIX) || reason.equals(AWAITING_RECLAIM) || reason.equals(PREEMPTED));
   }
 }

@@ -10,7 +10,8 @@ import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class WorldTransition {
   @JsonPropertyDescription("Why: WorkerFailed, WorkerLost, NodeLost, NoProgress (restarts) or CapacityAvailable,"
-      + " WorkersChanged, SpecChanged, NodeDrained, Reclaimed (voluntary resizes).")
+      + " WorkersChanged, SpecChanged, NodeDrained, Reclaimed (voluntary resizes), Preempted (the world stops for a waiting job"
+      + " of higher priority; no restart counted), Suspended.")
   public String reason;
 
   @JsonPropertyDescription("What happened, for a person.")
@@ -25,8 +26,9 @@ public class WorldTransition {
   @JsonPropertyDescription("Worker count the change aims at, where it aims at one.")
   public Integer workers;
 
-  @JsonPropertyDescription("Reclaimed only: the job (namespace/name) waiting for room that the workers are given back to;"
-      + " it is admitted after this job's next world.")
+  @JsonPropertyDescription("Reclaimed and Preempted only: the job (namespace/name) waiting for room that the workers are"
+      + " given to; it is admitted after this job's next world (Reclaimed) or once this job's workers have stopped"
+      + " (Preempted).")
   public String forJob;
 
   @JsonPropertyDescription("When the transition began (RFC 3339).")

@@ -6,10 +6,11 @@ import java.util.Objects;
 import java.util.stream.Stream;
 
 /**
- * Which change of one job other jobs must hear of at once (docs/elastic.md, "Reclaim"), and which jobs: a job that
- * starts waiting for room, or whose spec changes while it waits (e.g. its priorityClassName), concerns the jobs that
- * may give workers back to it; a job whose reclaim ends (its next world committed, or the job gone) concerns the jobs
- * awaiting one.
+ * Which change of one job other jobs must hear of at once (docs/elastic.md, "Reclaim" and "Preemption"), and which
+ * jobs: a job that starts waiting for room, or whose spec changes while it waits (e.g. its priorityClassName),
+ * concerns the jobs that may give way to it; a job that stops giving way (a reclaim's next world committed, a
+ * preempted job's workers stopped, or the job gone) concerns the jobs awaiting one; a job that stops waiting (admitted
+ * or gone) concerns the jobs preempted for it.
  */
 final class JobChange {
   private JobChange() {}
@@ -17,12 +18,21 @@ final class JobChange {
   static boolean matters(TrainingJob old, TrainingJob updated) {
     boolean waits = WorldLifecycle.waitingForRoom(updated) && (!WorldLifecycle.waitingForRoom(old)
         || !Objects.equals(old.getMetadata().getGeneration(), updated.getMetadata().getGeneration()));
-    return waits || (WorldLifecycle.reclaiming(old) && !WorldLifecycle.reclaiming(updated));
+    return waits || (WorldLifecycle.givingWay(old) && !WorldLifecycle.givingWay(updated))
+        || (WorldLifecycle.waitingForRoom(old) && !WorldLifecycle.waitingForRoom(updated));
+  }
+
+  /** Whether a deleted job concerns any other: one that gave way, or one that waited. */
+  static boolean mattersWhenDeleted(TrainingJob deleted) {
+    return WorldLifecycle.givingWay(deleted) || WorldLifecycle.waitingForRoom(deleted);
   }
 
   /** The jobs among {@code jobs} that {@code changed}'s change concerns. */
   static Stream<TrainingJob> concerned(TrainingJob changed, Stream<TrainingJob> jobs) {
+    boolean waits = WorldLifecycle.waitingForRoom(changed);
+    String key = WorldLifecycle.key(changed);
     return jobs.filter(j -> !j.getMetadata().getUid().equals(changed.getMetadata().getUid()))
-        .filter(WorldLifecycle.waitingForRoom(changed) ? WorldLifecycle::mayLend : WorldLifecycle::awaitingReclaim);
+        .filter(j -> (waits && WorldLifecycle.mayGiveWay(j)) || WorldLifecycle.awaitingReclaim(j)
+            || WorldLifecycle.preempted(j, key));
   }
 }

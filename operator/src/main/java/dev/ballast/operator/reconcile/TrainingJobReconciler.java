@@ -185,12 +185,15 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
             .map(ResourceID::fromResource).collect(Collectors.toSet()))
         .withOnAddFilter(WorldLifecycle::waitingForRoom)
         .withOnUpdateFilter((updated, old) -> JobChange.matters(old, updated))
-        .withOnDeleteFilter((deleted, unknownState) -> WorldLifecycle.reclaiming(deleted))
+        .withOnDeleteFilter((deleted, unknownState) -> JobChange.mattersWhenDeleted(deleted))
         .build();
     return new InformerEventSource<>(config, context);
   }
 
-  /** PriorityClasses, cluster-wide: read when a reclaim is decided (which job may take from which); no reconcile. */
+  /**
+   * PriorityClasses, cluster-wide: read when a reclaim or preemption is decided (which job may take from which); no
+   * reconcile.
+   */
   private static InformerEventSource<PriorityClass, TrainingJob> priorityClassInformer(
       EventSourceContext<TrainingJob> context) {
     var config = InformerEventSourceConfiguration.from(PriorityClass.class, TrainingJob.class)
@@ -292,10 +295,10 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
     ExistingJobs reconciled = ExistingJobs.of(ctx.getPrimaryCache().list());
     List<String> waiting = WorldLifecycle.jobsToYieldTo(job, jobs, nodes.values().stream().map(NodeState::node).toList());
     Integer room = WorldLifecycle.wantsRoom(job, waiting, now) ? admission.placeableWorkers(job, reconciled) : null;
-    Reclaim.Yield reclaim = waiting.isEmpty() || !WorldLifecycle.mayLend(job) ? null
-        : admission.reclaim(job, jobs, reconciled, priorities(ctx), now).orElse(null);
-    return new ClusterView(nodes, room, waiting, admission.unseenPods(job, workers, now), reclaim,
-        WorldLifecycle.reclaimsFor(job, jobs, now));
+    Reclaim.Yield giveWay = waiting.isEmpty() || !WorldLifecycle.mayGiveWay(job) ? null
+        : admission.giveWay(job, jobs, reconciled, priorities(ctx), now).orElse(null);
+    return new ClusterView(nodes, room, waiting, admission.unseenPods(job, workers, now), giveWay,
+        WorldLifecycle.givingWayFor(job, jobs, now), WorldLifecycle.preemptedFor(job, jobs, now).orElse(null));
   }
 
   /** Deletes what the decision stops: gracefully (the checkpoint grace for voluntary stops), or forced where allowed. */
@@ -387,7 +390,8 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
         events.warning(job, tr.reason, "Restarting the world (restart " + (restartsOf(job) + 1) + " of at most "
             + job.getSpec().restartLimit + ", next world not before " + tr.notBefore + "): " + tr.message);
       } else {
-        events.normal(job, tr.reason, "Resizing: " + tr.message);
+        events.normal(job, tr.reason, (WorldLifecycle.PREEMPTED.equals(tr.reason) ? "Preempted: " : "Resizing: ")
+            + tr.message);
       }
     } else if (step instanceof WorldStep.Finish f) {
       if (f.succeeded()) {

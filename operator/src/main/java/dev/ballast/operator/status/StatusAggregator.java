@@ -16,6 +16,7 @@ import dev.ballast.operator.world.Backoff;
 import dev.ballast.operator.world.Decision;
 import dev.ballast.operator.world.Seat;
 import dev.ballast.operator.world.World;
+import dev.ballast.operator.world.WorldLifecycle;
 import dev.ballast.operator.world.WorldStep;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.time.Instant;
@@ -127,6 +128,7 @@ public final class StatusAggregator {
       s.desiredWorkers = 0;
       s.readyWorkers = 0;
       c.set(Conditions.ADMITTED, false, w.reason(), w.message());
+      preemptedWaits(c, s);
     } else if (step instanceof WorldStep.Place) {
       resumed(s, c);
       s.readyWorkers = 0;
@@ -139,6 +141,7 @@ public final class StatusAggregator {
         s.phase = betweenWorlds(s, Phase.Pending);
         s.desiredWorkers = 0;
         c.set(Conditions.ADMITTED, false, u.reason(), u.message());
+        preemptedWaits(c, s);
       } else if (admission instanceof GangAdmission.Result.Refused r) {
         s.phase = betweenWorlds(s, Phase.Pending);
         s.desiredWorkers = 0;
@@ -260,11 +263,24 @@ public final class StatusAggregator {
     return g == null ? 0 : g;
   }
 
-  /** Between two worlds the phase says why: Restarting after a failure, Resizing for a voluntary change. */
+  /**
+   * Between two worlds the phase says why: Restarting after a failure, Resizing for a voluntary change. A preempted job
+   * is Resizing while its workers stop, then goes through Pending and Admitted as a new job does.
+   */
   private static Phase betweenWorlds(TrainingJobStatus s, Phase otherwise) {
     WorldTransition t = s.transition;
     if (t == null || "Suspended".equals(t.reason)) return otherwise;
+    if (WorldLifecycle.PREEMPTED.equals(t.reason) && otherwise != Phase.Running) return otherwise;
     return Boolean.TRUE.equals(t.voluntary) ? Phase.Resizing : Phase.Restarting;
+  }
+
+  /** A preempted job whose workers have stopped waits for room: no resize is under way any more. */
+  private static void preemptedWaits(ConditionSetter c, TrainingJobStatus s) {
+    WorldTransition t = s.transition;
+    if (t != null && WorldLifecycle.PREEMPTED.equals(t.reason)) {
+      clearResizing(c, s, WorldLifecycle.PREEMPTED, "world " + t.fromGeneration + " stopped for " + t.forJob
+          + "; the next world is admitted when there is room for workers.min");
+    }
   }
 
   /**

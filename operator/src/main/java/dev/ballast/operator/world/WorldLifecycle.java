@@ -52,7 +52,12 @@ public final class WorldLifecycle {
   static final Duration STOPPING_RECHECK = Duration.ofSeconds(10);
   /** The transition of a job giving workers above workers.min back to a waiting job. */
   public static final String RECLAIMED = "Reclaimed";
-  /** Beyond the lender's checkpoint grace, how long a waiting job waits for the lender's next world to be admitted. */
+  /** The transition of a job whose world stops for a waiting job of higher priority (also its Admitted reason then). */
+  public static final String PREEMPTED = InsufficientRoom.PREEMPTED;
+  /**
+   * Beyond the lender's checkpoint grace, how long a waiting job waits for a job giving way to it, and a preempted job
+   * leaves the room it freed to the job it was preempted for.
+   */
   static final Duration RECLAIM_SLACK = Duration.ofSeconds(60);
 
   private WorldLifecycle() {}
@@ -97,42 +102,72 @@ public final class WorldLifecycle {
   }
 
   /**
-   * Whether the job may give workers back to a waiting job ({@link dev.ballast.operator.admission.Reclaim}): its
-   * committed world runs above workers.min with no transition under way, and spec.elastic.reclaimable is not false.
+   * Whether the job may give way to a waiting job ({@link Reclaim}): its committed world runs with no transition
+   * under way (by reclaim if it also {@link #mayLend}, else only by preemption).
+   */
+  public static boolean mayGiveWay(TrainingJob job) {
+    TrainingJobStatus s = job.getStatus();
+    return s != null && s.world != null && s.transition == null && s.phase == Phase.Running
+        && !Boolean.TRUE.equals(job.getSpec().suspend);
+  }
+
+  /**
+   * Whether the job may give workers back to a waiting job: it {@link #mayGiveWay}, runs above workers.min, and
+   * spec.elastic.reclaimable is not false.
    */
   public static boolean mayLend(TrainingJob job) {
-    TrainingJobStatus s = job.getStatus();
     TrainingJobSpec spec = job.getSpec();
-    return s != null && s.world != null && s.transition == null && s.phase == Phase.Running
-        && !Boolean.TRUE.equals(spec.suspend) && !Boolean.FALSE.equals(spec.elastic.reclaimable)
-        && s.world.nodes.size() > spec.workers.min;
+    return mayGiveWay(job) && !Boolean.FALSE.equals(spec.elastic.reclaimable)
+        && job.getStatus().world.nodes.size() > spec.workers.min;
   }
 
-  /** Whether the job is giving workers back to a waiting job now (its transition is {@link #RECLAIMED}). */
-  public static boolean reclaiming(TrainingJob job) {
+  /** Whether the job's transition gives way to another job: {@link #RECLAIMED} or {@link #PREEMPTED}. */
+  public static boolean givingWay(TrainingJob job) {
     WorldTransition t = job.getStatus() == null ? null : job.getStatus().transition;
-    return t != null && RECLAIMED.equals(t.reason);
+    return t != null && (RECLAIMED.equals(t.reason) || PREEMPTED.equals(t.reason));
   }
 
-  /** Whether the job's admission waits for a job giving workers back to it ({@link InsufficientRoom#AWAITING_RECLAIM}). */
+  /** Whether the job's world was preempted for {@code forJob} ("namespace/name") and the job has not run since. */
+  public static boolean preempted(TrainingJob job, String forJob) {
+    WorldTransition t = job.getStatus() == null ? null : job.getStatus().transition;
+    return t != null && PREEMPTED.equals(t.reason) && forJob.equals(t.forJob);
+  }
+
+  /** Whether the job's admission waits for a job giving way to it ({@link InsufficientRoom#AWAITING_RECLAIM}). */
   public static boolean awaitingReclaim(TrainingJob job) {
     return job.getStatus() != null && InsufficientRoom.AWAITING_RECLAIM.equals(
         Conditions.falseReason(job.getStatus().conditions, Conditions.ADMITTED));
   }
 
   /**
-   * The jobs ("namespace/name") giving workers back to {@code waiting} now: their transition is {@link #RECLAIMED}
-   * for it, begun less than their checkpoint grace plus {@link #RECLAIM_SLACK} ago (a job whose pods take longer to
-   * stop holds the waiting one back no longer).
+   * The jobs ("namespace/name") giving way to {@code waiting} now, begun less than their checkpoint grace plus
+   * {@link #RECLAIM_SLACK} ago (a job whose pods take longer to stop holds the waiting one back no longer): a reclaim
+   * for it until the lender's next world is committed, a preemption for it until the preempted job's workers have
+   * stopped (it then waits for room itself).
    */
-  public static List<String> reclaimsFor(TrainingJob waiting, Collection<TrainingJob> jobs, Instant now) {
+  public static List<String> givingWayFor(TrainingJob waiting, Collection<TrainingJob> jobs, Instant now) {
     String key = key(waiting);
-    return jobs.stream().filter(j -> {
-      if (!reclaiming(j)) return false;
-      WorldTransition t = j.getStatus().transition;
-      return key.equals(t.forJob) && t.since != null && now.isBefore(Instant.parse(t.since)
-          .plusSeconds(j.getSpec().elastic.checkpointTimeoutSeconds).plus(RECLAIM_SLACK));
-    }).map(WorldLifecycle::key).sorted().toList();
+    return jobs.stream().filter(j -> givingWay(j) && key.equals(j.getStatus().transition.forJob) && within(j, now)
+        && !(PREEMPTED.equals(j.getStatus().transition.reason) && waitingForRoom(j)))
+        .map(WorldLifecycle::key).sorted().toList();
+  }
+
+  /**
+   * The job {@code job} was preempted for ("namespace/name"), while that job still waits for the room and less than
+   * {@code job}'s checkpoint grace plus {@link #RECLAIM_SLACK} have passed since: {@code job} is not admitted again
+   * before it, so it cannot take back the room it freed.
+   */
+  public static Optional<String> preemptedFor(TrainingJob job, Collection<TrainingJob> jobs, Instant now) {
+    WorldTransition t = job.getStatus() == null ? null : job.getStatus().transition;
+    if (t == null || !PREEMPTED.equals(t.reason) || !within(job, now)) return Optional.empty();
+    return jobs.stream().filter(j -> key(j).equals(t.forJob) && waitingForRoom(j)).map(WorldLifecycle::key).findFirst();
+  }
+
+  /** Whether the job's transition began less than its checkpoint grace plus {@link #RECLAIM_SLACK} ago. */
+  private static boolean within(TrainingJob job, Instant now) {
+    String since = job.getStatus().transition.since;
+    return since != null && now.isBefore(Instant.parse(since)
+        .plusSeconds(job.getSpec().elastic.checkpointTimeoutSeconds).plus(RECLAIM_SLACK));
   }
 
   private static boolean couldUseAny(TrainingJob other, List<GpuNode> nodes) {
@@ -281,7 +316,15 @@ public final class WorldLifecycle {
         Instant until = now.plus(STOPPING_RECHECK);
         wake(until);
         return done(new WorldStep.Wait(InsufficientRoom.AWAITING_RECLAIM, String.join(", ", cluster.lenders())
-            + " is giving workers back for this job; it is admitted once that job's next world is", until), true);
+            + " is giving way to this job (its status.transition says how); this job is admitted once the workers"
+            + " it gives up have stopped", until), true);
+      }
+      if (cluster.preemptedFor() != null) {
+        Instant until = now.plus(STOPPING_RECHECK);
+        wake(until);
+        return done(new WorldStep.Wait(PREEMPTED, "world " + transition.fromGeneration + " was stopped for "
+            + cluster.preemptedFor() + ", which has a higher priority; this job waits for room for its workers.min ("
+            + spec.workers.min + ") once that job is admitted", until), true);
       }
       boolean reclaimed = transition != null && RECLAIMED.equals(transition.reason) && transition.workers != null;
       return done(new WorldStep.Place(used + 1, reclaimed ? transition.workers : spec.workers.max), true);
@@ -405,6 +448,12 @@ public final class WorldLifecycle {
             + " workers; shrinking to " + target, target);
       }
       Reclaim.Yield lend = cluster.reclaim();
+      if (lend != null && lend.preempts()) {
+        return resize(g, PREEMPTED, lend.forJob() + " waits for room for its workers.min (" + lend.forWorkers()
+            + "), has a higher priority, and no job can give back enough above its own workers.min: world " + g
+            + " stops (no restart counted), and this job waits for room for its workers.min (" + min
+            + ") again", null, lend.forJob());
+      }
       if (lend != null && lend.size() >= min && lend.size() < size) {
         return resize(g, RECLAIMED, lend.forJob() + " waits for room for its workers.min (" + lend.forWorkers()
             + "); giving back " + (size - lend.size()) + " workers above workers.min (" + min + "): world " + g

@@ -95,4 +95,36 @@ class ReclaimTest {
         .as("the higher priority first, though younger; from the lower-priority lender, though older")
         .contains(new Reclaim.Yield("team-a/low", 1, "team-a/high-waiting", 2));
   }
+
+  @Test
+  void aHigherPriorityJobPreemptsTheLowestPriorityNewestJobWhoseWorldMakesTheRoomWhenNoReclaimCan() {
+    List<String> owners = List.of("old", "old", "new", "new", "mid", "mid");
+    var old = new Reclaim.Lender("team-a/old", 10, T0, spec("old", 2, 2), 2, room(owners, "old"));
+    var newer = new Reclaim.Lender("team-a/new", 10, T0.plusSeconds(9), spec("new", 2, 2), 2, room(owners, "new"));
+    var mid = new Reclaim.Lender("team-a/mid", 500, T0, spec("mid", 1, 2), 2, room(owners, "mid"));
+    var high = new Reclaim.Waiting("team-a/high", 1000, T0, spec("high", 2, 2), room(owners, null));
+
+    assertThat(Reclaim.choose(List.of(high), List.of(old, newer)))
+        .as("the newer of two at their minimum stops whole").contains(new Reclaim.Yield("team-a/new", 0, "team-a/high", 2));
+    assertThat(Reclaim.choose(List.of(high), List.of(old, newer)).get().preempts()).isTrue();
+    assertThat(Reclaim.choose(List.of(high), List.of(mid, old)))
+        .as("the lowest priority is preempted, though it is not the newest")
+        .contains(new Reclaim.Yield("team-a/old", 0, "team-a/high", 2));
+
+    var oneNode = new Reclaim.Waiting("team-a/one", 1000, T0, spec("one", 1, 1), room(owners, null));
+    assertThat(Reclaim.choose(List.of(oneNode), List.of(old, mid)))
+        .as("giving back one worker above the minimum comes before stopping a lower-priority world")
+        .contains(new Reclaim.Yield("team-a/mid", 1, "team-a/one", 1));
+    var notReclaimable = new Reclaim.Lender("team-a/mid", 500, T0, spec("mid", 1, 2), 2, room(owners, "mid"), false);
+    assertThat(Reclaim.choose(List.of(oneNode), List.of(old, notReclaimable)))
+        .contains(new Reclaim.Yield("team-a/old", 0, "team-a/one", 1));
+
+    var equal = new Reclaim.Waiting("team-a/equal", 10, T0, spec("equal", 2, 2), room(owners, null));
+    assertThat(Reclaim.choose(List.of(equal), List.of(old, newer))).as("only a lower priority is preempted").isEmpty();
+    var never = new Reclaim.Waiting("team-a/never", 1000, T0, spec("never", 2, 2), room(owners, null), false);
+    assertThat(Reclaim.choose(List.of(never), List.of(old, newer))).as("preemptionPolicy: Never").isEmpty();
+    var big = new Reclaim.Waiting("team-a/big", 1000, T0, spec("big", 3, 3), room(owners, null));
+    assertThat(Reclaim.choose(List.of(big), List.of(old, newer, mid)))
+        .as("no single world frees three nodes").isEmpty();
+  }
 }

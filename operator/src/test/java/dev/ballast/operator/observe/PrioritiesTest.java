@@ -29,4 +29,16 @@ class PrioritiesTest {
     assertThat(Priorities.of(List.of(priorityClass("high", 1000, false))).of(template(null))).isZero();
     assertThat(Priorities.NONE.of(template("high"))).isZero();
   }
+
+  @Test
+  void aClassWithPreemptionPolicyNeverKeepsItsJobsFromPreempting() {
+    var never = new PriorityClassBuilder().withNewMetadata().withName("batch-never").endMetadata().withValue(100)
+        .withPreemptionPolicy("Never").withGlobalDefault(true).build();
+    var classes = Priorities.of(List.of(priorityClass("high", 1000, false), never));
+    assertThat(classes.mayPreempt(template("high"))).isTrue();
+    assertThat(classes.mayPreempt(template("batch-never"))).isFalse();
+    assertThat(classes.mayPreempt(template(null))).as("the global default's policy").isFalse();
+    assertThat(classes.of(template(null))).isEqualTo(100);
+    assertThat(Priorities.NONE.mayPreempt(template(null))).isTrue();
+  }
 }

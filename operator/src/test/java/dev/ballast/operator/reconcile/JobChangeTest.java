@@ -41,7 +41,7 @@ class JobChangeTest {
   }
 
   @Test
-  void aJobStartingToWaitOrEditedWhileWaitingConcernsTheJobsThatMayGiveBack() {
+  void aJobStartingToWaitOrEditedWhileWaitingConcernsTheJobsThatMayGiveWay() {
     TrainingJob placed = waiting("w", "Placed");
     TrainingJob waits = waiting("w", "InsufficientGPUs");
     assertThat(JobChange.matters(placed, waits)).isTrue();
@@ -54,7 +54,11 @@ class JobChangeTest {
 
     TrainingJob lender = running("lender", 2);
     TrainingJob atMin = running("at-min", 1);
-    assertThat(JobChange.concerned(waits, Stream.of(lender, atMin, waits)).toList()).containsExactly(lender);
+    TrainingJob stopping = running("stopping", 2);
+    stopping.getStatus().transition = new WorldTransition("SpecChanged", "", 1, true, null, "2026-12-06T00:00:00Z", null);
+    assertThat(JobChange.concerned(waits, Stream.of(lender, atMin, stopping, waits)).toList())
+        .as("a job above its minimum may give back; one at its minimum may be preempted; one between worlds neither")
+        .containsExactly(lender, atMin);
   }
 
   @Test
@@ -69,5 +73,27 @@ class JobChangeTest {
     TrainingJob other = waiting("x", "InsufficientGPUs");
     other.getStatus().conditions = new java.util.ArrayList<>(List.of(admitted("Placed")));
     assertThat(JobChange.concerned(done, Stream.of(awaiting, other, done)).toList()).containsExactly(awaiting);
+  }
+
+  @Test
+  void aPreemptedJobsWorkersStoppingConcernsTheJobAwaitingThemAndThatJobsAdmissionConcernsThePreemptedJob() {
+    TrainingJob stopping = running("low", 2);
+    stopping.getStatus().transition = new WorldTransition("Preempted", "", 1, true, null, "2026-12-06T00:00:00Z", null);
+    stopping.getStatus().transition.forJob = "team-a/high";
+    stopping.getStatus().conditions.add(new ConditionBuilder().withType("Admitted").withStatus("True")
+        .withReason("WorldCommitted").build());
+    TrainingJob stopped = Serialization.clone(stopping);
+    stopped.getStatus().phase = Phase.Pending;
+    stopped.getStatus().conditions = new java.util.ArrayList<>(List.of(admitted("Preempted")));
+    assertThat(JobChange.matters(stopping, stopped)).as("it now waits for room itself").isTrue();
+    TrainingJob awaiting = waiting("high", "AwaitingReclaim");
+    assertThat(JobChange.concerned(stopped, Stream.of(awaiting, stopped)).toList()).containsExactly(awaiting);
+
+    TrainingJob admitted = waiting("high", "Placed");
+    assertThat(JobChange.matters(awaiting, admitted)).as("it stopped waiting").isTrue();
+    assertThat(JobChange.concerned(admitted, Stream.of(stopped, running("other", 2))).toList())
+        .as("the job preempted for it may try its own admission").containsExactly(stopped);
+    assertThat(JobChange.mattersWhenDeleted(awaiting)).isTrue();
+    assertThat(JobChange.mattersWhenDeleted(running("other", 2))).isFalse();
   }
 }

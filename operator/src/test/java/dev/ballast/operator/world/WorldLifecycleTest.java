@@ -462,11 +462,100 @@ class WorldLifecycleTest {
     TrainingJob other = waitingJob("waiting", 2, 2);
     sim.reconcile(job, false);
     assertThat(job.getStatus().transition.reason).isEqualTo("Reclaimed");
-    assertThat(WorldLifecycle.reclaimsFor(other, sim.jobs, sim.now)).containsExactly("team-a/olmoe");
+    assertThat(WorldLifecycle.givingWayFor(other, sim.jobs, sim.now)).containsExactly("team-a/olmoe");
     tick(job.getSpec().elastic.checkpointTimeoutSeconds + 59);
-    assertThat(WorldLifecycle.reclaimsFor(other, sim.jobs, sim.now)).containsExactly("team-a/olmoe");
+    assertThat(WorldLifecycle.givingWayFor(other, sim.jobs, sim.now)).containsExactly("team-a/olmoe");
     tick(1);
-    assertThat(WorldLifecycle.reclaimsFor(other, sim.jobs, sim.now)).isEmpty();
+    assertThat(WorldLifecycle.givingWayFor(other, sim.jobs, sim.now)).isEmpty();
+  }
+
+  /** Priorities high (1000), high-never (1000, preemptionPolicy Never) and low (10); the job runs as low. */
+  TrainingJob lowPriorityJobAndAWaitingOne(String waitingClass) {
+    sim.priorities = new dev.ballast.operator.observe.Priorities(
+        java.util.Map.of("high", 1000, "high-never", 1000, "low", 10), null, java.util.Set.of("high-never"));
+    job.getSpec().template.getSpec().setPriorityClassName("low");
+    job.getSpec().workers.min = 2;
+    job.getSpec().workers.max = 2;
+    runWorld();
+    TrainingJob high = TestJobs.job("high", 2, 2, 8);
+    high.getSpec().template.getSpec().setPriorityClassName(waitingClass);
+    high.getMetadata().setCreationTimestamp(sim.now.plusSeconds(1).toString());
+    sim.jobs.add(high);
+    return high;
+  }
+
+  @Test
+  void aWaitingJobOfHigherPriorityPreemptsAJobAtItsMinimumWhichRunsAgainWhenRoomReturns() {
+    sim.nodes("n0", "n1");
+    TrainingJob high = lowPriorityJobAndAWaitingOne("high-never");
+    sim.settle(3);
+    assertThat(high.getStatus().phase).isEqualTo(Phase.Pending);
+    assertThat(job.getStatus().transition).as("preemptionPolicy: Never").isNull();
+    high.getSpec().template.getSpec().setPriorityClassName("low");
+    sim.settle(3);
+    assertThat(job.getStatus().transition).as("an equal priority preempts nothing").isNull();
+
+    high.getSpec().template.getSpec().setPriorityClassName("high");
+    Decision preempt = sim.reconcile(job, false);
+    assertThat(preempt.step()).isInstanceOfSatisfying(WorldStep.Transition.class, t -> {
+      assertThat(t.countsAsRestart()).isFalse();
+      assertThat(t.transition().reason).isEqualTo("Preempted");
+      assertThat(t.transition().voluntary).as("trainers get the checkpoint grace").isTrue();
+      assertThat(t.transition().forJob).isEqualTo("team-a/high");
+      assertThat(t.transition().message).isEqualTo("team-a/high waits for room for its workers.min (2), has a higher"
+          + " priority, and no job can give back enough above its own workers.min: world 1 stops (no restart counted),"
+          + " and this job waits for room for its workers.min (2) again");
+    });
+    assertThat(job.getStatus().phase).isEqualTo(Phase.Resizing);
+    sim.reconcile(job, false);
+    assertThat(sim.reconcile(high, false).step()).as("the waiting job is admitted once the workers have stopped")
+        .isInstanceOfSatisfying(WorldStep.Wait.class, w -> assertThat(w.reason()).isEqualTo("AwaitingReclaim"));
+
+    sim.kubelets(); // the trainers checkpoint and exit
+    Decision held = sim.reconcile(job, false);
+    assertThat(held.step()).as("the preempted job leaves the room to the job it was preempted for")
+        .isInstanceOfSatisfying(WorldStep.Wait.class, w -> {
+          assertThat(w.reason()).isEqualTo("Preempted");
+          assertThat(w.message()).isEqualTo("world 1 was stopped for team-a/high, which has a higher priority; this"
+              + " job waits for room for its workers.min (2) once that job is admitted");
+        });
+    assertThat(job.getStatus().phase).isEqualTo(Phase.Pending);
+    assertThat(condition(Conditions.RESIZING)).hasValueSatisfying(c -> {
+      assertThat(c.getStatus()).isEqualTo("False");
+      assertThat(c.getReason()).isEqualTo("Preempted");
+    });
+    assertThat(WorldLifecycle.waitingForRoom(job)).as("growth yields to it").isTrue();
+
+    sim.settle(6);
+    assertThat(sim.live(high)).hasSize(2);
+    assertThat(high.getStatus().phase).isEqualTo(Phase.Running);
+    assertThat(job.getStatus().phase).isEqualTo(Phase.Pending);
+    assertThat(condition(Conditions.ADMITTED)).hasValueSatisfying(c -> assertThat(c.getReason())
+        .isEqualTo("InsufficientGPUs"));
+    assertThat(job.getStatus().restarts).as("preemption is no restart").isZero();
+
+    sim.podsOf(high).forEach(p -> sim.exit(p.getMetadata().getName(), 0));
+    sim.settle(8);
+    assertThat(high.getStatus().phase).isEqualTo(Phase.Succeeded);
+    assertThat(job.getStatus().phase).isEqualTo(Phase.Running);
+    assertThat(generation()).isEqualTo(2L);
+    assertThat(job.getStatus().transition).isNull();
+    assertThat(job.getStatus().restarts).isZero();
+  }
+
+  @Test
+  void aPreemptedJobLeavesTheRoomItFreedForGraceAndAMinuteAtMost() {
+    sim.nodes("n0", "n1");
+    TrainingJob high = lowPriorityJobAndAWaitingOne("high");
+    sim.settle(1); // the high job finds no room
+    sim.reconcile(job, false);
+    assertThat(job.getStatus().transition.reason).isEqualTo("Preempted");
+    assertThat(WorldLifecycle.preemptedFor(job, sim.jobs, sim.now)).contains("team-a/high");
+    tick(job.getSpec().elastic.checkpointTimeoutSeconds + 59);
+    assertThat(WorldLifecycle.preemptedFor(job, sim.jobs, sim.now)).contains("team-a/high");
+    tick(1);
+    assertThat(WorldLifecycle.preemptedFor(job, sim.jobs, sim.now)).isEmpty();
+    assertThat(WorldLifecycle.givingWayFor(high, sim.jobs, sim.now)).as("nor is the waiting job held longer").isEmpty();
   }
 
   @Test

@@ -9,12 +9,14 @@ import dev.ballast.operator.api.ParallelismSpec;
 import dev.ballast.operator.api.TrainingJob;
 import dev.ballast.operator.api.TrainingJobStatus.Phase;
 import dev.ballast.operator.desired.WorkerPods;
+import dev.ballast.operator.observe.Priorities;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
@@ -29,7 +31,7 @@ import org.junit.jupiter.api.Test;
  * workers in whole groups, committed generations advance one at a time, and restarts stay within the limit.
  */
 class WorldPropertiesTest {
-  static final int HISTORIES = 150;
+  static final int HISTORIES = 200;
   static final int STEPS = 120;
 
   /** What the histories exercised, so that a change making them trivial fails too. */
@@ -51,13 +53,15 @@ class WorldPropertiesTest {
     if (histories == HISTORIES) {
       assertThat(seen).as("decisions the histories reached: " + seen).allSatisfy((kind, n) -> assertThat(n).isGreaterThan(20))
           .containsKeys("Commit", "WorkerFailed", "NodeLost", "WorkerLost", "CapacityAvailable", "WorkersChanged",
-              "NodeDrained", "SpecChanged", "Suspend", "Finish", "RollBack", "ForceDelete", "Reclaimed");
+              "NodeDrained", "SpecChanged", "Suspend", "Finish", "RollBack", "ForceDelete", "Reclaimed", "Preempted");
     }
   }
 
   private void history(long seed) {
     Random rnd = new Random(seed);
     WorldSim sim = new WorldSim();
+    sim.priorities = new Priorities(Map.of("high", 1000, "low", 10, "never", 1000), null, Set.of("never"));
+    String[] classes = {null, "low", "high", "never"};
     int nodeCount = 2 + rnd.nextInt(5);
     for (int i = 0; i < nodeCount; i++) sim.addNode("n" + i, "d" + (i / 2), "r" + (i / 4));
     int[] next = {nodeCount};
@@ -73,6 +77,7 @@ class WorldPropertiesTest {
       j.getSpec().elastic.cooldownSeconds = rnd.nextInt(60);
       j.getSpec().recovery.nodeLostAfterSeconds = rnd.nextInt(40);
       j.getMetadata().setCreationTimestamp(sim.now.toString());
+      j.getSpec().template.getSpec().setPriorityClassName(classes[rnd.nextInt(classes.length)]);
       sim.jobs.add(j);
     }
     Map<String, Long> committed = new HashMap<>();
@@ -118,7 +123,11 @@ class WorldPropertiesTest {
         TrainingJob j = rnd.nextBoolean() ? a : b;
         j.getSpec().suspend = !Boolean.TRUE.equals(j.getSpec().suspend);
         j.getMetadata().setGeneration(j.getMetadata().getGeneration() + 1);
-      } else if (event < 48) {
+      } else if (event < 49) {
+        TrainingJob j = rnd.nextBoolean() ? a : b;
+        j.getSpec().template.getSpec().setPriorityClassName(classes[rnd.nextInt(classes.length)]);
+        j.getMetadata().setGeneration(j.getMetadata().getGeneration() + 1);
+      } else if (event < 53) {
         TrainingJob j = rnd.nextBoolean() ? a : b;
         int max = 1 + rnd.nextInt(6);
         int min = 1 + rnd.nextInt(max);
@@ -133,7 +142,14 @@ class WorldPropertiesTest {
       int reconciles = 1 + rnd.nextInt(4);
       for (int r = 0; r < reconciles; r++) {
         TrainingJob j = rnd.nextBoolean() ? a : b;
+        TrainingJob other = j == a ? b : a;
         Decision d = sim.reconcile(j, rnd.nextInt(10) == 0);
+        if (d.step() instanceof WorldStep.Transition t && "Preempted".equals(t.transition().reason)) {
+          var template = other.getSpec().template;
+          assertThat(sim.priorities.of(template)).as("preempted only for a higher priority that may preempt")
+              .isGreaterThan(sim.priorities.of(j.getSpec().template));
+          assertThat(sim.priorities.mayPreempt(template)).isTrue();
+        }
         count(d);
         check(sim, committed);
       }

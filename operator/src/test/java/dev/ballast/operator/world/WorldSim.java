@@ -37,6 +37,7 @@ final class WorldSim {
   final Map<String, Pod> pods = new TreeMap<>();
   final List<TrainingJob> jobs = new ArrayList<>();
   Instant now = Instant.parse("2026-12-02T12:00:00Z");
+  Priorities priorities = Priorities.NONE;
 
   WorldSim nodes(String... names) {
     for (String n : names) addNode(n, "d-" + n, "r0");
@@ -106,10 +107,10 @@ final class WorldSim {
     List<String> waiting = WorldLifecycle.jobsToYieldTo(job, jobs, nodes.values().stream().map(NodeState::node).toList());
     Integer room = WorldLifecycle.wantsRoom(job, waiting, now)
         ? GangAdmission.room(job.getSpec(), capacity(job.getMetadata().getName())) : null;
-    Reclaim.Yield reclaim = waiting.isEmpty() ? null
-        : Reclaim.forJob(job, jobs, j -> capacity(j.getMetadata().getName()), Priorities.NONE, now).orElse(null);
-    Decision d = WorldLifecycle.decide(job, podsOf(job), new ClusterView(nodes, room, waiting, null, reclaim,
-        WorldLifecycle.reclaimsFor(job, jobs, now)), now);
+    Reclaim.Yield giveWay = waiting.isEmpty() ? null
+        : Reclaim.forJob(job, jobs, j -> capacity(j.getMetadata().getName()), priorities, now).orElse(null);
+    Decision d = WorldLifecycle.decide(job, podsOf(job), new ClusterView(nodes, room, waiting, null, giveWay,
+        WorldLifecycle.givingWayFor(job, jobs, now), WorldLifecycle.preemptedFor(job, jobs, now).orElse(null)), now);
     for (Pod p : d.stop()) {
       Pod live = pods.get(p.getMetadata().getName());
       if (live == null) continue;
