@@ -31,6 +31,8 @@ import java.util.function.Supplier;
  *   <li>a {@code spec.workers} edit (2 → 4) → the resized world Running;
  *   <li>a job of 2 workers applied while a job of 2..4 holds all 4 nodes → the new job's world Running, after the
  *       other gave back its 2 workers above its minimum (reclaim);
+ *   <li>a job of 2 workers and a high PriorityClass applied while a job of 2..2 and a low one holds all 2 nodes → the
+ *       new job's world Running, after the other's world stopped (preemption);
  *   <li>for each new world: the step at which every rank adopted the balancer's first plan for it, counted
  *       from the world's first step (target 0: the plan is ready before the first step).
  * </ul>
@@ -44,6 +46,18 @@ public final class ElasticBench {
   /** How long a world may take to adopt its first plan before the row says there was none. */
   static final Duration PLAN_WAIT = Duration.ofMinutes(2);
   static final String RECLAIM = "reclaimed for a waiting job";
+  static final String PREEMPT = "preempted for a higher priority";
+  static final String PRIORITY_CLASSES = """
+      apiVersion: scheduling.k8s.io/v1
+      kind: PriorityClass
+      metadata: {name: ballast-bench-high}
+      value: 1000
+      ---
+      apiVersion: scheduling.k8s.io/v1
+      kind: PriorityClass
+      metadata: {name: ballast-bench-low}
+      value: 10
+      """;
   static final String SPEC = "elastic: {cooldownSeconds: 0, checkpointTimeoutSeconds: 10}\n"
       + "recovery: {backoffSeconds: 1, nodeLostAfterSeconds: 0}";
 
@@ -91,15 +105,19 @@ public final class ElasticBench {
     List<Sample> samples = new ArrayList<>();
     System.out.println("| transition | to the new world's first pod (s) | to its world committed (s) | to every worker Running (s) | steps to the first adopted plan |");
     System.out.println("|---|---|---|---|---|");
+    env.kubectlStdin(PRIORITY_CLASSES, "apply", "-f", "-").ok();
     try (var jobWatch = watchJobs(); var podWatch = watchPods()) {
       for (int i = 0; i < runs; i++) {
         samples.add(report(nodeLost("node deleted", false, "deleted" + i)));
         samples.add(report(nodeLost("node NotReady", true, "notready" + i)));
         samples.add(report(workersEdit("edit" + i)));
         samples.add(report(reclaim("lender" + i)));
+        samples.add(report(preempt("preempted" + i)));
       }
+    } finally {
+      env.kubectl("delete", "priorityclass", "ballast-bench-high", "ballast-bench-low", "--ignore-not-found");
     }
-    for (String scenario : List.of("node deleted", "node NotReady", "spec.workers 2→4", RECLAIM)) {
+    for (String scenario : List.of("node deleted", "node NotReady", "spec.workers 2→4", RECLAIM, PREEMPT)) {
       List<Double> r = samples.stream().filter(s -> s.scenario().equals(scenario)).map(Sample::toRunning).sorted().toList();
       System.out.printf(Locale.ROOT, "%s → new world Running: median %.1f s, max %.1f s over %d runs%n", scenario,
           r.get(r.size() / 2), r.get(r.size() - 1), r.size());
@@ -145,6 +163,27 @@ public final class ElasticBench {
       Instant t0 = Instant.now();
       jobs.apply(Jobs.elasticManifest(job + "-waiting", 2, 2, pool, "", SPEC));
       return measure(RECLAIM, job + "-waiting", 1, t0);
+    } finally {
+      jobs.deleteAll();
+      pool.deleteAll();
+    }
+  }
+
+  /**
+   * A job of 2..2 workers and low priority running on both nodes of its pool; then a job of 2..2 and high priority
+   * applied, and the time until that job's first world runs: the decision to preempt, the first job's stop, then the
+   * new job's world.
+   */
+  Sample preempt(String job) throws InterruptedException {
+    GpuNodes pool = new GpuNodes(env, job, rack++);
+    try {
+      pool.add(2);
+      jobs.apply(Jobs.elasticManifest(job, 2, 2, pool, "priorityClassName: ballast-bench-low\n", "", SPEC));
+      awaitWorldRunning(job, 1);
+      awaitPlan(job, 1);
+      Instant t0 = Instant.now();
+      jobs.apply(Jobs.elasticManifest(job + "-high", 2, 2, pool, "priorityClassName: ballast-bench-high\n", "", SPEC));
+      return measure(PREEMPT, job + "-high", 1, t0);
     } finally {
       jobs.deleteAll();
       pool.deleteAll();
