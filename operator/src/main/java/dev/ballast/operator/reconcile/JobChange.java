@@ -8,9 +8,10 @@ import java.util.stream.Stream;
 /**
  * Which change of one job other jobs must hear of at once (docs/elastic.md, "Reclaim" and "Preemption"), and which
  * jobs: a job that starts waiting for room, or whose spec changes while it waits (e.g. its priorityClassName),
- * concerns the jobs that may give way to it; a job that stops giving way (a reclaim's next world committed, a
- * preempted job's workers stopped, or the job gone) concerns the jobs awaiting one; a job that stops waiting (admitted
- * or gone) concerns the jobs preempted for it.
+ * concerns the jobs that may give way to it; a job that starts giving way concerns the job it gives way to (which
+ * then waits for it, rather than finding the room taken); a job that stops giving way (a reclaim's next world
+ * committed, a preempted job's workers stopped, or the job gone) concerns the jobs awaiting one; a job that stops
+ * waiting (admitted or gone) concerns the jobs preempted for it.
  */
 final class JobChange {
   private JobChange() {}
@@ -18,7 +19,7 @@ final class JobChange {
   static boolean matters(TrainingJob old, TrainingJob updated) {
     boolean waits = WorldLifecycle.waitingForRoom(updated) && (!WorldLifecycle.waitingForRoom(old)
         || !Objects.equals(old.getMetadata().getGeneration(), updated.getMetadata().getGeneration()));
-    return waits || (WorldLifecycle.givingWay(old) && !WorldLifecycle.givingWay(updated))
+    return waits || WorldLifecycle.givingWay(old) != WorldLifecycle.givingWay(updated)
         || (WorldLifecycle.waitingForRoom(old) && !WorldLifecycle.waitingForRoom(updated));
   }
 
@@ -31,8 +32,9 @@ final class JobChange {
   static Stream<TrainingJob> concerned(TrainingJob changed, Stream<TrainingJob> jobs) {
     boolean waits = WorldLifecycle.waitingForRoom(changed);
     String key = WorldLifecycle.key(changed);
+    String givesWayTo = WorldLifecycle.givingWay(changed) ? changed.getStatus().transition.forJob : null;
     return jobs.filter(j -> !j.getMetadata().getUid().equals(changed.getMetadata().getUid()))
         .filter(j -> (waits && WorldLifecycle.mayGiveWay(j)) || WorldLifecycle.awaitingReclaim(j)
-            || WorldLifecycle.preempted(j, key));
+            || WorldLifecycle.preempted(j, key) || WorldLifecycle.key(j).equals(givesWayTo));
   }
 }

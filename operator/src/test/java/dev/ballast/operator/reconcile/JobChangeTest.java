@@ -62,9 +62,17 @@ class JobChangeTest {
   }
 
   @Test
-  void aReclaimEndingConcernsTheJobsAwaitingOne() {
+  void aReclaimStartingConcernsTheJobItIsForAndOneEndingTheJobsAwaitingOne() {
     TrainingJob lending = running("lender", 2);
     lending.getStatus().transition = new WorldTransition("Reclaimed", "", 1, true, 1, "2026-12-06T00:00:00Z", null);
+    lending.getStatus().transition.forJob = "team-a/w";
+    TrainingJob before = running("lender", 2);
+    assertThat(JobChange.matters(before, lending)).isTrue();
+    TrainingJob stillWaiting = waiting("w", "InsufficientGPUs");
+    assertThat(JobChange.concerned(lending, Stream.of(stillWaiting, waiting("x", "Placed"))).toList())
+        .as("the job it gives way to waits for it, though its own status does not say so yet")
+        .containsExactly(stillWaiting);
+
     TrainingJob done = running("lender", 1);
     assertThat(JobChange.matters(lending, done)).isTrue();
     assertThat(JobChange.matters(done, done)).isFalse();
