@@ -38,6 +38,7 @@ public class ElasticSpec {
   @JsonPropertyDescription("Whether workers above workers.min may be reclaimed: when another job waits for room to reach its"
       + " own workers.min and this job alone can make that room by shrinking, it shrinks (a voluntary resize, reason"
       + " Reclaimed), unless that job's priority (its pods' PriorityClass) is lower. Of several jobs that could, the one of"
-      + " lowest priority, then the newest, gives back. False: this job keeps what it holds.")
+      + " lowest priority, then the newest, gives back. False: this job keeps its workers above workers.min; a waiting job"
+      + " of strictly higher priority may still preempt its whole world (docs/elastic.md, Preemption).")
   public Boolean reclaimable = true;
 }

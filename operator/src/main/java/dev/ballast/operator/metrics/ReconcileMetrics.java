@@ -20,8 +20,21 @@ public final class ReconcileMetrics {
   private final Map<ReconcileStep, Timer> durations = new EnumMap<>(ReconcileStep.class);
   private final Map<ReconcileStep, Counter> errors = new EnumMap<>(ReconcileStep.class);
   private final Timer admissionWait;
-  private final Counter resizes;
-  private final Counter restarts;
+  private final Map<Replaced, Counter> replaced = new EnumMap<>(Replaced.class);
+
+  /** Why a world was replaced: the {@code kind} label of ballast_world_transitions_total. */
+  public enum Replaced {
+    /** A voluntary resize (growth, spec change, drain, reclaim). */
+    RESIZE,
+    /** A failure, counted against restartLimit. */
+    RESTART,
+    /** The world stopped for a waiting job of higher priority. */
+    PREEMPTION;
+
+    String label() {
+      return name().toLowerCase(java.util.Locale.ROOT);
+    }
+  }
 
   public ReconcileMetrics(MeterRegistry registry) {
     for (ReconcileStep step : ReconcileStep.values()) {
@@ -34,10 +47,11 @@ public final class ReconcileMetrics {
         .description("From a world's first wait for admission (job creation, or the world before it ending)"
             + " until all its workers are bound")
         .register(registry);
-    resizes = Counter.builder("ballast.world.transitions").tag("kind", "resize")
-        .description("Worlds replaced, by kind: resize (voluntary) or restart (after a failure)").register(registry);
-    restarts = Counter.builder("ballast.world.transitions").tag("kind", "restart")
-        .description("Worlds replaced, by kind: resize (voluntary) or restart (after a failure)").register(registry);
+    for (Replaced kind : Replaced.values()) {
+      replaced.put(kind, Counter.builder("ballast.world.transitions").tag("kind", kind.label())
+          .description("Worlds replaced, by kind: resize (voluntary), restart (after a failure) or preemption (for a"
+              + " waiting job of higher priority)").register(registry));
+    }
   }
 
   /** Runs one step, timing it; a throw counts as that step's error and is rethrown naming the step. */
@@ -66,7 +80,7 @@ public final class ReconcileMetrics {
     admissionWait.record(wait);
   }
 
-  public void worldReplaced(boolean restart) {
-    (restart ? restarts : resizes).increment();
+  public void worldReplaced(Replaced kind) {
+    replaced.get(kind).increment();
   }
 }

@@ -19,6 +19,7 @@ import dev.ballast.operator.metrics.AdmissionWait;
 import dev.ballast.operator.dashboard.JobIndexHttp;
 import dev.ballast.operator.metrics.JobGauges;
 import dev.ballast.operator.metrics.ReconcileMetrics;
+import dev.ballast.operator.metrics.ReconcileMetrics.Replaced;
 import dev.ballast.operator.metrics.ReconcileStep;
 import dev.ballast.operator.metrics.ReconcileStepFailed;
 import dev.ballast.operator.status.BalancerHealth;
@@ -257,7 +258,10 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
         requeue = requeue == null || requeue.compareTo(retry) > 0 ? retry : requeue;
       }
       AdmissionWait.of(job, decision.step(), now).ifPresent(steps::admissionWaited);
-      if (decision.step() instanceof WorldStep.Transition t) steps.worldReplaced(t.countsAsRestart());
+      if (decision.step() instanceof WorldStep.Transition t) {
+        steps.worldReplaced(t.countsAsRestart() ? Replaced.RESTART
+            : WorldLifecycle.PREEMPTED.equals(t.transition().reason) ? Replaced.PREEMPTION : Replaced.RESIZE);
+      }
       stragglerEvents(job, next);
       return writeStatus(job, next, requeue, now);
     });

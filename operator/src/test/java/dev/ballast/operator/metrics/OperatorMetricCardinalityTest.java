@@ -30,7 +30,7 @@ class OperatorMetricCardinalityTest {
       Map.entry("ballast.admission.wait", j -> 1),
       // one gauge per service-level bucket in a simple registry (le="..." series in Prometheus)
       Map.entry("ballast.admission.wait.histogram", j -> ReconcileMetrics.WAIT_BUCKETS.length),
-      Map.entry("ballast.world.transitions", j -> 2));
+      Map.entry("ballast.world.transitions", j -> 3));
 
   @Test
   void everyMetricStaysWithinItsDocumentedBound() {
@@ -82,8 +82,7 @@ class OperatorMetricCardinalityTest {
         // counted
       }
     }
-    reconcile.worldReplaced(true);
-    reconcile.worldReplaced(false);
+    for (ReconcileMetrics.Replaced kind : ReconcileMetrics.Replaced.values()) reconcile.worldReplaced(kind);
     reconcile.admissionWaited(java.time.Duration.ofSeconds(3));
   }
 }
