@@ -11,6 +11,7 @@ import dev.ballast.operator.placement.Resources;
 import dev.ballast.operator.world.Seat;
 import dev.ballast.operator.world.WorldLifecycle;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
@@ -25,18 +26,18 @@ import java.util.function.Function;
  * Pure: the caller hands in every job's room, read from admission's view.
  *
  * <p>Waiting jobs are served by priority (their pods', {@link Priorities}), highest first, then oldest first. For the
- * first one that a single running job can make room for:
+ * first one that running jobs can make room for:
  * <ul>
- *   <li><b>reclaim</b>: the lowest-priority, then newest, reclaimable job of no higher priority running above its
- *       workers.min gives back, shrinking to the largest valid size at which the waiting job's workers.min still fits
- *       beside its next world;
- *   <li><b>preemption</b>, only when no job can reclaim for it and its class does not say {@code preemptionPolicy:
- *       Never}: the lowest-priority, then newest, job of strictly lower priority whose whole world's room fits the
- *       waiting job's workers.min stops that world.
+ *   <li><b>reclaim</b>: reclaimable jobs of no higher priority running above their workers.min give back workers;
+ *   <li><b>preemption</b>, only when no reclaim can make the room and the waiting job's class does not say
+ *       {@code preemptionPolicy: Never}: jobs of strictly lower priority stop their worlds.
  * </ul>
- * Reclaim comes first because every job keeps running. Every job's reconcile computes the same answer from the same
- * jobs, so one job gives way, not several. A waiting job that only several jobs together could make room for keeps
- * waiting.
+ * Reclaim takes from one job where one can make the room (the lowest-priority, then newest, such job), so that one
+ * world is replaced rather than several. Otherwise, and for preemption, the jobs are taken lowest priority, then
+ * newest, first, each at its smallest, until the waiting job's workers.min fits beside their next worlds; then each,
+ * the most important first, keeps as much as the room allows, or all of it (it is spared, as the scheduler reprieves
+ * victims). Reclaim comes first because every job keeps running.
+ * Every job's reconcile computes the same answer from the same jobs, so the jobs chosen give way, and no others.
  */
 public final class Reclaim {
   private Reclaim() {}
@@ -60,14 +61,22 @@ public final class Reclaim {
    * A job waiting for room for its workers.min; {@code now} is the cluster as it is (it holds no pods).
    *
    * @param mayPreempt whether it may preempt jobs of lower priority ({@link Priorities#mayPreempt})
+   * @param underWay the jobs already giving way to it, with the size each gives way down to
    */
   public record Waiting(String job, int priority, Instant created, TrainingJobSpec spec, ClusterCapacity now,
-      boolean mayPreempt) {
-    /** A job that may preempt. */
+      boolean mayPreempt, List<Giving> underWay) {
+    public Waiting {
+      underWay = List.copyOf(underWay);
+    }
+
+    /** A job that may preempt, and that no job gives way to yet. */
     public Waiting(String job, int priority, Instant created, TrainingJobSpec spec, ClusterCapacity now) {
-      this(job, priority, created, spec, now, true);
+      this(job, priority, created, spec, now, true, List.of());
     }
   }
+
+  /** A job giving way now: its next world has {@code size} workers (0: preempted, none). */
+  public record Giving(Lender lender, int size) {}
 
   /**
    * {@code lender} shrinks to {@code size} workers so that {@code forJob}'s {@code forWorkers} (its workers.min) fit;
@@ -88,18 +97,27 @@ public final class Reclaim {
   public static Optional<Yield> forJob(TrainingJob job, Collection<TrainingJob> jobs,
       Function<TrainingJob, ClusterCapacity> roomWithout, Priorities priorities, Instant now) {
     if (!WorldLifecycle.mayGiveWay(job)) return Optional.empty();
-    List<Waiting> waiting = jobs.stream()
-        .filter(j -> WorldLifecycle.waitingForRoom(j) && WorldLifecycle.givingWayFor(j, jobs, now).isEmpty())
+    Function<TrainingJob, Lender> lender = j -> new Lender(WorldLifecycle.key(j), priorities.of(j.getSpec().template),
+        created(j), j.getSpec(), j.getStatus().world.nodes.size(), roomWithout.apply(j), WorldLifecycle.mayLend(j));
+    Map<String, TrainingJob> byKey = new TreeMap<>();
+    jobs.forEach(j -> byKey.put(WorldLifecycle.key(j), j));
+    List<Waiting> waiting = jobs.stream().filter(WorldLifecycle::waitingForRoom)
         .map(j -> new Waiting(WorldLifecycle.key(j), priorities.of(j.getSpec().template), created(j), j.getSpec(),
-            roomWithout.apply(j), priorities.mayPreempt(j.getSpec().template)))
+            roomWithout.apply(j), priorities.mayPreempt(j.getSpec().template),
+            WorldLifecycle.givingWayFor(j, jobs, now).stream().map(byKey::get)
+                .map(g -> new Giving(lender.apply(g), nextSize(g))).toList()))
         .toList();
     if (waiting.isEmpty()) return Optional.empty();
-    List<Lender> lenders = jobs.stream().filter(WorldLifecycle::mayGiveWay)
-        .map(j -> new Lender(WorldLifecycle.key(j), priorities.of(j.getSpec().template), created(j), j.getSpec(),
-            j.getStatus().world.nodes.size(), roomWithout.apply(j), WorldLifecycle.mayLend(j)))
-        .toList();
+    List<Lender> lenders = jobs.stream().filter(WorldLifecycle::mayGiveWay).map(lender).toList();
     String key = WorldLifecycle.key(job);
-    return choose(waiting, lenders).filter(y -> y.lender().equals(key));
+    return choose(waiting, lenders).stream().filter(y -> y.lender().equals(key)).findFirst();
+  }
+
+  /** The size of the next world of a job giving way: 0 when preempted, else its reclaim's. */
+  private static int nextSize(TrainingJob giving) {
+    var t = giving.getStatus().transition;
+    if (WorldLifecycle.PREEMPTED.equals(t.reason)) return 0;
+    return t.workers != null ? t.workers : giving.getStatus().world.nodes.size();
   }
 
   private static Instant created(TrainingJob job) {
@@ -107,8 +125,11 @@ public final class Reclaim {
     return t == null ? Instant.EPOCH : Instant.parse(t);
   }
 
-  /** The rule over every waiting job and every running job that may give way, in any order. */
-  public static Optional<Yield> choose(List<Waiting> waiting, List<Lender> lenders) {
+  /**
+   * The rule over every waiting job and every running job that may give way, in any order: the jobs that give way
+   * now, all for the same waiting job (by reclaim, or by preemption); empty when none does.
+   */
+  public static List<Yield> choose(List<Waiting> waiting, List<Lender> lenders) {
     List<Lender> lendersInTurn = lenders.stream().sorted(Comparator.comparingInt(Lender::priority)
         .thenComparing(Comparator.comparing(Lender::created).reversed()).thenComparing(Lender::job)).toList();
     List<Waiting> waitingInTurn = waiting.stream().sorted(Comparator.comparingInt(Waiting::priority).reversed()
@@ -120,43 +141,97 @@ public final class Reclaim {
       } catch (IllegalArgumentException e) {
         continue; // its spec was edited into one it cannot run with: its own reconcile says so
       }
-      if (GangPlacer.place(w.now().nodes(), w.now().used(), wanted) instanceof Placement.Placed) {
-        continue; // it fits as things are: its own admission will find the room
+      if (fitsBeside(w, wanted, List.of(), List.of())) {
+        continue; // it fits as things are, or once the jobs giving way to it have: its own admission finds the room
       }
-      for (Lender l : lendersInTurn) {
-        if (l.priority() > w.priority()) break; // a job gives nothing to one of lower priority
-        int size = l.reclaimable() ? yieldSize(l, wanted) : 0;
-        if (size > 0) return Optional.of(new Yield(l.job(), size, w.job(), w.spec().workers.min));
+      // a job gives nothing back to one of lower priority, and only a strictly lower priority is preempted
+      List<Lender> lending = lendersInTurn.stream()
+          .filter(l -> l.priority() <= w.priority() && l.reclaimable() && smallest(l) > 0).toList();
+      for (Lender l : lending) { // one world replaced rather than several, where one job can make the room
+        List<Yield> alone = giveWay(w, wanted, List.of(l), false);
+        if (!alone.isEmpty()) return alone;
       }
+      List<Yield> reclaim = giveWay(w, wanted, lending, false);
+      if (!reclaim.isEmpty()) return reclaim;
       if (!w.mayPreempt()) continue;
-      for (Lender l : lendersInTurn) {
-        if (l.priority() >= w.priority()) break; // only a strictly lower priority is preempted
-        if (GangPlacer.place(l.withoutOwnPods().nodes(), l.withoutOwnPods().used(), wanted) instanceof Placement.Placed) {
-          return Optional.of(new Yield(l.job(), 0, w.job(), w.spec().workers.min));
-        }
-      }
+      List<Yield> preempt = giveWay(w, wanted, lendersInTurn.stream().filter(l -> l.priority() < w.priority()).toList(),
+          true);
+      if (!preempt.isEmpty()) return preempt;
     }
-    return Optional.empty();
+    return List.of();
   }
 
   /**
-   * The largest valid size below the lender's, at least its workers.min, at which its next world (placed as admission
-   * would place it) leaves room for {@code wanted}; 0 when none does.
+   * The jobs of {@code candidates} (in turn) that give way so that {@code wanted} fits, each with the size it keeps
+   * (0 when preempted). They are taken in turn, each at its smallest (its smallest valid size of at least workers.min,
+   * or 0 when preempted), until {@code wanted} fits beside their next worlds; then each, the most important first,
+   * keeps as much as the room allows (all of it: it is spared). Empty when all of them at their smallest would not do.
    */
-  static int yieldSize(Lender lender, GangRequest wanted) {
-    TrainingJobSpec spec = lender.spec();
-    ClusterCapacity room = lender.withoutOwnPods();
-    Resources perWorker = WorkerRequest.of(spec).perWorker(); // with its pod slot
-    for (int size = lender.size() - 1; size >= spec.workers.min; size--) {
-      if (WorldSizes.largestValid(size, spec) != size) continue;
-      if (!(GangAdmission.choose(spec, size, room, 0, Set.of()) instanceof GangAdmission.Result.Admitted next)) continue;
-      Map<String, Resources> used = new TreeMap<>(room.used());
-      for (Seat seat : next.world().seats()) {
-        used.merge(seat.node(), perWorker, Resources::plus);
+  private static List<Yield> giveWay(Waiting w, GangRequest wanted, List<Lender> candidates, boolean preempt) {
+    List<Lender> group = new ArrayList<>();
+    List<Integer> sizes = new ArrayList<>();
+    for (Lender l : candidates) {
+      group.add(l);
+      sizes.add(preempt ? 0 : smallest(l));
+      if (!fitsBeside(w, wanted, group, sizes)) continue;
+      for (int i = group.size() - 1; i >= 0; i--) {
+        Lender g = group.get(i);
+        for (int size = g.size(); size > sizes.get(i); size--) {
+          if (size < g.size() && (preempt || WorldSizes.largestValid(size, g.spec()) != size)) continue;
+          int smaller = sizes.set(i, size);
+          if (fitsBeside(w, wanted, group, sizes)) break;
+          sizes.set(i, smaller);
+        }
       }
-      if (GangPlacer.place(room.nodes(), used, wanted) instanceof Placement.Placed) return size;
+      List<Yield> yields = new ArrayList<>();
+      for (int i = 0; i < group.size(); i++) {
+        if (sizes.get(i) < group.get(i).size()) {
+          yields.add(new Yield(group.get(i).job(), sizes.get(i), w.job(), w.spec().workers.min));
+        }
+      }
+      return yields;
+    }
+    return List.of();
+  }
+
+  /** The smallest valid size below the lender's, at least its workers.min; 0 when there is none. */
+  private static int smallest(Lender l) {
+    for (int size = l.spec().workers.min; size < l.size(); size++) {
+      if (WorldSizes.largestValid(size, l.spec()) == size) return size;
     }
     return 0;
+  }
+
+  /**
+   * Whether {@code wanted} fits beside the next worlds of the jobs giving way to {@code w} already and of the jobs of
+   * {@code group} whose {@code sizes} are below their own (placed in turn as admission would place them, from the
+   * room without their pods; none for a size of 0); the others, and every other job, keep their pods.
+   */
+  static boolean fitsBeside(Waiting w, GangRequest wanted, List<Lender> candidates, List<Integer> candidateSizes) {
+    List<Lender> group = new ArrayList<>(w.underWay().stream().map(Giving::lender).toList());
+    group.addAll(candidates);
+    List<Integer> sizes = new ArrayList<>(w.underWay().stream().map(Giving::size).toList());
+    sizes.addAll(candidateSizes);
+    ClusterCapacity now = w.now();
+    Map<String, Resources> used = new TreeMap<>(now.used());
+    for (int i = 0; i < group.size(); i++) {
+      if (sizes.get(i) >= group.get(i).size()) continue;
+      Map<String, Resources> without = group.get(i).withoutOwnPods().used();
+      now.used().forEach((node, all) -> {
+        Resources own = all.minus(without.getOrDefault(node, Resources.NONE));
+        used.computeIfPresent(node, (n, left) -> left.minus(own));
+      });
+    }
+    for (int i = 0; i < group.size(); i++) {
+      Lender l = group.get(i);
+      int size = sizes.get(i);
+      if (size == 0 || size >= l.size()) continue;
+      var next = GangAdmission.choose(l.spec(), size, new ClusterCapacity(now.nodes(), used), 0, Set.of());
+      if (!(next instanceof GangAdmission.Result.Admitted admitted)) return false;
+      Resources perWorker = WorkerRequest.of(l.spec()).perWorker(); // with its pod slot
+      for (Seat seat : admitted.world().seats()) used.merge(seat.node(), perWorker, Resources::plus);
+    }
+    return GangPlacer.place(now.nodes(), used, wanted) instanceof Placement.Placed;
   }
 
   private static GangRequest minimumOf(TrainingJobSpec spec) {

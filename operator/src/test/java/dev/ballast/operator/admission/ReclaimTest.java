@@ -46,7 +46,7 @@ class ReclaimTest {
     assertThat(Reclaim.choose(List.of(waiting),
         List.of(new Reclaim.Lender("team-a/lender", 0, T0, lender, 6, room(owners, "lender")))))
         .as("5 workers would leave room for one, but 5 is no whole number of groups")
-        .contains(new Reclaim.Yield("team-a/lender", 4, "team-a/waiting", 1));
+        .containsExactly(new Reclaim.Yield("team-a/lender", 4, "team-a/waiting", 1));
   }
 
   @Test
@@ -59,22 +59,25 @@ class ReclaimTest {
 
     assertThat(Reclaim.choose(List.of(younger, older), List.of(newLender, oldLender)))
         .as("the older job first; only the old lender can free 3 workers for it")
-        .contains(new Reclaim.Yield("team-a/old", 1, "team-b/older", 3));
+        .containsExactly(new Reclaim.Yield("team-a/old", 1, "team-b/older", 3));
     assertThat(Reclaim.choose(List.of(younger), List.of(oldLender, newLender)))
-        .contains(new Reclaim.Yield("team-a/new", 1, "team-a/younger", 1));
+        .containsExactly(new Reclaim.Yield("team-a/new", 1, "team-a/younger", 1));
   }
 
   @Test
-  void nobodyGivesBackForAJobThatFitsAlreadyOrThatNoSingleLenderCanMakeRoomFor() {
+  void nobodyGivesBackForAJobThatFitsAlreadyAndSeveralLendersGiveBackOnlyWhenNoneAloneCan() {
     List<String> owners = java.util.Arrays.asList("a", "a", "b", "b", "c", null);
     List<Reclaim.Lender> lenders = List.of(new Reclaim.Lender("team-a/a", 0, T0, spec("a", 1, 2), 2, room(owners, "a")),
         new Reclaim.Lender("team-a/b", 0, T0.plusSeconds(1), spec("b", 1, 2), 2, room(owners, "b")));
     assertThat(Reclaim.choose(List.of(new Reclaim.Waiting("team-a/fits", 0, T0, spec("fits", 1, 1), room(owners, null))),
         lenders)).as("n5 is free").isEmpty();
     assertThat(Reclaim.choose(List.of(new Reclaim.Waiting("team-a/big", 0, T0, spec("big", 3, 3), room(owners, null))),
-        lenders)).as("n5 and one lender's node make two; the waiting job needs three").isEmpty();
+        lenders)).as("n5 and one lender's node make two; with both lenders' nodes three")
+        .containsExactly(new Reclaim.Yield("team-a/b", 1, "team-a/big", 3), new Reclaim.Yield("team-a/a", 1, "team-a/big", 3));
+    assertThat(Reclaim.choose(List.of(new Reclaim.Waiting("team-a/huge", 0, T0, spec("huge", 4, 4), room(owners, null))),
+        lenders)).as("both lenders at their minimum and n5 make three").isEmpty();
     assertThat(Reclaim.choose(List.of(new Reclaim.Waiting("team-a/two", 0, T0, spec("two", 2, 2), room(owners, null))),
-        lenders)).as("n5 and the newer lender's node").contains(new Reclaim.Yield("team-a/b", 1, "team-a/two", 2));
+        lenders)).as("n5 and the newer lender's node").containsExactly(new Reclaim.Yield("team-a/b", 1, "team-a/two", 2));
   }
 
   @Test
@@ -90,10 +93,10 @@ class ReclaimTest {
     assertThat(Reclaim.choose(List.of(lowWaiting), List.of(highLender)))
         .as("a job gives nothing to one of lower priority").isEmpty();
     assertThat(Reclaim.choose(List.of(lowWaiting), List.of(highLender, lowLender)))
-        .contains(new Reclaim.Yield("team-a/low", 2, "team-a/low-waiting", 1));
+        .containsExactly(new Reclaim.Yield("team-a/low", 2, "team-a/low-waiting", 1));
     assertThat(Reclaim.choose(List.of(lowWaiting, highWaiting), List.of(highLender, lowLender)))
         .as("the higher priority first, though younger; from the lower-priority lender, though older")
-        .contains(new Reclaim.Yield("team-a/low", 1, "team-a/high-waiting", 2));
+        .containsExactly(new Reclaim.Yield("team-a/low", 1, "team-a/high-waiting", 2));
   }
 
   @Test
@@ -105,26 +108,69 @@ class ReclaimTest {
     var high = new Reclaim.Waiting("team-a/high", 1000, T0, spec("high", 2, 2), room(owners, null));
 
     assertThat(Reclaim.choose(List.of(high), List.of(old, newer)))
-        .as("the newer of two at their minimum stops whole").contains(new Reclaim.Yield("team-a/new", 0, "team-a/high", 2));
-    assertThat(Reclaim.choose(List.of(high), List.of(old, newer)).get().preempts()).isTrue();
+        .as("the newer of two at their minimum stops whole").containsExactly(new Reclaim.Yield("team-a/new", 0, "team-a/high", 2));
+    assertThat(Reclaim.choose(List.of(high), List.of(old, newer)).get(0).preempts()).isTrue();
     assertThat(Reclaim.choose(List.of(high), List.of(mid, old)))
         .as("the lowest priority is preempted, though it is not the newest")
-        .contains(new Reclaim.Yield("team-a/old", 0, "team-a/high", 2));
+        .containsExactly(new Reclaim.Yield("team-a/old", 0, "team-a/high", 2));
 
     var oneNode = new Reclaim.Waiting("team-a/one", 1000, T0, spec("one", 1, 1), room(owners, null));
     assertThat(Reclaim.choose(List.of(oneNode), List.of(old, mid)))
         .as("giving back one worker above the minimum comes before stopping a lower-priority world")
-        .contains(new Reclaim.Yield("team-a/mid", 1, "team-a/one", 1));
+        .containsExactly(new Reclaim.Yield("team-a/mid", 1, "team-a/one", 1));
     var notReclaimable = new Reclaim.Lender("team-a/mid", 500, T0, spec("mid", 1, 2), 2, room(owners, "mid"), false);
     assertThat(Reclaim.choose(List.of(oneNode), List.of(old, notReclaimable)))
-        .contains(new Reclaim.Yield("team-a/old", 0, "team-a/one", 1));
+        .containsExactly(new Reclaim.Yield("team-a/old", 0, "team-a/one", 1));
 
     var equal = new Reclaim.Waiting("team-a/equal", 10, T0, spec("equal", 2, 2), room(owners, null));
     assertThat(Reclaim.choose(List.of(equal), List.of(old, newer))).as("only a lower priority is preempted").isEmpty();
-    var never = new Reclaim.Waiting("team-a/never", 1000, T0, spec("never", 2, 2), room(owners, null), false);
+    var never = new Reclaim.Waiting("team-a/never", 1000, T0, spec("never", 2, 2), room(owners, null), false,
+        List.of());
     assertThat(Reclaim.choose(List.of(never), List.of(old, newer))).as("preemptionPolicy: Never").isEmpty();
-    var big = new Reclaim.Waiting("team-a/big", 1000, T0, spec("big", 3, 3), room(owners, null));
-    assertThat(Reclaim.choose(List.of(big), List.of(old, newer, mid)))
-        .as("no single world frees three nodes").isEmpty();
+    var big = new Reclaim.Waiting("team-a/big", 1000, T0, spec("big", 6, 6), room(owners, null));
+    assertThat(Reclaim.choose(List.of(big), List.of(old, newer)))
+        .as("the two lower-priority worlds free four nodes, not six").isEmpty();
+  }
+
+  @Test
+  void severalLowerPriorityWorldsStopTogetherWhenNoneAloneMakesTheRoomAndThoseNotNeededAreSpared() {
+    List<String> owners = List.of("a", "b", "b", "c", "c", "c");
+    var a = new Reclaim.Lender("team-a/a", 10, T0.plusSeconds(9), spec("a", 1, 1), 1, room(owners, "a"));
+    var b = new Reclaim.Lender("team-a/b", 10, T0, spec("b", 2, 2), 2, room(owners, "b"));
+    var c = new Reclaim.Lender("team-a/c", 500, T0, spec("c", 3, 3), 3, room(owners, "c"));
+    var four = new Reclaim.Waiting("team-a/four", 1000, T0, spec("four", 4, 4), room(owners, null));
+    assertThat(Reclaim.choose(List.of(four), List.of(c, b, a)))
+        .as("a and b are taken first (lowest priority) but free three nodes; with c six; then c is needed, b (older"
+            + " than a) is spared, a is needed")
+        .containsExactly(new Reclaim.Yield("team-a/a", 0, "team-a/four", 4),
+            new Reclaim.Yield("team-a/c", 0, "team-a/four", 4));
+    var two = new Reclaim.Waiting("team-a/two", 1000, T0, spec("two", 2, 2), room(owners, null));
+    assertThat(Reclaim.choose(List.of(two), List.of(c, b, a)))
+        .as("a, the newest, frees one node: with b the room fits, and a is then spared")
+        .containsExactly(new Reclaim.Yield("team-a/b", 0, "team-a/two", 2));
+    var five = new Reclaim.Waiting("team-a/five", 1000, T0, spec("five", 5, 5), room(owners, null));
+    assertThat(Reclaim.choose(List.of(five), List.of(c, b, a))).as("b and c free five")
+        .containsExactly(new Reclaim.Yield("team-a/b", 0, "team-a/five", 5),
+            new Reclaim.Yield("team-a/c", 0, "team-a/five", 5));
+  }
+
+  @Test
+  void aJobAlreadyGivingWayCountsWithItsNextWorldSoThatTheOthersChosenWithItActAndNoMore() {
+    List<String> owners = List.of("a", "a", "b", "b", "c", "c");
+    var a = new Reclaim.Lender("team-a/a", 0, T0.plusSeconds(9), spec("a", 1, 2), 2, room(owners, "a"));
+    var b = new Reclaim.Lender("team-a/b", 0, T0, spec("b", 1, 2), 2, room(owners, "b"));
+    var c = new Reclaim.Lender("team-a/c", 0, T0.minusSeconds(9), spec("c", 1, 2), 2, room(owners, "c"));
+    var fresh = new Reclaim.Waiting("team-a/w", 0, T0, spec("w", 2, 2), room(owners, null));
+    assertThat(Reclaim.choose(List.of(fresh), List.of(a, b, c))).containsExactly(
+        new Reclaim.Yield("team-a/a", 1, "team-a/w", 2), new Reclaim.Yield("team-a/b", 1, "team-a/w", 2));
+
+    var aGiving = new Reclaim.Waiting("team-a/w", 0, T0, spec("w", 2, 2), room(owners, null), true,
+        List.of(new Reclaim.Giving(a, 1)));
+    assertThat(Reclaim.choose(List.of(aGiving), List.of(b, c)))
+        .as("b still gives back, once a has begun (a's own reconcile came first)")
+        .containsExactly(new Reclaim.Yield("team-a/b", 1, "team-a/w", 2));
+    var bothGiving = new Reclaim.Waiting("team-a/w", 0, T0, spec("w", 2, 2), room(owners, null), true,
+        List.of(new Reclaim.Giving(a, 1), new Reclaim.Giving(b, 1)));
+    assertThat(Reclaim.choose(List.of(bothGiving), List.of(c))).as("c is not needed").isEmpty();
   }
 }

@@ -456,6 +456,31 @@ class WorldLifecycleTest {
   }
 
   @Test
+  void twoJobsGiveBackTogetherForAJobNeitherAloneCanMakeRoomFor() {
+    sim.nodes("n0", "n1", "n2", "n3");
+    job.getSpec().workers.min = 1;
+    job.getSpec().workers.max = 2;
+    TrainingJob other = TestJobs.job("other", 1, 2, 8);
+    other.getMetadata().setCreationTimestamp(sim.now.plusSeconds(1).toString());
+    sim.jobs.add(other);
+    sim.settle(6);
+    assertThat(sim.live(job)).hasSize(2);
+    assertThat(sim.live(other)).hasSize(2);
+
+    TrainingJob waiting = waitingJob("waiting", 2, 2);
+    sim.settle(1);
+    assertThat(List.of(job, other)).allSatisfy(j -> assertThat(j.getStatus().transition).satisfies(t -> {
+      assertThat(t.reason).isEqualTo("Reclaimed");
+      assertThat(t.workers).isEqualTo(1);
+    }));
+    sim.settle(10);
+    assertThat(sim.live(job)).hasSize(1);
+    assertThat(sim.live(other)).hasSize(1);
+    assertThat(sim.live(waiting)).hasSize(2);
+    assertThat(job.getStatus().restarts + other.getStatus().restarts).isZero();
+  }
+
+  @Test
   void aWaitingJobStopsWaitingForALenderWhoseWorkersTakeLongerThanTheirGraceToStop() {
     sim.nodes("n0", "n1", "n2", "n3");
     runWorld();
@@ -541,6 +566,39 @@ class WorldLifecycleTest {
     assertThat(generation()).isEqualTo(2L);
     assertThat(job.getStatus().transition).isNull();
     assertThat(job.getStatus().restarts).isZero();
+  }
+
+  @Test
+  void twoLowerPriorityWorldsStopTogetherForAJobNeitherAloneMakesRoomFor() {
+    sim.nodes("n0", "n1", "n2");
+    TrainingJob high = lowPriorityJobAndAWaitingOne("high");
+    high.getSpec().workers.min = 3;
+    high.getSpec().workers.max = 3;
+    sim.jobs.remove(high);
+    TrainingJob small = TestJobs.job("small", 1, 1, 8);
+    small.getSpec().template.getSpec().setPriorityClassName("low");
+    sim.jobs.add(small);
+    sim.settle(6);
+    assertThat(sim.live(job)).hasSize(2);
+    assertThat(sim.live(small)).hasSize(1);
+
+    sim.jobs.add(high);
+    sim.settle(2);
+    assertThat(job.getStatus().transition.reason).isEqualTo("Preempted");
+    assertThat(small.getStatus().transition.reason).isEqualTo("Preempted");
+    assertThat(WorldLifecycle.givingWayFor(high, sim.jobs, sim.now)).containsExactly("team-a/olmoe", "team-a/small");
+    sim.settle(8);
+    assertThat(sim.live(high)).hasSize(3);
+    assertThat(sim.live(job)).isEmpty();
+    assertThat(sim.live(small)).isEmpty();
+    assertThat(job.getStatus().phase).isEqualTo(Phase.Pending);
+    assertThat(small.getStatus().phase).isEqualTo(Phase.Pending);
+
+    sim.podsOf(high).forEach(p -> sim.exit(p.getMetadata().getName(), 0));
+    sim.settle(8);
+    assertThat(sim.live(job)).hasSize(2);
+    assertThat(sim.live(small)).hasSize(1);
+    assertThat(job.getStatus().restarts + small.getStatus().restarts).isZero();
   }
 
   @Test
