@@ -109,54 +109,63 @@ class ResizeTest extends ElasticScenario {
   }
 
   /**
-   * Preemption (docs/elastic.md): a job at its minimum keeps its world from a waiting job whose PriorityClass says
-   * preemptionPolicy: Never. Given a class of higher priority that may preempt, the waiting job stops the other's
-   * world (reason Preempted, checkpoint grace, no restart counted) and runs on its nodes; the preempted job waits
-   * for room (Admitted=False) and runs again, as world 2, once the other job is deleted.
+   * Preemption (docs/elastic.md): two jobs at their minimum keep their worlds from a waiting job whose PriorityClass
+   * says preemptionPolicy: Never. Given a class of higher priority that may preempt, the waiting job, which neither
+   * world alone makes room for, stops both (reason Preempted, checkpoint grace, no restart counted) and runs on their
+   * nodes; the preempted jobs wait for room (Admitted=False) and run again, as world 2, once it is deleted.
    */
   @Test
-  void aWaitingJobOfHigherPriorityPreemptsALowerPriorityJobThatRunsAgainWhenRoomReturns() {
+  void aWaitingJobOfHigherPriorityPreemptsTheLowerPriorityJobsItNeedsWhichRunAgainWhenRoomReturns() {
     env.kubectlStdin(PRIORITY_CLASSES, "apply", "-f", "-").ok();
     try {
       pool = new GpuNodes(env, "resize-preempt", 30);
-      pool.add(2);
-      jobs.apply(Jobs.elasticManifest("low", 2, 2, pool, "priorityClassName: ballast-e2e-low\n", "", FAST));
-      List<String> first = awaitWorld("low", 1, 2);
-      jobs.apply(Jobs.elasticManifest("high", 2, 2, pool, "priorityClassName: ballast-e2e-never\n", "", FAST));
+      pool.add(4);
+      List<String> low = List.of("low-a", "low-b");
+      for (String job : low) {
+        jobs.apply(Jobs.elasticManifest(job, 2, 2, pool, "priorityClassName: ballast-e2e-low\n", "", FAST));
+        awaitWorld(job, 1, 2);
+      }
+      jobs.apply(Jobs.elasticManifest("high", 4, 4, pool, "priorityClassName: ballast-e2e-never\n", "", FAST));
       await().atMost(WAIT).untilAsserted(() -> assertThat(jobs.condition("high", "Admitted"))
           .hasValueSatisfying(c -> assertThat(c.get("reason")).isEqualTo("InsufficientGPUs")));
       await().during(Duration.ofSeconds(10)).atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
-        assertThat(jobs.worldGeneration("low")).as("preemptionPolicy: Never preempts nothing").isEqualTo(1);
-        assertThat(jobs.status("low").get("transition")).isNull();
+        for (String job : low) {
+          assertThat(jobs.worldGeneration(job)).as("preemptionPolicy: Never preempts nothing").isEqualTo(1);
+          assertThat(jobs.status(job).get("transition")).isNull();
+        }
         assertThat(jobs.phase("high")).isEqualTo("Pending");
       });
 
       Instant raised = Instant.now();
       jobs.patch("high", "{\"spec\":{\"template\":{\"spec\":{\"priorityClassName\":\"ballast-e2e-high\"}}}}");
-      await().atMost(WAIT).until(() -> jobs.status("low").get("transition") instanceof Map<?, ?> t
-          && "Preempted".equals(t.get("reason")));
-      assertThat(Duration.between(raised, Instant.now())).as("the edit wakes the job to preempt at once")
+      await().atMost(WAIT).until(() -> low.stream().allMatch(job -> jobs.status(job).get("transition")
+          instanceof Map<?, ?> t && "Preempted".equals(t.get("reason"))));
+      assertThat(Duration.between(raised, Instant.now())).as("the edit wakes both jobs to preempt at once")
           .isLessThan(Duration.ofSeconds(10));
-      assertThat(awaitWorld("high", 1, 2)).containsExactlyInAnyOrderElementsOf(first);
+      assertThat(awaitWorld("high", 1, 4)).containsExactlyInAnyOrderElementsOf(pool.nodes());
       Duration admitted = Duration.between(raised, Instant.now());
-      await().atMost(WAIT).untilAsserted(() -> {
-        assertThat(jobs.phase("low")).isEqualTo("Pending");
-        assertThat(jobs.condition("low", "Admitted")).hasValueSatisfying(c -> {
-          assertThat(c.get("status")).isEqualTo("False");
-          assertThat(c.get("reason")).isEqualTo("InsufficientGPUs");
+      for (String job : low) {
+        await().atMost(WAIT).untilAsserted(() -> {
+          assertThat(jobs.phase(job)).isEqualTo("Pending");
+          assertThat(jobs.condition(job, "Admitted")).hasValueSatisfying(c -> {
+            assertThat(c.get("status")).isEqualTo("False");
+            assertThat(c.get("reason")).isEqualTo("InsufficientGPUs");
+          });
+          assertThat(jobs.workers(job)).as("the preempted world's pods are gone").isEmpty();
         });
-        assertThat(jobs.workers("low")).as("the preempted world's pods are gone").isEmpty();
-      });
-      assertThat(jobs.restarts("low")).as("preemption is no restart").isZero();
-      assertThat(env.kubectl("get", "events", "-n", jobs.namespace(), "--field-selector",
-          "reason=Preempted,involvedObject.name=low", "-o", "jsonpath={.items[*].message}").ok().stdout())
-          .contains(jobs.namespace() + "/high waits for room for its workers.min (2), has a higher priority");
+        assertThat(jobs.restarts(job)).as("preemption is no restart").isZero();
+        assertThat(env.kubectl("get", "events", "-n", jobs.namespace(), "--field-selector",
+            "reason=Preempted,involvedObject.name=" + job, "-o", "jsonpath={.items[*].message}").ok().stdout())
+            .contains(jobs.namespace() + "/high waits for room for its workers.min (4), has a higher priority");
+      }
       assertThat(admitted).as("the edit to the preempting job's world: one checkpoint grace (10 s) and an admission")
           .isLessThan(Duration.ofSeconds(60));
 
       env.kubectl("delete", "trainingjob", "high", "-n", jobs.namespace(), "--wait=false").ok();
-      assertThat(awaitWorld("low", 2, 2)).containsExactlyInAnyOrderElementsOf(first);
-      assertThat(jobs.restarts("low")).isZero();
+      for (String job : low) {
+        awaitWorld(job, 2, 2);
+        assertThat(jobs.restarts(job)).isZero();
+      }
       assertThat(invariants.violations()).isEmpty();
     } finally {
       deletePriorityClasses();
