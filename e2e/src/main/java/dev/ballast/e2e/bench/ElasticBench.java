@@ -4,6 +4,7 @@ import dev.ballast.e2e.support.BallastEnvironment;
 import dev.ballast.e2e.support.GpuNodes;
 import dev.ballast.e2e.support.Jobs;
 import dev.ballast.e2e.support.OnChange;
+import dev.ballast.e2e.support.PriorityClasses;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
@@ -47,17 +48,6 @@ public final class ElasticBench {
   static final Duration PLAN_WAIT = Duration.ofMinutes(2);
   static final String RECLAIM = "reclaimed for a waiting job";
   static final String PREEMPT = "preempted for a higher priority";
-  static final String PRIORITY_CLASSES = """
-      apiVersion: scheduling.k8s.io/v1
-      kind: PriorityClass
-      metadata: {name: ballast-bench-high}
-      value: 1000
-      ---
-      apiVersion: scheduling.k8s.io/v1
-      kind: PriorityClass
-      metadata: {name: ballast-bench-low}
-      value: 10
-      """;
   static final String SPEC = "elastic: {cooldownSeconds: 0, checkpointTimeoutSeconds: 10}\n"
       + "recovery: {backoffSeconds: 1, nodeLostAfterSeconds: 0}";
 
@@ -105,17 +95,15 @@ public final class ElasticBench {
     List<Sample> samples = new ArrayList<>();
     System.out.println("| transition | to the new world's first pod (s) | to its world committed (s) | to every worker Running (s) | steps to the first adopted plan |");
     System.out.println("|---|---|---|---|---|");
-    env.kubectlStdin(PRIORITY_CLASSES, "apply", "-f", "-").ok();
-    try (var jobWatch = watchJobs(); var podWatch = watchPods()) {
+    try (var classes = PriorityClasses.apply(env, "ballast-bench"); var jobWatch = watchJobs();
+        var podWatch = watchPods()) {
       for (int i = 0; i < runs; i++) {
         samples.add(report(nodeLost("node deleted", false, "deleted" + i)));
         samples.add(report(nodeLost("node NotReady", true, "notready" + i)));
         samples.add(report(workersEdit("edit" + i)));
         samples.add(report(reclaim("lender" + i)));
-        samples.add(report(preempt("preempted" + i)));
+        samples.add(report(preempt("preempted" + i, classes)));
       }
-    } finally {
-      env.kubectl("delete", "priorityclass", "ballast-bench-high", "ballast-bench-low", "--ignore-not-found");
     }
     for (String scenario : List.of("node deleted", "node NotReady", "spec.workers 2→4", RECLAIM, PREEMPT)) {
       List<Double> r = samples.stream().filter(s -> s.scenario().equals(scenario)).map(Sample::toRunning).sorted().toList();
@@ -174,15 +162,16 @@ public final class ElasticBench {
    * applied, and the time until that job's first world runs: the decision to preempt, the first job's stop, then the
    * new job's world.
    */
-  Sample preempt(String job) throws InterruptedException {
+  Sample preempt(String job, PriorityClasses classes) throws InterruptedException {
     GpuNodes pool = new GpuNodes(env, job, rack++);
     try {
       pool.add(2);
-      jobs.apply(Jobs.elasticManifest(job, 2, 2, pool, "priorityClassName: ballast-bench-low\n", "", SPEC));
+      jobs.apply(Jobs.elasticManifest(job, 2, 2, pool, "priorityClassName: " + classes.low() + "\n", "", SPEC));
       awaitWorldRunning(job, 1);
       awaitPlan(job, 1);
       Instant t0 = Instant.now();
-      jobs.apply(Jobs.elasticManifest(job + "-high", 2, 2, pool, "priorityClassName: ballast-bench-high\n", "", SPEC));
+      jobs.apply(Jobs.elasticManifest(job + "-high", 2, 2, pool, "priorityClassName: " + classes.high() + "\n", "",
+          SPEC));
       return measure(PREEMPT, job + "-high", 1, t0);
     } finally {
       jobs.deleteAll();

@@ -7,6 +7,7 @@ import dev.ballast.e2e.support.BallastEnvironment;
 import dev.ballast.e2e.support.E2eTest;
 import dev.ballast.e2e.support.GpuNodes;
 import dev.ballast.e2e.support.Jobs;
+import dev.ballast.e2e.support.PriorityClasses;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -71,8 +72,7 @@ class ResizeTest extends ElasticScenario {
    */
   @Test
   void aJobAboveItsMinimumGivesWorkersBackToAWaitingJobOfNoLowerPriority() {
-    env.kubectlStdin(PRIORITY_CLASSES, "apply", "-f", "-").ok();
-    try {
+    try (var classes = PriorityClasses.apply(env, "ballast-e2e")) { // -high, -low and -never
       pool = new GpuNodes(env, "resize-reclaim", 29);
       pool.add(4);
       jobs.apply(Jobs.elasticManifest("lender", 2, 4, pool, "priorityClassName: ballast-e2e-high\n", "",
@@ -103,8 +103,6 @@ class ResizeTest extends ElasticScenario {
       assertThat(admitted).as("the edit to the waiting job's world: one checkpoint grace (10 s) and two admissions")
           .isLessThan(Duration.ofSeconds(60));
       assertThat(invariants.violations()).isEmpty();
-    } finally {
-      deletePriorityClasses();
     }
   }
 
@@ -116,8 +114,7 @@ class ResizeTest extends ElasticScenario {
    */
   @Test
   void aWaitingJobOfHigherPriorityPreemptsTheLowerPriorityJobsItNeedsWhichRunAgainWhenRoomReturns() {
-    env.kubectlStdin(PRIORITY_CLASSES, "apply", "-f", "-").ok();
-    try {
+    try (var classes = PriorityClasses.apply(env, "ballast-e2e")) { // -high, -low and -never
       pool = new GpuNodes(env, "resize-preempt", 30);
       pool.add(4);
       List<String> low = List.of("low-a", "low-b");
@@ -167,33 +164,7 @@ class ResizeTest extends ElasticScenario {
         assertThat(jobs.restarts(job)).isZero();
       }
       assertThat(invariants.violations()).isEmpty();
-    } finally {
-      deletePriorityClasses();
     }
-  }
-
-  /** ballast-e2e-high (1000), ballast-e2e-low (10), and ballast-e2e-never (1000, preemptionPolicy: Never). */
-  static final String PRIORITY_CLASSES = """
-      apiVersion: scheduling.k8s.io/v1
-      kind: PriorityClass
-      metadata: {name: ballast-e2e-high}
-      value: 1000
-      ---
-      apiVersion: scheduling.k8s.io/v1
-      kind: PriorityClass
-      metadata: {name: ballast-e2e-low}
-      value: 10
-      ---
-      apiVersion: scheduling.k8s.io/v1
-      kind: PriorityClass
-      metadata: {name: ballast-e2e-never}
-      value: 1000
-      preemptionPolicy: Never
-      """;
-
-  private void deletePriorityClasses() {
-    env.kubectl("delete", "priorityclass", "ballast-e2e-high", "ballast-e2e-low", "ballast-e2e-never",
-        "--ignore-not-found");
   }
 
   /** For 10 s, the lender's world and the waiting job's phase stay as they are. */

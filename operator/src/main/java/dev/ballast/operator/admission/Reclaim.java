@@ -20,6 +20,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
  * Who gives way to a job waiting for room to reach its own workers.min (docs/elastic.md, "Reclaim" and "Preemption").
@@ -106,9 +107,18 @@ public final class Reclaim {
             roomWithout.apply(j), priorities.mayPreempt(j.getSpec().template),
             WorldLifecycle.givingWayFor(j, jobs, now).stream().map(byKey::get)
                 .map(g -> new Giving(lender.apply(g), nextSize(g))).toList()))
+        .filter(w -> minimumOf(w) != null)
         .toList();
-    if (waiting.isEmpty()) return Optional.empty();
-    List<Lender> lenders = jobs.stream().filter(WorldLifecycle::mayGiveWay).map(lender).toList();
+    // only a job that could give way to one of them is looked at (and its room read): often none is
+    int top = waiting.stream().mapToInt(Waiting::priority).max().orElse(Integer.MIN_VALUE);
+    int topPreempting = waiting.stream().filter(Waiting::mayPreempt).mapToInt(Waiting::priority).max()
+        .orElse(Integer.MIN_VALUE);
+    Predicate<TrainingJob> mayMatter = j -> {
+      int p = priorities.of(j.getSpec().template);
+      return (WorldLifecycle.mayLend(j) && p <= top) || p < topPreempting;
+    };
+    if (!mayMatter.test(job)) return Optional.empty();
+    List<Lender> lenders = jobs.stream().filter(WorldLifecycle::mayGiveWay).filter(mayMatter).map(lender).toList();
     String key = WorldLifecycle.key(job);
     return choose(waiting, lenders).stream().filter(y -> y.lender().equals(key)).findFirst();
   }
@@ -135,14 +145,9 @@ public final class Reclaim {
     List<Waiting> waitingInTurn = waiting.stream().sorted(Comparator.comparingInt(Waiting::priority).reversed()
         .thenComparing(Waiting::created).thenComparing(Waiting::job)).toList();
     for (Waiting w : waitingInTurn) {
-      GangRequest wanted;
-      try {
-        wanted = minimumOf(w.spec());
-      } catch (IllegalArgumentException e) {
-        continue; // its spec was edited into one it cannot run with: its own reconcile says so
-      }
-      if (fitsBeside(w, wanted, List.of(), List.of())) {
-        continue; // it fits as things are, or once the jobs giving way to it have: its own admission finds the room
+      GangRequest wanted = minimumOf(w);
+      if (wanted == null || fitsBeside(w, wanted, List.of(), List.of())) {
+        continue; // nobody can make its room, or it fits (once the jobs giving way to it have): it needs no one
       }
       // a job gives nothing back to one of lower priority, and only a strictly lower priority is preempted
       List<Lender> lending = lendersInTurn.stream()
@@ -168,6 +173,9 @@ public final class Reclaim {
    * keeps as much as the room allows (all of it: it is spared). Empty when all of them at their smallest would not do.
    */
   private static List<Yield> giveWay(Waiting w, GangRequest wanted, List<Lender> candidates, boolean preempt) {
+    if (!fitsBeside(w, wanted, candidates, candidates.stream().map(c -> 0).toList())) {
+      return List.of(); // not even without all their pods: a bound that spares trying them one by one
+    }
     List<Lender> group = new ArrayList<>();
     List<Integer> sizes = new ArrayList<>();
     for (Lender l : candidates) {
@@ -234,7 +242,17 @@ public final class Reclaim {
     return GangPlacer.place(now.nodes(), used, wanted) instanceof Placement.Placed;
   }
 
-  private static GangRequest minimumOf(TrainingJobSpec spec) {
-    return WorkerRequest.of(spec).withWorkers(spec.workers.min, spec.workers.min);
+  /**
+   * The gang of the waiting job's workers.min; null when nobody can make room for it: its spec was edited into one it
+   * cannot run with (its own reconcile says so), or it would not fit even an empty cluster.
+   */
+  private static GangRequest minimumOf(Waiting w) {
+    GangRequest wanted;
+    try {
+      wanted = WorkerRequest.of(w.spec()).withWorkers(w.spec().workers.min, w.spec().workers.min);
+    } catch (IllegalArgumentException e) {
+      return null;
+    }
+    return GangPlacer.place(w.now().nodes(), Map.of(), wanted) instanceof Placement.Placed ? wanted : null;
   }
 }

@@ -315,9 +315,9 @@ public final class WorldLifecycle {
       if (!cluster.lenders().isEmpty()) {
         Instant until = now.plus(STOPPING_RECHECK);
         wake(until);
-        return done(new WorldStep.Wait(InsufficientRoom.AWAITING_RECLAIM, String.join(", ", cluster.lenders())
-            + " is giving way to this job (its status.transition says how); this job is admitted once the workers"
-            + " it gives up have stopped", until), true);
+        return done(new WorldStep.Wait(InsufficientRoom.AWAITING_RECLAIM, "waiting for "
+            + String.join(", ", cluster.lenders()) + ", giving way to this job (status.transition says how); it is"
+            + " admitted once the workers given up have stopped", until), true);
       }
       if (cluster.preemptedFor() != null) {
         Instant until = now.plus(STOPPING_RECHECK);
@@ -450,7 +450,7 @@ public final class WorldLifecycle {
       Reclaim.Yield lend = cluster.reclaim();
       if (lend != null && lend.preempts()) {
         return resize(g, PREEMPTED, lend.forJob() + " waits for room for its workers.min (" + lend.forWorkers()
-            + "), has a higher priority, and no job can give back enough above its own workers.min: world " + g
+            + "), has a higher priority, and giving back workers above workers.min cannot make that room: world " + g
             + " stops (no restart counted), and this job waits for room for its workers.min (" + min
             + ") again", null, lend.forJob());
       }

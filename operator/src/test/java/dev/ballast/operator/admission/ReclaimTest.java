@@ -173,4 +173,47 @@ class ReclaimTest {
         List.of(new Reclaim.Giving(a, 1), new Reclaim.Giving(b, 1)));
     assertThat(Reclaim.choose(List.of(bothGiving), List.of(c))).as("c is not needed").isEmpty();
   }
+
+  /** A job running {@code size} workers of {@code min}..4 in a committed world, or waiting for room when size is 0. */
+  static dev.ballast.operator.api.TrainingJob job(String name, int min, int size, String priorityClass) {
+    var job = TestJobs.job(name, min, Math.max(min, 4), 8);
+    job.getSpec().template.getSpec().setPriorityClassName(priorityClass);
+    job.setStatus(new dev.ballast.operator.api.TrainingJobStatus());
+    if (size == 0) {
+      job.getStatus().conditions.add(new io.fabric8.kubernetes.api.model.ConditionBuilder().withType("Admitted")
+          .withStatus("False").withReason("InsufficientGPUs").build());
+    } else {
+      job.getStatus().phase = dev.ballast.operator.api.TrainingJobStatus.Phase.Running;
+      job.getStatus().world = new dev.ballast.operator.api.WorldStatus();
+      job.getStatus().world.nodes = IntStream.range(0, size).mapToObj(i -> new dev.ballast.operator.api.WorldNode())
+          .toList();
+    }
+    return job;
+  }
+
+  @Test
+  void noRoomIsReadForJobsThatCouldNotGiveWayNorForAWaitingJobNoClusterCouldHold() {
+    var priorities = new dev.ballast.operator.observe.Priorities(Map.of("high", 1000), null, java.util.Set.of());
+    var atMin = job("at-min", 2, 2, null);
+    var above = job("above", 1, 3, null);
+    java.util.Set<String> read = new java.util.TreeSet<>();
+    java.util.function.Function<dev.ballast.operator.api.TrainingJob, ClusterCapacity> rooms = j -> {
+      read.add(j.getMetadata().getName());
+      return room(List.of("above", "above", "above", "at-min", "at-min", "x"), j.getMetadata().getName());
+    };
+
+    var equal = job("equal", 2, 0, null);
+    assertThat(Reclaim.forJob(atMin, List.of(atMin, above, equal), rooms, priorities, T0)).isEmpty();
+    assertThat(read).as("a job at its minimum gives nothing to a job of its own priority: nothing to read")
+        .containsExactly("equal");
+    read.clear();
+    assertThat(Reclaim.forJob(above, List.of(atMin, above, equal), rooms, priorities, T0))
+        .contains(new Reclaim.Yield("team-a/above", 1, "team-a/equal", 2));
+    assertThat(read).containsExactly("above", "equal");
+
+    read.clear();
+    var huge = job("huge", 7, 0, "high");
+    assertThat(Reclaim.forJob(atMin, List.of(atMin, above, huge), rooms, priorities, T0)).isEmpty();
+    assertThat(read).as("seven nodes would not fit six empty ones").containsExactly("huge");
+  }
 }

@@ -528,8 +528,8 @@ class WorldLifecycleTest {
       assertThat(t.transition().voluntary).as("trainers get the checkpoint grace").isTrue();
       assertThat(t.transition().forJob).isEqualTo("team-a/high");
       assertThat(t.transition().message).isEqualTo("team-a/high waits for room for its workers.min (2), has a higher"
-          + " priority, and no job can give back enough above its own workers.min: world 1 stops (no restart counted),"
-          + " and this job waits for room for its workers.min (2) again");
+          + " priority, and giving back workers above workers.min cannot make that room: world 1 stops (no restart"
+          + " counted), and this job waits for room for its workers.min (2) again");
     });
     assertThat(job.getStatus().phase).isEqualTo(Phase.Resizing);
     sim.reconcile(job, false);
