@@ -13,27 +13,27 @@ import java.util.Map;
  *     computed (only asked for when the job could resize, see {@link WorldLifecycle#wantsRoom})
  * @param waitingJobs other jobs waiting for GPUs to reach their workers.min: growth yields to them
  * @param unseen pods of this job admission created that the pod cache does not show yet; null when none
- * @param reclaim this job gives way to a waiting job now: down to this size, or stopping (preempted); null when not
+ * @param giveWay this job gives way to a waiting job now: down to this size, or stopping (preempted); null when not
  * @param lenders other jobs giving way to this one now ({@link WorldLifecycle#givingWayFor}): it is admitted after
  *     the workers they give up have stopped
  * @param preemptedFor the job this one was preempted for, while that job still waits for the room
  *     ({@link WorldLifecycle#preemptedFor}): this one is not admitted before it; null when none
  */
 public record ClusterView(Map<String, NodeState> nodes, Integer placeableWorkers, List<String> waitingJobs,
-                          UnseenPods unseen, Reclaim.Yield reclaim, List<String> lenders, String preemptedFor) {
+                          UnseenPods unseen, Reclaim.Yield giveWay, List<String> lenders, String preemptedFor) {
   public ClusterView {
     nodes = Map.copyOf(nodes);
     waitingJobs = List.copyOf(waitingJobs);
     lenders = List.copyOf(lenders);
   }
 
-  /** A view without reclaims. */
+  /** A view in which no job gives way. */
   public ClusterView(Map<String, NodeState> nodes, Integer placeableWorkers, List<String> waitingJobs,
       UnseenPods unseen) {
     this(nodes, placeableWorkers, waitingJobs, unseen, null, List.of(), null);
   }
 
-  /** A view without reclaims, in which the pod cache shows every pod admission created. */
+  /** A view in which no job gives way, and in which the pod cache shows every pod admission created. */
   public ClusterView(Map<String, NodeState> nodes, Integer placeableWorkers, List<String> waitingJobs) {
     this(nodes, placeableWorkers, waitingJobs, null);
   }

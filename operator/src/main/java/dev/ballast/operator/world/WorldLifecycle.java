@@ -447,17 +447,17 @@ public final class WorldLifecycle {
         return resize(g, "WorkersChanged", "spec.workers.max is " + max + " but world " + g + " has " + size
             + " workers; shrinking to " + target, target);
       }
-      Reclaim.Yield lend = cluster.reclaim();
-      if (lend != null && lend.preempts()) {
-        return resize(g, PREEMPTED, lend.forJob() + " waits for room for its workers.min (" + lend.forWorkers()
+      Reclaim.Yield giveWay = cluster.giveWay();
+      if (giveWay != null && giveWay.preempts()) {
+        return resize(g, PREEMPTED, giveWay.forJob() + " waits for room for its workers.min (" + giveWay.forWorkers()
             + "), has a higher priority, and giving back workers above workers.min cannot make that room: world " + g
             + " stops (no restart counted), and this job waits for room for its workers.min (" + min
-            + ") again", null, lend.forJob());
+            + ") again", null, giveWay.forJob());
       }
-      if (lend != null && lend.size() >= min && lend.size() < size) {
-        return resize(g, RECLAIMED, lend.forJob() + " waits for room for its workers.min (" + lend.forWorkers()
-            + "); giving back " + (size - lend.size()) + " workers above workers.min (" + min + "): world " + g
-            + " has " + size + ", the next has " + lend.size(), lend.size(), lend.forJob());
+      if (giveWay != null && giveWay.size() >= min && giveWay.size() < size) {
+        return resize(g, RECLAIMED, giveWay.forJob() + " waits for room for its workers.min (" + giveWay.forWorkers()
+            + "); giving back " + (size - giveWay.size()) + " workers above workers.min (" + min + "): world " + g
+            + " has " + size + ", the next has " + giveWay.size(), giveWay.size(), giveWay.forJob());
       }
       Integer room = cluster.placeableWorkers();
       boolean inRange = size >= min;
