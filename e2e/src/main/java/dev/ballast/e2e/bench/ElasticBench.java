@@ -32,7 +32,7 @@ import java.util.function.Supplier;
  *   <li>a {@code spec.workers} edit (2 → 4) → the resized world Running;
  *   <li>a job of 2 workers applied while a job of 2..4 holds all 4 nodes → the new job's world Running, after the
  *       other gave back its 2 workers above its minimum (reclaim);
- *   <li>a job of 2 workers and a high PriorityClass applied while a job of 2..2 and a low one holds all 2 nodes → the
+ *   <li>a job of 2 workers and a high PriorityClass applied while a job of 2..2 and a low one holds both nodes → the
  *       new job's world Running, after the other's world stopped (preemption);
  *   <li>for each new world: the step at which every rank adopted the balancer's first plan for it, counted
  *       from the world's first step (target 0: the plan is ready before the first step).
