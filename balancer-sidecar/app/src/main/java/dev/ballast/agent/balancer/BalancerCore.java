@@ -492,6 +492,8 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
             bytesMovedTotal += r.bytesMoved();
             firstPlan.published(r.fromHistory());
             status.firstPlan(firstPlan.current());
+            // a restart then plans the next world from at least the history this plan was made from
+            history.flush(forecast.history(), lastObservedGeneration, clock.getAsLong());
         }
         maybeStartPlanning(); // the next plan, or the new world's first when this one's world is gone
         releaseHeldWorlds();

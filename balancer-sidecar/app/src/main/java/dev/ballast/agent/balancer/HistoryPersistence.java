@@ -9,7 +9,9 @@ import java.util.logging.Logger;
 
 /**
  * Restores the load history at start and persists it at a modest rate: at most every {@link #WRITE_EVERY_NANOS},
- * only when steps were observed since the last write, and once more at shutdown. A persisted history that cannot be
+ * only when steps were observed since the last write, whenever a plan is published (so that a balancer lost early in
+ * a world, before the rate's next write, still restores at least the history its last plan was made from), and once
+ * more at shutdown. A persisted history that cannot be
  * read (corrupt, oversized, another job's, another format) is refused with a warning that says why, and the
  * balancer starts from nothing. Not thread-safe; times are the caller's clock.
  */
