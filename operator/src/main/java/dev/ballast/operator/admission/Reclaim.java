@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.stream.Stream;
 import java.util.function.Function;
 import java.util.function.Predicate;
 
@@ -34,10 +35,13 @@ import java.util.function.Predicate;
  *       {@code preemptionPolicy: Never}: jobs of strictly lower priority stop their worlds.
  * </ul>
  * Reclaim takes from one job where one can make the room (the lowest-priority, then newest, such job), so that one
- * world is replaced rather than several. Otherwise, and for preemption, the jobs are taken lowest priority, then
- * newest, first, each at its smallest, until the waiting job's workers.min fits beside their next worlds; then each,
- * the most important first, keeps as much as the room allows, or all of it (it is spared, as the scheduler reprieves
- * victims). Reclaim comes first because every job keeps running.
+ * world is replaced rather than several. Otherwise the jobs are taken lowest priority, then newest, first, each at its
+ * smallest, until the waiting job's workers.min fits beside their next worlds; then each, the most important first,
+ * keeps as much as the room allows, or all of it (it is spared, as the scheduler reprieves victims). Preemption stops
+ * lower-priority worlds so; where taking back the lenders' borrowed workers first (each at its smallest, then worlds
+ * stopped in turn, then stopped worlds spared before borrowed workers) stops fewer worlds, or only that makes the room,
+ * it does that instead.
+ * Reclaim comes first because every job keeps running.
  * Every job's reconcile computes the same answer from the same jobs, so the jobs chosen give way, and no others.
  */
 public final class Reclaim {
@@ -137,7 +141,7 @@ public final class Reclaim {
 
   /**
    * The rule over every waiting job and every running job that may give way, in any order: the jobs that give way
-   * now, all for the same waiting job (by reclaim, or by preemption); empty when none does.
+   * now, all for the same waiting job (by reclaim, by preemption, or both); empty when none does.
    */
   public static List<Yield> choose(List<Waiting> waiting, List<Lender> lenders) {
     List<Lender> lendersInTurn = lenders.stream().sorted(Comparator.comparingInt(Lender::priority)
@@ -150,45 +154,62 @@ public final class Reclaim {
         continue; // nobody can make its room, or it fits (once the jobs giving way to it have): it needs no one
       }
       // a job gives nothing back to one of lower priority, and only a strictly lower priority is preempted
-      List<Lender> lending = lendersInTurn.stream()
-          .filter(l -> l.priority() <= w.priority() && l.reclaimable() && smallest(l) > 0).toList();
-      for (Lender l : lending) { // one world replaced rather than several, where one job can make the room
-        List<Yield> alone = giveWay(w, wanted, List.of(l), false);
+      List<Step> lending = lendersInTurn.stream().filter(l -> l.priority() <= w.priority() && l.reclaimable())
+          .map(l -> new Step(l, smallest(l))).filter(s -> s.size() > 0).toList();
+      for (Step lend : lending) { // one world replaced rather than several, where one job can make the room
+        List<Yield> alone = giveWay(w, wanted, List.of(lend));
         if (!alone.isEmpty()) return alone;
       }
-      List<Yield> reclaim = giveWay(w, wanted, lending, false);
+      List<Yield> reclaim = giveWay(w, wanted, lending);
       if (!reclaim.isEmpty()) return reclaim;
-      if (!w.mayPreempt()) continue;
-      List<Yield> preempt = giveWay(w, wanted, lendersInTurn.stream().filter(l -> l.priority() < w.priority()).toList(),
-          true);
+      List<Step> stops = lendersInTurn.stream().filter(l -> l.priority() < w.priority()).map(l -> new Step(l, 0))
+          .toList();
+      if (!w.mayPreempt() || stops.isEmpty()) continue;
+      List<Yield> preempt = giveWay(w, wanted, stops);
+      // with borrowed workers taken back first, fewer worlds may need to stop (or only then enough can)
+      List<Yield> mixed = lending.isEmpty() ? List.of()
+          : giveWay(w, wanted, Stream.concat(lending.stream(), stops.stream()).toList());
+      if (!mixed.isEmpty() && (preempt.isEmpty() || stopped(mixed) < stopped(preempt))) return mixed;
       if (!preempt.isEmpty()) return preempt;
     }
     return List.of();
   }
 
+  private static long stopped(List<Yield> yields) {
+    return yields.stream().filter(Yield::preempts).count();
+  }
+
+  /** One step of a search: {@code lender}'s next world down to {@code size} workers (0: its world stops). */
+  private record Step(Lender lender, int size) {}
+
   /**
-   * The jobs of {@code candidates} (in turn) that give way so that {@code wanted} fits, each with the size it keeps
-   * (0 when preempted). They are taken in turn, each at its smallest (its smallest valid size of at least workers.min,
-   * or 0 when preempted), until {@code wanted} fits beside their next worlds; then each, the most important first,
-   * keeps as much as the room allows (all of it: it is spared). Empty when all of them at their smallest would not do.
+   * The jobs that give way so that {@code wanted} fits, each with the size it keeps (0 when preempted). The steps are
+   * taken in turn until {@code wanted} fits beside the next worlds; then they are undone as far as the room allows,
+   * the last first (the most important job stopped is spared first, and borrowed workers are kept last): a step down
+   * to a reclaim's size undoes to any valid size of at least workers.min, a preemption only to the size before it.
+   * Empty when all the steps together would not do.
    */
-  private static List<Yield> giveWay(Waiting w, GangRequest wanted, List<Lender> candidates, boolean preempt) {
-    if (!fitsBeside(w, wanted, candidates, candidates.stream().map(c -> 0).toList())) {
+  private static List<Yield> giveWay(Waiting w, GangRequest wanted, List<Step> steps) {
+    List<Lender> group = steps.stream().map(Step::lender).distinct().toList();
+    if (!fitsBeside(w, wanted, group, group.stream().map(l -> 0).toList())) {
       return List.of(); // not even without all their pods: a bound that spares trying them one by one
     }
-    List<Lender> group = new ArrayList<>();
-    List<Integer> sizes = new ArrayList<>();
-    for (Lender l : candidates) {
-      group.add(l);
-      sizes.add(preempt ? 0 : smallest(l));
+    List<Integer> sizes = new ArrayList<>(group.stream().map(Lender::size).toList());
+    List<Integer> before = new ArrayList<>();
+    for (int taken = 0; taken < steps.size(); taken++) {
+      before.add(sizes.set(group.indexOf(steps.get(taken).lender()), steps.get(taken).size()));
       if (!fitsBeside(w, wanted, group, sizes)) continue;
-      for (int i = group.size() - 1; i >= 0; i--) {
-        Lender g = group.get(i);
-        for (int size = g.size(); size > sizes.get(i); size--) {
-          if (size < g.size() && (preempt || WorldSizes.largestValid(size, g.spec()) != size)) continue;
-          int smaller = sizes.set(i, size);
+      for (int k = taken; k >= 0; k--) {
+        Step s = steps.get(k);
+        int i = group.indexOf(s.lender());
+        if (sizes.get(i) != s.size()) continue; // a later step took it further down, and stays
+        for (int size = before.get(k); size > s.size(); size--) {
+          boolean valid = size == before.get(k) || (s.size() > 0 && size >= s.lender().spec().workers.min
+              && WorldSizes.largestValid(size, s.lender().spec()) == size);
+          if (!valid) continue;
+          sizes.set(i, size);
           if (fitsBeside(w, wanted, group, sizes)) break;
-          sizes.set(i, smaller);
+          sizes.set(i, s.size());
         }
       }
       List<Yield> yields = new ArrayList<>();

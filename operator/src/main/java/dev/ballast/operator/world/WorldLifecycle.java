@@ -450,7 +450,7 @@ public final class WorldLifecycle {
       Reclaim.Yield giveWay = cluster.giveWay();
       if (giveWay != null && giveWay.preempts()) {
         return resize(g, PREEMPTED, giveWay.forJob() + " waits for room for its workers.min (" + giveWay.forWorkers()
-            + "), has a higher priority, and giving back workers above workers.min cannot make that room: world " + g
+            + "), has a higher priority, and giving back workers above workers.min alone cannot make that room: world " + g
             + " stops (no restart counted), and this job waits for room for its workers.min (" + min
             + ") again", null, giveWay.forJob());
       }

@@ -155,6 +155,37 @@ class ReclaimTest {
   }
 
   @Test
+  void preemptionTakesBackBorrowedWorkersFirstWhereThatStopsFewerWorldsOrOnlyThatMakesTheRoom() {
+    List<String> owners = List.of("lender", "lender", "lender", "low", "low", "peer");
+    var lender = new Reclaim.Lender("team-a/lender", 1000, T0, spec("lender", 1, 3), 3, room(owners, "lender"));
+    var low = new Reclaim.Lender("team-a/low", 10, T0, spec("low", 2, 2), 2, room(owners, "low"));
+    var four = new Reclaim.Waiting("team-a/four", 1000, T0, spec("four", 4, 4), room(owners, null));
+    assertThat(Reclaim.choose(List.of(four), List.of(lender, low)))
+        .as("the lender (equal priority: it gives back, it is not preempted) frees two nodes, the low world two")
+        .containsExactly(new Reclaim.Yield("team-a/lender", 1, "team-a/four", 4),
+            new Reclaim.Yield("team-a/low", 0, "team-a/four", 4));
+
+    List<String> pairs = List.of("a", "a", "b", "b", "elastic", "elastic");
+    var a = new Reclaim.Lender("team-a/a", 10, T0, spec("a", 2, 2), 2, room(pairs, "a"));
+    var b = new Reclaim.Lender("team-a/b", 10, T0.plusSeconds(1), spec("b", 2, 2), 2, room(pairs, "b"));
+    var elastic = new Reclaim.Lender("team-a/elastic", 10, T0.plusSeconds(2), spec("elastic", 1, 2), 2,
+        room(pairs, "elastic"));
+    var three = new Reclaim.Waiting("team-a/three", 1000, T0, spec("three", 3, 3), room(pairs, null));
+    assertThat(Reclaim.choose(List.of(three), List.of(a, b, elastic)))
+        .as("worlds alone: elastic (the newest) and b stop; with elastic's borrowed worker first, only b stops")
+        .containsExactly(new Reclaim.Yield("team-a/elastic", 1, "team-a/three", 3),
+            new Reclaim.Yield("team-a/b", 0, "team-a/three", 3));
+
+    List<String> withFree = java.util.Arrays.asList("old", "old", "old", "new", "new", null);
+    var old = new Reclaim.Lender("team-a/old", 10, T0, spec("old", 1, 3), 3, room(withFree, "old"));
+    var newer = new Reclaim.Lender("team-a/new", 10, T0.plusSeconds(1), spec("new", 2, 2), 2, room(withFree, "new"));
+    var fourMore = new Reclaim.Waiting("team-a/four", 1000, T0, spec("four", 4, 4), room(withFree, null));
+    assertThat(Reclaim.choose(List.of(fourMore), List.of(old, newer)))
+        .as("old stopping, or new stopping and old giving back one: as many worlds stop, and the first touches one job")
+        .containsExactly(new Reclaim.Yield("team-a/old", 0, "team-a/four", 4));
+  }
+
+  @Test
   void aJobAlreadyGivingWayCountsWithItsNextWorldSoThatTheOthersChosenWithItActAndNoMore() {
     List<String> owners = List.of("a", "a", "b", "b", "c", "c");
     var a = new Reclaim.Lender("team-a/a", 0, T0.plusSeconds(9), spec("a", 1, 2), 2, room(owners, "a"));

@@ -528,7 +528,7 @@ class WorldLifecycleTest {
       assertThat(t.transition().voluntary).as("trainers get the checkpoint grace").isTrue();
       assertThat(t.transition().forJob).isEqualTo("team-a/high");
       assertThat(t.transition().message).isEqualTo("team-a/high waits for room for its workers.min (2), has a higher"
-          + " priority, and giving back workers above workers.min cannot make that room: world 1 stops (no restart"
+          + " priority, and giving back workers above workers.min alone cannot make that room: world 1 stops (no restart"
           + " counted), and this job waits for room for its workers.min (2) again");
     });
     assertThat(job.getStatus().phase).isEqualTo(Phase.Resizing);
@@ -599,6 +599,36 @@ class WorldLifecycleTest {
     assertThat(sim.live(job)).hasSize(2);
     assertThat(sim.live(small)).hasSize(1);
     assertThat(job.getStatus().restarts + small.getStatus().restarts).isZero();
+  }
+
+  @Test
+  void aLenderOfEqualPriorityGivesBackWhileALowerPriorityWorldStopsWhenOnlyBothTogetherMakeTheRoom() {
+    sim.nodes("n0", "n1", "n2", "n3");
+    TrainingJob high = lowPriorityJobAndAWaitingOne("high");
+    high.getSpec().workers.min = 3;
+    high.getSpec().workers.max = 3;
+    sim.jobs.remove(high);
+    TrainingJob elastic = TestJobs.job("elastic", 1, 2, 8);
+    elastic.getSpec().template.getSpec().setPriorityClassName("high");
+    sim.jobs.add(elastic);
+    sim.settle(6);
+    assertThat(sim.live(job)).hasSize(2);
+    assertThat(sim.live(elastic)).hasSize(2);
+
+    sim.jobs.add(high);
+    sim.settle(2);
+    assertThat(elastic.getStatus().transition).as("its priority equals the waiting job's: it is not preempted")
+        .satisfies(t -> {
+          assertThat(t.reason).isEqualTo("Reclaimed");
+          assertThat(t.workers).isEqualTo(1);
+        });
+    assertThat(job.getStatus().transition.reason).isEqualTo("Preempted");
+    assertThat(WorldLifecycle.givingWayFor(high, sim.jobs, sim.now)).containsExactly("team-a/elastic", "team-a/olmoe");
+    sim.settle(8);
+    assertThat(sim.live(high)).hasSize(3);
+    assertThat(sim.live(elastic)).hasSize(1);
+    assertThat(sim.live(job)).isEmpty();
+    assertThat(job.getStatus().restarts + elastic.getStatus().restarts).isZero();
   }
 
   @Test

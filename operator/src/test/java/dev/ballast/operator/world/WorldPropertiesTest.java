@@ -23,7 +23,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Properties of the world's decisions over random histories: nodes lost, deleted, cordoned, recovered and
  * added, trainers exiting with random codes, spec.workers edits, and operator crashes between acting and
- * recording status (every decision is re-derived from observed state only). Two jobs share the cluster.
+ * recording status (every decision is re-derived from observed state only). Three jobs share the cluster,
+ * with PriorityClasses that change, so jobs give way to each other by reclaim and by preemption.
  * Seeded, so a failure names the seed that reproduces it.
  *
  * <p>After every step: no two generations of a job run on reachable nodes (no two live copies of a rank),
@@ -67,12 +68,14 @@ class WorldPropertiesTest {
     int[] next = {nodeCount};
     TrainingJob a = TestJobs.job("a", 1 + rnd.nextInt(2), 2 + rnd.nextInt(4), 8);
     TrainingJob b = TestJobs.job("b", 1 + rnd.nextInt(3), 3 + rnd.nextInt(3), 8);
+    TrainingJob c = TestJobs.job("c", 1 + rnd.nextInt(2), 2 + rnd.nextInt(2), 8);
+    List<TrainingJob> jobs = List.of(a, b, c);
     if (rnd.nextBoolean()) {
       a.getSpec().parallelism = new ParallelismSpec(8, 2); // whole groups of two workers
       a.getSpec().workers.min = 2;
       a.getSpec().workers.max = 4;
     }
-    for (TrainingJob j : List.of(a, b)) {
+    for (TrainingJob j : jobs) {
       j.getSpec().restartLimit = 3 + rnd.nextInt(5);
       j.getSpec().elastic.cooldownSeconds = rnd.nextInt(60);
       j.getSpec().recovery.nodeLostAfterSeconds = rnd.nextInt(40);
@@ -116,19 +119,19 @@ class WorldPropertiesTest {
           p.getMetadata().setDeletionTimestamp(sim.now.toString()); // evicted or deleted by a person
         }
       } else if (event < 42) {
-        TrainingJob j = rnd.nextBoolean() ? a : b;
+        TrainingJob j = jobs.get(rnd.nextInt(jobs.size()));
         j.getSpec().template.getSpec().getContainers().get(0).setImage("registry.example/trainer:" + step);
         j.getMetadata().setGeneration(j.getMetadata().getGeneration() + 1);
       } else if (event < 44) {
-        TrainingJob j = rnd.nextBoolean() ? a : b;
+        TrainingJob j = jobs.get(rnd.nextInt(jobs.size()));
         j.getSpec().suspend = !Boolean.TRUE.equals(j.getSpec().suspend);
         j.getMetadata().setGeneration(j.getMetadata().getGeneration() + 1);
       } else if (event < 49) {
-        TrainingJob j = rnd.nextBoolean() ? a : b;
+        TrainingJob j = jobs.get(rnd.nextInt(jobs.size()));
         j.getSpec().template.getSpec().setPriorityClassName(classes[rnd.nextInt(classes.length)]);
         j.getMetadata().setGeneration(j.getMetadata().getGeneration() + 1);
       } else if (event < 53) {
-        TrainingJob j = rnd.nextBoolean() ? a : b;
+        TrainingJob j = jobs.get(rnd.nextInt(jobs.size()));
         int max = 1 + rnd.nextInt(6);
         int min = 1 + rnd.nextInt(max);
         if (WorldSizes.largestValid(max, withRange(j, min, max)) == max
@@ -141,11 +144,11 @@ class WorldPropertiesTest {
       // reconciles in random order, some of them crashing before the status write
       int reconciles = 1 + rnd.nextInt(4);
       for (int r = 0; r < reconciles; r++) {
-        TrainingJob j = rnd.nextBoolean() ? a : b;
-        TrainingJob other = j == a ? b : a;
+        TrainingJob j = jobs.get(rnd.nextInt(jobs.size()));
         Decision d = sim.reconcile(j, rnd.nextInt(10) == 0);
         if (d.step() instanceof WorldStep.Transition t && "Preempted".equals(t.transition().reason)) {
-          var template = other.getSpec().template;
+          var template = jobs.stream().filter(o -> WorldLifecycle.key(o).equals(t.transition().forJob)).findFirst()
+              .orElseThrow().getSpec().template;
           assertThat(sim.priorities.of(template)).as("preempted only for a higher priority that may preempt")
               .isGreaterThan(sim.priorities.of(j.getSpec().template));
           assertThat(sim.priorities.mayPreempt(template)).isTrue();
