@@ -97,8 +97,7 @@ class ResizeTest extends ElasticScenario {
       Duration admitted = Duration.between(raised, Instant.now());
       assertThat(given).doesNotContainAnyElementsOf(kept);
       assertThat(jobs.restarts("lender")).as("giving back is no restart").isZero();
-      assertThat(env.kubectl("get", "events", "-n", jobs.namespace(), "--field-selector",
-          "reason=Reclaimed,involvedObject.name=lender", "-o", "jsonpath={.items[*].message}").ok().stdout())
+      assertThat(events("Reclaimed", "lender"))
           .contains(jobs.namespace() + "/waiting waits for room for its workers.min (2); giving back 2 workers");
       assertThat(admitted).as("the edit to the waiting job's world: one checkpoint grace (10 s) and two admissions")
           .isLessThan(Duration.ofSeconds(60));
@@ -107,26 +106,27 @@ class ResizeTest extends ElasticScenario {
   }
 
   /**
-   * Preemption (docs/elastic.md): two jobs at their minimum keep their worlds from a waiting job whose PriorityClass
-   * says preemptionPolicy: Never. Given a class of higher priority that may preempt, the waiting job, which neither
-   * world alone makes room for, stops both (reason Preempted, checkpoint grace, no restart counted) and runs on their
-   * nodes; the preempted jobs wait for room (Admitted=False) and run again, as world 2, once it is deleted.
+   * Preemption (docs/elastic.md): a job at its minimum and one above it keep their worlds from a waiting job whose
+   * PriorityClass says preemptionPolicy: Never. Given a class of higher priority that may preempt, the waiting job,
+   * which neither giving back the borrowed worker nor stopping the lower-priority world alone makes room for, takes
+   * both: the lender of its own priority gives back a worker (Reclaimed) and the lower-priority job stops (Preempted,
+   * checkpoint grace, no restart counted). It runs on their nodes; the preempted job waits for room (Admitted=False)
+   * and runs again, as world 2, once it is deleted.
    */
   @Test
-  void aWaitingJobOfHigherPriorityPreemptsTheLowerPriorityJobsItNeedsWhichRunAgainWhenRoomReturns() {
+  void aWaitingJobOfHigherPriorityPreemptsALowerPriorityJobAndTakesBackBorrowedWorkersWhereOnlyBothMakeRoom() {
     try (var classes = PriorityClasses.apply(env, "ballast-e2e")) { // -high, -low and -never
       pool = new GpuNodes(env, "resize-preempt", 30);
       pool.add(4);
-      List<String> low = List.of("low-a", "low-b");
-      for (String job : low) {
-        jobs.apply(Jobs.elasticManifest(job, 2, 2, pool, "priorityClassName: ballast-e2e-low\n", "", FAST));
-        awaitWorld(job, 1, 2);
-      }
-      jobs.apply(Jobs.elasticManifest("high", 4, 4, pool, "priorityClassName: ballast-e2e-never\n", "", FAST));
+      jobs.apply(Jobs.elasticManifest("low", 2, 2, pool, "priorityClassName: ballast-e2e-low\n", "", FAST));
+      awaitWorld("low", 1, 2);
+      jobs.apply(Jobs.elasticManifest("lender", 1, 2, pool, "priorityClassName: ballast-e2e-high\n", "", FAST));
+      awaitWorld("lender", 1, 2);
+      jobs.apply(Jobs.elasticManifest("high", 3, 3, pool, "priorityClassName: ballast-e2e-never\n", "", FAST));
       await().atMost(WAIT).untilAsserted(() -> assertThat(jobs.condition("high", "Admitted"))
           .hasValueSatisfying(c -> assertThat(c.get("reason")).isEqualTo("InsufficientGPUs")));
       await().during(Duration.ofSeconds(10)).atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
-        for (String job : low) {
+        for (String job : List.of("low", "lender")) {
           assertThat(jobs.worldGeneration(job)).as("preemptionPolicy: Never preempts nothing").isEqualTo(1);
           assertThat(jobs.status(job).get("transition")).isNull();
         }
@@ -135,36 +135,43 @@ class ResizeTest extends ElasticScenario {
 
       Instant raised = Instant.now();
       jobs.patch("high", "{\"spec\":{\"template\":{\"spec\":{\"priorityClassName\":\"ballast-e2e-high\"}}}}");
-      await().atMost(WAIT).until(() -> low.stream().allMatch(job -> jobs.status(job).get("transition")
-          instanceof Map<?, ?> t && "Preempted".equals(t.get("reason"))));
-      assertThat(Duration.between(raised, Instant.now())).as("the edit wakes both jobs to preempt at once")
+      await().atMost(WAIT).until(() -> transitionReason("low").equals("Preempted")
+          && transitionReason("lender").equals("Reclaimed"));
+      assertThat(Duration.between(raised, Instant.now())).as("the edit wakes both jobs at once")
           .isLessThan(Duration.ofSeconds(10));
-      assertThat(awaitWorld("high", 1, 4)).containsExactlyInAnyOrderElementsOf(pool.nodes());
+      List<String> kept = awaitWorld("lender", 2, 1);
+      assertThat(awaitWorld("high", 1, 3)).doesNotContainAnyElementsOf(kept);
       Duration admitted = Duration.between(raised, Instant.now());
-      for (String job : low) {
-        await().atMost(WAIT).untilAsserted(() -> {
-          assertThat(jobs.phase(job)).isEqualTo("Pending");
-          assertThat(jobs.condition(job, "Admitted")).hasValueSatisfying(c -> {
-            assertThat(c.get("status")).isEqualTo("False");
-            assertThat(c.get("reason")).isEqualTo("InsufficientGPUs");
-          });
-          assertThat(jobs.workers(job)).as("the preempted world's pods are gone").isEmpty();
+      await().atMost(WAIT).untilAsserted(() -> {
+        assertThat(jobs.phase("low")).isEqualTo("Pending");
+        assertThat(jobs.condition("low", "Admitted")).hasValueSatisfying(c -> {
+          assertThat(c.get("status")).isEqualTo("False");
+          assertThat(c.get("reason")).isEqualTo("InsufficientGPUs");
         });
-        assertThat(jobs.restarts(job)).as("preemption is no restart").isZero();
-        assertThat(env.kubectl("get", "events", "-n", jobs.namespace(), "--field-selector",
-            "reason=Preempted,involvedObject.name=" + job, "-o", "jsonpath={.items[*].message}").ok().stdout())
-            .contains(jobs.namespace() + "/high waits for room for its workers.min (4), has a higher priority");
-      }
+        assertThat(jobs.workers("low")).as("the preempted world's pods are gone").isEmpty();
+      });
+      assertThat(jobs.restarts("low") + jobs.restarts("lender")).as("preemption and reclaim are no restarts").isZero();
+      assertThat(events("Preempted", "low")).contains(jobs.namespace()
+          + "/high waits for room for its workers.min (3), has a higher priority");
+      assertThat(events("Reclaimed", "lender")).contains(jobs.namespace()
+          + "/high waits for room for its workers.min (3); giving back 1 worker above");
       assertThat(admitted).as("the edit to the preempting job's world: one checkpoint grace (10 s) and an admission")
           .isLessThan(Duration.ofSeconds(60));
 
       env.kubectl("delete", "trainingjob", "high", "-n", jobs.namespace(), "--wait=false").ok();
-      for (String job : low) {
-        awaitWorld(job, 2, 2);
-        assertThat(jobs.restarts(job)).isZero();
-      }
+      awaitWorld("low", 2, 2);
+      assertThat(jobs.restarts("low")).isZero();
       assertThat(invariants.violations()).isEmpty();
     }
+  }
+
+  private String transitionReason(String job) {
+    return jobs.status(job).get("transition") instanceof Map<?, ?> t ? String.valueOf(t.get("reason")) : "";
+  }
+
+  private String events(String reason, String job) {
+    return env.kubectl("get", "events", "-n", jobs.namespace(), "--field-selector", "reason=" + reason
+        + ",involvedObject.name=" + job, "-o", "jsonpath={.items[*].message}").ok().stdout();
   }
 
   /** For 10 s, the lender's world and the waiting job's phase stay as they are. */

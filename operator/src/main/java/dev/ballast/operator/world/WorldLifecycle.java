@@ -456,7 +456,8 @@ public final class WorldLifecycle {
       }
       if (giveWay != null && giveWay.size() >= min && giveWay.size() < size) {
         return resize(g, RECLAIMED, giveWay.forJob() + " waits for room for its workers.min (" + giveWay.forWorkers()
-            + "); giving back " + (size - giveWay.size()) + " workers above workers.min (" + min + "): world " + g
+            + "); giving back " + (size - giveWay.size()) + (size - giveWay.size() == 1 ? " worker" : " workers")
+            + " above workers.min (" + min + "): world " + g
             + " has " + size + ", the next has " + giveWay.size(), giveWay.size(), giveWay.forJob());
       }
       Integer room = cluster.placeableWorkers();
