@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ManagedFieldsEntry;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -63,6 +64,32 @@ class JobLifecycleTest {
     assertThat(argo.of(jobs.get("crashes"))).as("Argo CD health").satisfies(h -> {
       assertThat(h.status()).isEqualTo("Degraded");
       assertThat(h.message()).contains("exited with code 3");
+    });
+  }
+
+  /**
+   * spec.activeDeadlineSeconds: a job whose trainers would run forever fails DeadlineExceeded once it has been active
+   * that long, counted from status.startTime; its workers are stopped (with the checkpoint grace) and deleted.
+   */
+  @Test
+  void aJobActiveForItsDeadlineFailsAndItsWorkersStop() {
+    jobs.apply(manifest("bounded", null, 0) + "  activeDeadlineSeconds: 20\n"
+        + "  elastic: {checkpointTimeoutSeconds: 5}\n");
+    await().atMost(WAIT).untilAsserted(() -> assertThat(jobs.phase("bounded")).isEqualTo("Running"));
+    Instant started = Instant.parse((String) jobs.status("bounded").get("startTime"));
+    await().atMost(WAIT).untilAsserted(() -> assertThat(jobs.phase("bounded")).isEqualTo("Failed"));
+    Instant failed = Instant.parse((String) jobs.status("bounded").get("completionTime"));
+    assertThat(Duration.between(started, failed)).as("woken at the deadline, not at a periodic recheck")
+        .isBetween(Duration.ofSeconds(20), Duration.ofSeconds(30));
+    assertThat(jobs.condition("bounded", "Failed")).hasValueSatisfying(c -> {
+      assertThat(c.get("reason")).isEqualTo("DeadlineExceeded");
+      assertThat((String) c.get("message")).isEqualTo("active for 20 s since " + started
+          + " (spec.activeDeadlineSeconds); its workers are stopped");
+    });
+    await().atMost(WAIT).untilAsserted(() -> assertThat(jobs.workers("bounded")).isEmpty());
+    assertThat(argo.of(jobs.get("bounded"))).as("Argo CD health").satisfies(h -> {
+      assertThat(h.status()).isEqualTo("Degraded");
+      assertThat(h.message()).contains("spec.activeDeadlineSeconds");
     });
   }
 

@@ -72,6 +72,9 @@ public class TrainingJobSpec {
       fieldPath = ".spec.containers",
       message = "template.spec.containers must not set restartPolicy or restartPolicyRules: Ballast restarts the"
           + " whole world itself (spec.restartLimit); a container restarted alone could not rejoin the others")
+  @ValidationRule(value = "!has(self.spec.activeDeadlineSeconds)", fieldPath = ".spec.activeDeadlineSeconds",
+      message = "template.spec.activeDeadlineSeconds must not be set: the kubelet would stop the workers of every"
+          + " world after it, one world after another; spec.activeDeadlineSeconds bounds the whole job")
   @ValidationRule(value = "!has(self.spec.hostname) && !has(self.spec.subdomain)", fieldPath = ".spec",
       message = "template.spec.hostname and subdomain must not be set: Ballast names every worker"
           + " <job>-worker-<index> under the job's headless Service")
@@ -151,6 +154,10 @@ public class TrainingJobSpec {
   @Default("false")
   @JsonPropertyDescription("When true, the operator deletes the workers (keeping the job) until it is set back to false.")
   public Boolean suspend = false;
+
+  @Min(1)
+  @JsonPropertyDescription("Seconds the job may be active, counted from status.startTime (its first world running, or the first since it was last resumed), before it fails with reason DeadlineExceeded and its workers stop with the checkpoint grace; unset: no limit. Time suspended does not count; waiting between worlds does. Applies live.")
+  public Integer activeDeadlineSeconds;
 
   @Min(0)
   @JsonPropertyDescription("Seconds after the job succeeds or fails before the operator deletes it; unset keeps it forever.")

@@ -51,7 +51,7 @@ public class TrainingJobStatus {
   @JsonPropertyDescription("Set after a gang was not bound in time: its nodes and how often that happened.")
   public BindingBackoff bindingBackoff;
 
-  @JsonPropertyDescription("When the first world started running (RFC 3339).")
+  @JsonPropertyDescription("When the first world started running, or the first since the job was last resumed (RFC 3339); spec.activeDeadlineSeconds counts from it.")
   public String startTime;
 
   @JsonPropertyDescription("When the job succeeded or failed (RFC 3339).")

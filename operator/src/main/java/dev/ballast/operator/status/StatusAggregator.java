@@ -102,6 +102,7 @@ public final class StatusAggregator {
     // WorldStep.Ended and WorldStep.Stopping leave the rest as it was, but for Ready while stopping.
     if (step instanceof WorldStep.Suspend su) {
       s.phase = Phase.Suspended;
+      s.startTime = null; // set again when the job runs after it is resumed: time suspended is not active
       s.readyWorkers = 0;
       s.transition = su.transition();
       c.set(Conditions.SUSPENDED, true, "Suspended", "spec.suspend is true; workers are deleted and hold no GPUs");

@@ -54,6 +54,8 @@ public final class WorldLifecycle {
   public static final String RECLAIMED = "Reclaimed";
   /** The transition of a job whose world stops for a waiting job of higher priority (also its Admitted reason then). */
   public static final String PREEMPTED = InsufficientRoom.PREEMPTED;
+  /** The reason a job fails once it has been active for spec.activeDeadlineSeconds. */
+  public static final String DEADLINE_EXCEEDED = "DeadlineExceeded";
   /**
    * Beyond the lender's checkpoint grace, how long a waiting job waits for a job giving way to it, and a preempted job
    * leaves the room it freed to the job it was preempted for.
@@ -252,6 +254,17 @@ public final class WorldLifecycle {
         WorldTransition t = transition != null ? transition
             : new WorldTransition("Suspended", "spec.suspend is true", g, true, null, now.toString(), null);
         return done(new WorldStep.Suspend(t), true);
+      }
+      Integer deadline = spec.activeDeadlineSeconds;
+      if (deadline != null && status.startTime != null) {
+        Instant end = Instant.parse(status.startTime).plusSeconds(deadline);
+        if (!now.isBefore(end)) {
+          grace = spec.elastic.checkpointTimeoutSeconds; // the trainers save what they have done
+          stopLive(pods);
+          return done(new WorldStep.Finish(false, DEADLINE_EXCEEDED, "active for " + deadline + " s since "
+              + status.startTime + " (spec.activeDeadlineSeconds); its workers are stopped"), true);
+        }
+        wake(end);
       }
       // generations up to the retired one were released once and rolled back: never admitted again, their pods stop
       long used = Math.max(g, status.retiredGeneration == null ? 0 : status.retiredGeneration);

@@ -846,6 +846,44 @@ class WorldLifecycleTest {
   }
 
   @Test
+  void aJobActiveForItsDeadlineFailsWithTheCheckpointGraceAndTimeSuspendedDoesNotCount() {
+    sim.nodes("n0", "n1");
+    job.getSpec().activeDeadlineSeconds = 600;
+    runWorld();
+    java.time.Instant started = java.time.Instant.parse(job.getStatus().startTime);
+    assertThat(sim.reconcile(job, false).wakeAt()).as("woken at the deadline").isEqualTo(started.plusSeconds(600));
+
+    sim.now = started.plusSeconds(500);
+    job.getSpec().suspend = true;
+    sim.settle(2);
+    assertThat(job.getStatus().phase).isEqualTo(Phase.Suspended);
+    assertThat(job.getStatus().startTime).isNull();
+    tick(3600);
+    job.getSpec().suspend = false;
+    sim.settle(6);
+    assertThat(job.getStatus().phase).isEqualTo(Phase.Running);
+    java.time.Instant resumed = java.time.Instant.parse(job.getStatus().startTime);
+    assertThat(resumed).as("the count starts again when the resumed job runs").isAfterOrEqualTo(started.plusSeconds(4100));
+
+    sim.now = resumed.plusSeconds(599);
+    assertThat(sim.reconcile(job, false).step()).isInstanceOf(WorldStep.Run.class);
+    job.getSpec().activeDeadlineSeconds = 300; // applies live
+    var d = sim.reconcile(job, false);
+    assertThat(d.step()).isInstanceOfSatisfying(WorldStep.Finish.class, f -> {
+      assertThat(f.succeeded()).isFalse();
+      assertThat(f.reason()).isEqualTo("DeadlineExceeded");
+      assertThat(f.message()).isEqualTo("active for 300 s since " + resumed + " (spec.activeDeadlineSeconds); its"
+          + " workers are stopped");
+    });
+    assertThat(d.stop()).hasSize(2);
+    assertThat(d.stopGraceSeconds()).as("the trainers checkpoint").isEqualTo(120);
+    sim.settle(2);
+    assertThat(job.getStatus().phase).isEqualTo(Phase.Failed);
+    assertThat(sim.live(job)).isEmpty();
+    assertThat(condition("Failed")).hasValueSatisfying(c -> assertThat(c.getReason()).isEqualTo("DeadlineExceeded"));
+  }
+
+  @Test
   void aWorldWithoutStepsPastTheProgressDeadlineIsReportedThenRestarted() {
     sim.nodes("n0", "n1");
     job.getSpec().recovery.progressDeadlineSeconds = 120;
