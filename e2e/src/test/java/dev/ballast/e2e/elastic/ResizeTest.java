@@ -108,8 +108,8 @@ class ResizeTest extends ElasticScenario {
   /**
    * Preemption (docs/elastic.md): a job at its minimum and one above it keep their worlds from a waiting job whose
    * PriorityClass says preemptionPolicy: Never. Given a class of higher priority that may preempt, the waiting job,
-   * which neither giving back the borrowed worker nor stopping the lower-priority world alone makes room for, takes
-   * both: the lender of its own priority gives back a worker (Reclaimed) and the lower-priority job stops (Preempted,
+   * which neither giving back the borrowed workers nor stopping the lower-priority world alone makes room for, takes
+   * both: the lender of its own priority gives back two workers (Reclaimed) and the lower-priority job stops (Preempted,
    * checkpoint grace, no restart counted). It runs on their nodes; the preempted job waits for room (Admitted=False)
    * and runs again, as world 2, once it is deleted.
    */
@@ -117,12 +117,12 @@ class ResizeTest extends ElasticScenario {
   void aWaitingJobOfHigherPriorityPreemptsALowerPriorityJobAndTakesBackBorrowedWorkersWhereOnlyBothMakeRoom() {
     try (var classes = PriorityClasses.apply(env, "ballast-e2e")) { // -high, -low and -never
       pool = new GpuNodes(env, "resize-preempt", 30);
-      pool.add(4);
+      pool.add(6);
       jobs.apply(Jobs.elasticManifest("low", 2, 2, pool, "priorityClassName: ballast-e2e-low\n", "", FAST));
       awaitWorld("low", 1, 2);
-      jobs.apply(Jobs.elasticManifest("lender", 1, 2, pool, "priorityClassName: ballast-e2e-high\n", "", FAST));
-      awaitWorld("lender", 1, 2);
-      jobs.apply(Jobs.elasticManifest("high", 3, 3, pool, "priorityClassName: ballast-e2e-never\n", "", FAST));
+      jobs.apply(Jobs.elasticManifest("lender", 2, 4, pool, "priorityClassName: ballast-e2e-high\n", "", FAST));
+      awaitWorld("lender", 1, 4);
+      jobs.apply(Jobs.elasticManifest("high", 4, 4, pool, "priorityClassName: ballast-e2e-never\n", "", FAST));
       await().atMost(WAIT).untilAsserted(() -> assertThat(jobs.condition("high", "Admitted"))
           .hasValueSatisfying(c -> assertThat(c.get("reason")).isEqualTo("InsufficientGPUs")));
       await().during(Duration.ofSeconds(10)).atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
@@ -139,8 +139,8 @@ class ResizeTest extends ElasticScenario {
           && transitionReason("lender").equals("Reclaimed"));
       assertThat(Duration.between(raised, Instant.now())).as("the edit wakes both jobs at once")
           .isLessThan(Duration.ofSeconds(10));
-      List<String> kept = awaitWorld("lender", 2, 1);
-      assertThat(awaitWorld("high", 1, 3)).doesNotContainAnyElementsOf(kept);
+      List<String> kept = awaitWorld("lender", 2, 2);
+      assertThat(awaitWorld("high", 1, 4)).doesNotContainAnyElementsOf(kept);
       Duration admitted = Duration.between(raised, Instant.now());
       await().atMost(WAIT).untilAsserted(() -> {
         assertThat(jobs.phase("low")).isEqualTo("Pending");
@@ -152,9 +152,9 @@ class ResizeTest extends ElasticScenario {
       });
       assertThat(jobs.restarts("low") + jobs.restarts("lender")).as("preemption and reclaim are no restarts").isZero();
       assertThat(events("Preempted", "low")).contains(jobs.namespace()
-          + "/high waits for room for its workers.min (3), has a higher priority");
+          + "/high waits for room for its workers.min (4), has a higher priority");
       assertThat(events("Reclaimed", "lender")).contains(jobs.namespace()
-          + "/high waits for room for its workers.min (3); giving back 1 worker above");
+          + "/high waits for room for its workers.min (4); giving back 2 workers above");
       assertThat(admitted).as("the edit to the preempting job's world: one checkpoint grace (10 s) and an admission")
           .isLessThan(Duration.ofSeconds(60));
 
