@@ -8,6 +8,7 @@
 #   crane                                   (github.com/google/go-containerregistry/cmd/crane)
 #   prometheus                              (github.com/prometheus/prometheus/cmd/prometheus)
 #   dashboard-check     (dashboard-check/main.go: Grafana's dashboard schema, grafana-foundation-sdk)
+#   kstatus-check       (kstatus-check/main.go: the health Flux computes, github.com/fluxcd/cli-utils)
 # Versions are pinned by the wrapper modules next to this script (their go.mod/go.sum are the
 # single source of truth). Each binary gets the version ldflags its upstream release build sets,
 # so `kubectl version`, `etcd --version`, `helm version` report the real version.
@@ -24,7 +25,8 @@ CACHE="${BALLAST_CACHE:-$HOME/.cache/ballast}"
 BIN="$CACHE/bin"
 STAMPS="$BIN/.stamps"
 GO_MIN="1.26.7"
-ALL=(kube-apiserver kube-controller-manager kube-scheduler kubectl etcd kwok kwokctl helm crane prometheus dashboard-check)
+ALL=(kube-apiserver kube-controller-manager kube-scheduler kubectl etcd kwok kwokctl helm crane prometheus dashboard-check
+  kstatus-check)
 
 die() { echo "build.sh: $*" >&2; exit 1; }
 
@@ -167,6 +169,11 @@ fi
 # --- dashboard-check (the chart's Grafana dashboard against Grafana's dashboard schema) ------------
 if want dashboard-check; then
   build dashboard-check dashboard-check . "" "-s -w"
+fi
+
+# --- kstatus-check (the health Flux's controllers compute for a live object) ------------------------
+if want kstatus-check; then
+  build kstatus-check kstatus-check . "" "-s -w"
 fi
 
 echo "build.sh: done in $((SECONDS - T_ALL))s; binaries in $BIN"

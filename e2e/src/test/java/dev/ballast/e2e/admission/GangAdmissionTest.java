@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.ballast.e2e.support.ArgoHealth;
 import dev.ballast.e2e.support.BallastEnvironment;
 import dev.ballast.e2e.support.E2eTest;
+import dev.ballast.e2e.support.FluxHealth;
 import dev.ballast.e2e.support.Jobs;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -144,6 +145,12 @@ class GangAdmissionTest {
       assertThat(h.status()).isEqualTo("Progressing");
       assertThat(h.message()).startsWith("Pending: ").contains("20");
     });
+    assertThat(new FluxHealth(env).of(jobs.get("too-big"))).as("Flux health").satisfies(h -> {
+      assertThat(h.status()).isEqualTo("InProgress");
+      assertThat(h.message()).startsWith("Pending: ").contains("20");
+    });
+    assertThat(new FluxHealth(env).withExprs(jobs.get("too-big")).status()).as("Flux health, the chart's CEL")
+        .isEqualTo("InProgress");
     env.kubectl("delete", "tj", "too-big", "-n", jobs.namespace(), "--wait=false").ok();
   }
 

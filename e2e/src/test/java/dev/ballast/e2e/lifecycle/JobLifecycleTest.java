@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.ballast.e2e.support.ArgoHealth;
 import dev.ballast.e2e.support.BallastEnvironment;
 import dev.ballast.e2e.support.E2eTest;
+import dev.ballast.e2e.support.FluxHealth;
 import dev.ballast.e2e.support.Jobs;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ManagedFieldsEntry;
@@ -31,10 +32,12 @@ class JobLifecycleTest {
   final Jobs jobs;
 
   final ArgoHealth argo;
+  final FluxHealth flux;
 
   JobLifecycleTest(BallastEnvironment env) throws java.io.IOException {
     this.env = env;
     this.argo = new ArgoHealth(env.root());
+    this.flux = new FluxHealth(env);
     this.jobs = new Jobs(env, JobLifecycleTest.class);
   }
 
@@ -53,6 +56,9 @@ class JobLifecycleTest {
         assertThat((String) c.get("message")).contains("all 2 workers"));
     assertThat(jobs.workers("completes")).allSatisfy(p -> assertThat(p.getStatus().getPhase()).isEqualTo("Succeeded"));
     assertThat(argo.of(jobs.get("completes")).status()).as("Argo CD health").isEqualTo("Healthy");
+    assertThat(flux.of(jobs.get("completes")).status()).as("Flux health: kstatus reads Ready=False")
+        .isEqualTo("InProgress");
+    assertThat(flux.withExprs(jobs.get("completes")).status()).as("Flux health, the chart's CEL").isEqualTo("Current");
   }
 
   @Test
@@ -65,6 +71,11 @@ class JobLifecycleTest {
       assertThat(h.status()).isEqualTo("Degraded");
       assertThat(h.message()).contains("exited with code 3");
     });
+    assertThat(flux.of(jobs.get("crashes"))).as("Flux health: Stalled, not waiting until a timeout").satisfies(h -> {
+      assertThat(h.status()).isEqualTo("Failed");
+      assertThat(h.message()).contains("exited with code 3");
+    });
+    assertThat(flux.withExprs(jobs.get("crashes")).status()).as("Flux health, the chart's CEL").isEqualTo("Failed");
   }
 
   /**
@@ -91,6 +102,8 @@ class JobLifecycleTest {
       assertThat(h.status()).isEqualTo("Degraded");
       assertThat(h.message()).contains("spec.activeDeadlineSeconds");
     });
+    assertThat(flux.of(jobs.get("bounded")).status()).as("Flux health").isEqualTo("Failed");
+    assertThat(flux.withExprs(jobs.get("bounded")).status()).as("Flux health, the chart's CEL").isEqualTo("Failed");
   }
 
   @Test
@@ -107,6 +120,8 @@ class JobLifecycleTest {
     Thread.sleep(3000); // let the last status writes settle
 
     assertThat(argo.of(jobs.get("steady")).status()).as("Argo CD health").isEqualTo("Healthy");
+    assertThat(flux.of(jobs.get("steady")).status()).as("Flux health").isEqualTo("Current");
+    assertThat(flux.withExprs(jobs.get("steady")).status()).as("Flux health, the chart's CEL").isEqualTo("Current");
     Map<String, String> before = versions("steady");
     List<Pod> pods = jobs.workers("steady");
     String poked = pods.get(0).getMetadata().getName();
@@ -146,6 +161,9 @@ class JobLifecycleTest {
       assertThat(jobs.workers("pausable")).isEmpty();
     });
     assertThat(argo.of(jobs.get("pausable")).status()).as("Argo CD health").isEqualTo("Suspended");
+    assertThat(flux.of(jobs.get("pausable")).status()).as("Flux health: kstatus reads Ready=False")
+        .isEqualTo("InProgress");
+    assertThat(flux.withExprs(jobs.get("pausable")).status()).as("Flux health, the chart's CEL").isEqualTo("Current");
     env.kubectl("patch", "tj", "pausable", "-n", jobs.namespace(), "--type=merge", "-p", "{\"spec\":{\"suspend\":false}}").ok();
     await().atMost(WAIT).untilAsserted(() -> {
       assertThat(jobs.phase("pausable")).isEqualTo("Running");

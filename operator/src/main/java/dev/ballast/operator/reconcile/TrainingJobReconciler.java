@@ -222,7 +222,7 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
     if (!problems.isEmpty()) {
       return steps.time(ReconcileStep.STATUS, () -> {
         TrainingJobStatus next = StatusAggregator.invalid(job, problems, now);
-        if (StatusChange.changed(job, next)) events.warning(job, "InvalidSpec", String.join("; ", problems));
+        if (StatusChange.changed(job, next)) events.warning(job, StatusAggregator.INVALID_SPEC, String.join("; ", problems));
         return writeStatus(job, next, null, now);
       });
     }
@@ -517,7 +517,7 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
   private UpdateControl<TrainingJob> writeStatus(TrainingJob job, TrainingJobStatus next, Duration requeue,
       Instant now) {
     StatusAggregator.reconciled(job, next, now);
-    StatusAggregator.summarize(next);
+    StatusAggregator.summarize(job, next, now);
     UpdateControl<TrainingJob> control;
     if (StatusChange.changed(job, next)) {
       control = UpdateControl.patchStatus(statusPatch(job, next));

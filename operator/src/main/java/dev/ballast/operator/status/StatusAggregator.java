@@ -37,6 +37,8 @@ public final class StatusAggregator {
   /** The ChildrenOwned reason while a child's name is held by an object the job does not control. */
   public static final String NAME_CONFLICT = "NameConflict";
 
+  /** The Ready reason of a spec the operator cannot act on. */
+  public static final String INVALID_SPEC = "InvalidSpec";
   /** The Reconciled reason while the last reconcile threw. */
   public static final String RECONCILE_ERROR = "ReconcileError";
 
@@ -46,7 +48,7 @@ public final class StatusAggregator {
   public static TrainingJobStatus reconcileFailed(TrainingJob job, String message, Instant now) {
     TrainingJobStatus s = carriedOver(job);
     new ConditionSetter(s, generation(job), now.toString()).set(Conditions.RECONCILED, false, RECONCILE_ERROR, message);
-    summarize(s);
+    summarize(job, s, now);
     return s;
   }
 
@@ -71,9 +73,13 @@ public final class StatusAggregator {
     }
   }
 
-  /** Sets status.reason from the conditions as they now are ({@link StatusReason}); call after the last condition. */
-  public static void summarize(TrainingJobStatus next) {
+  /**
+   * Sets status.reason ({@link StatusReason}) and the kstatus conditions ({@link KstatusConditions}) from the
+   * conditions as they now are; call after the last condition.
+   */
+  public static void summarize(TrainingJob job, TrainingJobStatus next, Instant now) {
     next.reason = StatusReason.of(next);
+    KstatusConditions.apply(next, generation(job), now.toString());
   }
 
   /** Status for a spec the operator cannot act on: only the Ready condition says why. */
@@ -81,7 +87,7 @@ public final class StatusAggregator {
     TrainingJobStatus s = carriedOver(job);
     s.observedGeneration = job.getMetadata().getGeneration();
     new ConditionSetter(s, generation(job), now.toString())
-        .set(Conditions.READY, false, "InvalidSpec", String.join("; ", problems));
+        .set(Conditions.READY, false, INVALID_SPEC, String.join("; ", problems));
     return s;
   }
 

@@ -6,6 +6,7 @@ import dev.ballast.operator.TestJobs;
 import dev.ballast.operator.admission.GangAdmission;
 import dev.ballast.operator.api.BalancerStatusSchema;
 import dev.ballast.operator.api.TrainingJob;
+import dev.ballast.operator.api.TrainingJobStatus;
 import dev.ballast.operator.api.TrainingJobStatus.Phase;
 
 import dev.ballast.operator.api.WorldTransition;
@@ -217,6 +218,54 @@ class StatusAggregatorTest {
     });
   }
 
+  /** The Reconciling or Stalled condition of {@code s}, as "type reason: message", or "none". */
+  static String kstatus(TrainingJob job, TrainingJobStatus s) {
+    StatusAggregator.summarize(job, s, T0);
+    var found = s.conditions.stream().filter(c -> c.getType().equals(KstatusConditions.RECONCILING)
+        || c.getType().equals(KstatusConditions.STALLED)).toList();
+    assertThat(found).as("at most one of them, and only True").hasSizeLessThanOrEqualTo(1)
+        .allSatisfy(c -> assertThat(c.getStatus()).isEqualTo("True"));
+    return found.isEmpty() ? "none" : found.get(0).getType() + " " + found.get(0).getReason() + ": "
+        + found.get(0).getMessage();
+  }
+
+  @Test
+  void kstatusReadsReconcilingOnTheWayToRunningStalledWhenAPersonMustActAndNeitherOnceRunning() {
+    var pending = StatusAggregator.aggregate(job, d(new WorldStep.Place(1, 4)),
+        new GangAdmission.Result.Unschedulable("InsufficientGPUs", "needs 2 workers × 8 GPUs"), T0);
+    assertThat(kstatus(job, pending)).isEqualTo("Reconciling InsufficientGPUs: Pending: needs 2 workers × 8 GPUs");
+    var committed = StatusAggregator.aggregate(job, d(new WorldStep.Commit(world)), null, T0);
+    assertThat(kstatus(job, committed)).startsWith("Reconciling Starting: Admitted: ");
+
+    job.setStatus(committed);
+    var running = StatusAggregator.aggregate(job, d(new WorldStep.Run(world, 2, List.of())), null, T0);
+    assertThat(kstatus(job, running)).as("removed once running").isEqualTo("none");
+    assertThat(running.conditions).extracting(c -> c.getType()).doesNotContain(KstatusConditions.RECONCILING);
+
+    job.setStatus(running);
+    var failed = StatusAggregator.aggregate(job, d(new WorldStep.Finish(false, "WorkerFailed", "worker 1 exited 3")),
+        null, T0);
+    assertThat(kstatus(job, failed)).isEqualTo("Stalled WorkerFailed: worker 1 exited 3");
+    job.setStatus(running);
+    var succeeded = StatusAggregator.aggregate(job, d(new WorldStep.Finish(true, "AllWorkersSucceeded", "done")),
+        null, T0);
+    assertThat(kstatus(job, succeeded)).isEqualTo("none");
+
+    job.setStatus(running);
+    var suspended = StatusAggregator.aggregate(job, d(new WorldStep.Suspend(new WorldTransition("Suspended",
+        "spec.suspend is true", 1L, true, null, T0.toString(), null))), null, T0);
+    assertThat(kstatus(job, suspended)).isEqualTo("none");
+
+    job.setStatus(pending);
+    var conflict = StatusAggregator.aggregate(job, d(new WorldStep.Place(1, 4)),
+        new GangAdmission.Result.Unschedulable("InsufficientGPUs", "needs 2 workers × 8 GPUs"), T0);
+    StatusAggregator.childConflicts(job, conflict, List.of("Service olmoe is held by a Service it does not own"), T0);
+    assertThat(kstatus(job, conflict)).isEqualTo("Stalled NameConflict: Service olmoe is held by a Service it does"
+        + " not own");
+    var invalid = StatusAggregator.invalid(job, List.of("spec.model.experts is 0"), T0);
+    assertThat(kstatus(job, invalid)).isEqualTo("Stalled InvalidSpec: spec.model.experts is 0");
+  }
+
   @Test
   void theReasonSaysWhyAJobWaitsOrIsNotSimplyRunning() {
     var pending = StatusAggregator.aggregate(job, d(new WorldStep.Place(1, 4)),
@@ -230,7 +279,7 @@ class StatusAggregatorTest {
     assertThat(StatusReason.of(committed)).as("admitted, workers starting").isEqualTo("Starting");
     job.setStatus(committed);
     var running = StatusAggregator.aggregate(job, d(new WorldStep.Run(world, 2, List.of())), null, T0);
-    StatusAggregator.summarize(running);
+    StatusAggregator.summarize(job, running, T0);
     assertThat(running.reason).as("nothing in the way").isNull();
 
     job.setStatus(running);

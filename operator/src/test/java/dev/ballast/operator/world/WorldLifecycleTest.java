@@ -568,19 +568,28 @@ class WorldLifecycleTest {
     assertThat(job.getStatus().restarts).isZero();
   }
 
+  /**
+   * Runs the low-priority job (2..2) and {@code other} (at its workers.max) side by side; returns the job "high" of
+   * class high and {@code workers} workers, not yet applied.
+   */
+  TrainingJob besideALowPriorityJob(TrainingJob other, int workers) {
+    TrainingJob high = lowPriorityJobAndAWaitingOne("high");
+    high.getSpec().workers.min = workers;
+    high.getSpec().workers.max = workers;
+    sim.jobs.remove(high);
+    sim.jobs.add(other);
+    sim.settle(6);
+    assertThat(sim.live(job)).hasSize(2);
+    assertThat(sim.live(other)).hasSize(other.getSpec().workers.max);
+    return high;
+  }
+
   @Test
   void twoLowerPriorityWorldsStopTogetherForAJobNeitherAloneMakesRoomFor() {
     sim.nodes("n0", "n1", "n2");
-    TrainingJob high = lowPriorityJobAndAWaitingOne("high");
-    high.getSpec().workers.min = 3;
-    high.getSpec().workers.max = 3;
-    sim.jobs.remove(high);
     TrainingJob small = TestJobs.job("small", 1, 1, 8);
     small.getSpec().template.getSpec().setPriorityClassName("low");
-    sim.jobs.add(small);
-    sim.settle(6);
-    assertThat(sim.live(job)).hasSize(2);
-    assertThat(sim.live(small)).hasSize(1);
+    TrainingJob high = besideALowPriorityJob(small, 3);
 
     sim.jobs.add(high);
     sim.settle(2);
@@ -604,16 +613,9 @@ class WorldLifecycleTest {
   @Test
   void aLenderOfEqualPriorityGivesBackWhileALowerPriorityWorldStopsWhenOnlyBothTogetherMakeTheRoom() {
     sim.nodes("n0", "n1", "n2", "n3");
-    TrainingJob high = lowPriorityJobAndAWaitingOne("high");
-    high.getSpec().workers.min = 3;
-    high.getSpec().workers.max = 3;
-    sim.jobs.remove(high);
     TrainingJob elastic = TestJobs.job("elastic", 1, 2, 8);
     elastic.getSpec().template.getSpec().setPriorityClassName("high");
-    sim.jobs.add(elastic);
-    sim.settle(6);
-    assertThat(sim.live(job)).hasSize(2);
-    assertThat(sim.live(elastic)).hasSize(2);
+    TrainingJob high = besideALowPriorityJob(elastic, 3);
 
     sim.jobs.add(high);
     sim.settle(2);
