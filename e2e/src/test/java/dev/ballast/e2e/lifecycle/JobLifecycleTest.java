@@ -188,6 +188,25 @@ class JobLifecycleTest {
     await().atMost(WAIT).untilAsserted(() -> assertThat(versions("collected")).isEmpty());
   }
 
+  /**
+   * Foreground deletion, as Argo CD prunes by default: the job stays, marked for deletion, until the garbage collector
+   * has deleted what it owns. Its workers stopping then must not look like a lost world to the operator: no next world
+   * is created, and everything goes.
+   */
+  @Test
+  void deletingAJobInTheForegroundStartsNoNextWorldAndCollectsEverything() {
+    jobs.apply(manifest("pruned", null, 0));
+    await().atMost(WAIT).untilAsserted(() -> assertThat(jobs.phase("pruned")).isEqualTo("Running"));
+    env.kubectl("delete", "tj", "pruned", "-n", jobs.namespace(), "--cascade=foreground", "--wait=false").ok();
+    java.util.Set<String> seen = new java.util.TreeSet<>();
+    await().atMost(WAIT).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
+      Map<String, String> left = versions("pruned");
+      left.keySet().stream().filter(k -> k.startsWith("Pod/pruned-g")).forEach(seen::add);
+      assertThat(left).isEmpty();
+    });
+    assertThat(seen).as("only world 1's workers ever existed").allMatch(k -> k.startsWith("Pod/pruned-g1-"));
+  }
+
   /** kind/name → resourceVersion of the job and of every object labelled with it. */
   Map<String, String> versions(String job) {
     var c = env.admin();
