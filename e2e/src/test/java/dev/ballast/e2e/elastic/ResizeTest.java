@@ -109,8 +109,8 @@ class ResizeTest extends ElasticScenario {
    * Preemption (docs/elastic.md): a job at its minimum and one above it keep their worlds from a waiting job whose
    * PriorityClass says preemptionPolicy: Never. Given a class of higher priority that may preempt, the waiting job,
    * which neither giving back the borrowed workers nor stopping the lower-priority world alone makes room for, takes
-   * both: the lender of its own priority gives back two workers (Reclaimed) and the lower-priority job stops (Preempted,
-   * checkpoint grace, no restart counted). It runs on their nodes; the preempted job waits for room (Admitted=False)
+   * both: the lender of its own priority gives back two workers (Reclaimed) and the lower-priority job stops
+   * (Preempted, checkpoint grace, no restart counted). It runs on their nodes; the preempted job waits for room (Admitted=False)
    * and runs again, as world 2, once it is deleted.
    */
   @Test

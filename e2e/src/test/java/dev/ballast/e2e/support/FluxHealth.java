@@ -10,8 +10,8 @@ import java.util.Map;
 
 /**
  * The health Flux computes for a live object, as its kustomize-controller and helm-controller health checks do
- * (e2e/control-plane/kstatus-check, built by e2e/control-plane/build.sh): by default kstatus, through Flux's own fork of
- * cli-utils; {@link #withExprs} through Flux's CEL evaluator, with the chart's healthCheckExprs entry
+ * (e2e/control-plane/kstatus-check, built by e2e/control-plane/build.sh): by default kstatus, through Flux's own fork
+ * of cli-utils; {@link #withExprs} through Flux's CEL evaluator, with the chart's healthCheckExprs entry
  * (charts/ballast/files/flux/health-check-exprs.yaml).
  */
 public final class FluxHealth {
@@ -25,7 +25,8 @@ public final class FluxHealth {
     this.binary = env.bin("kstatus-check");
     this.root = env.root();
     if (!Files.isExecutable(binary)) {
-      throw new IllegalStateException("no kstatus-check at " + binary + ": run e2e/control-plane/build.sh kstatus-check");
+      throw new IllegalStateException("no kstatus-check at " + binary
+          + ": run e2e/control-plane/build.sh kstatus-check");
     }
   }
 

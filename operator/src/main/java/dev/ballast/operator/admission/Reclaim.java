@@ -19,9 +19,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.stream.Stream;
 import java.util.function.Function;
 import java.util.function.Predicate;
+import java.util.stream.Stream;
 
 /**
  * Who gives way to a job waiting for room to reach its own workers.min (docs/elastic.md, "Reclaim" and "Preemption").

@@ -222,7 +222,9 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
     if (!problems.isEmpty()) {
       return steps.time(ReconcileStep.STATUS, () -> {
         TrainingJobStatus next = StatusAggregator.invalid(job, problems, now);
-        if (StatusChange.changed(job, next)) events.warning(job, StatusAggregator.INVALID_SPEC, String.join("; ", problems));
+        if (StatusChange.changed(job, next)) {
+          events.warning(job, StatusAggregator.INVALID_SPEC, String.join("; ", problems));
+        }
         return writeStatus(job, next, null, now);
       });
     }

@@ -7,9 +7,9 @@ import java.util.List;
 
 /**
  * The two conditions kstatus decides health by, for Flux (its kustomize-controller's and helm-controller's health
- * checks), kpt and other kstatus readers (docs/gitops.md). Without them kstatus calls every TrainingJob whose
- * status.observedGeneration is current "Current", a failed one too. Derived from the conditions the aggregator has
- * set, with the same mapping as the chart's Argo CD health script:
+ * checks), kpt and other kstatus readers (docs/gitops.md). Without them Flux's kstatus falls through to Ready, and a
+ * failed job reads InProgress until Flux gives up waiting. Derived from the conditions the aggregator has set, with
+ * the same mapping as the chart's Argo CD health script:
  * <ul>
  *   <li>{@code Stalled=True} while the job failed (the Failed condition's reason and message), a child's name is
  *       held by another object ({@code NameConflict}), or the spec is one the operator cannot act on

@@ -528,8 +528,8 @@ class WorldLifecycleTest {
       assertThat(t.transition().voluntary).as("trainers get the checkpoint grace").isTrue();
       assertThat(t.transition().forJob).isEqualTo("team-a/high");
       assertThat(t.transition().message).isEqualTo("team-a/high waits for room for its workers.min (2), has a higher"
-          + " priority, and giving back workers above workers.min alone cannot make that room: world 1 stops (no restart"
-          + " counted), and this job waits for room for its workers.min (2) again");
+          + " priority, and giving back workers above workers.min alone cannot make that room: world 1 stops (no"
+          + " restart counted), and this job waits for room for its workers.min (2) again");
     });
     assertThat(job.getStatus().phase).isEqualTo(Phase.Resizing);
     sim.reconcile(job, false);
@@ -865,7 +865,8 @@ class WorldLifecycleTest {
     sim.settle(6);
     assertThat(job.getStatus().phase).isEqualTo(Phase.Running);
     java.time.Instant resumed = java.time.Instant.parse(job.getStatus().startTime);
-    assertThat(resumed).as("the count starts again when the resumed job runs").isAfterOrEqualTo(started.plusSeconds(4100));
+    assertThat(resumed).as("the count starts again when the resumed job runs")
+        .isAfterOrEqualTo(started.plusSeconds(4100));
 
     sim.now = resumed.plusSeconds(599);
     assertThat(sim.reconcile(job, false).step()).isInstanceOf(WorldStep.Run.class);
