@@ -48,6 +48,7 @@ public final class ElasticBench {
   static final Duration PLAN_WAIT = Duration.ofMinutes(2);
   static final String RECLAIM = "reclaimed for a waiting job";
   static final String PREEMPT = "preempted for a higher priority";
+  static final String PREEMPT_AND_RECLAIM = "preempted and reclaimed at once";
   static final String SPEC = "elastic: {cooldownSeconds: 0, checkpointTimeoutSeconds: 10}\n"
       + "recovery: {backoffSeconds: 1, nodeLostAfterSeconds: 0}";
 
@@ -103,9 +104,11 @@ public final class ElasticBench {
         samples.add(report(workersEdit("edit" + i)));
         samples.add(report(reclaim("lender" + i)));
         samples.add(report(preempt("preempted" + i, classes)));
+        samples.add(report(preemptAndReclaim("both" + i, classes)));
       }
     }
-    for (String scenario : List.of("node deleted", "node NotReady", "spec.workers 2→4", RECLAIM, PREEMPT)) {
+    for (String scenario : List.of("node deleted", "node NotReady", "spec.workers 2→4", RECLAIM, PREEMPT,
+        PREEMPT_AND_RECLAIM)) {
       List<Double> r = samples.stream().filter(s -> s.scenario().equals(scenario)).map(Sample::toRunning).sorted().toList();
       System.out.printf(Locale.ROOT, "%s → new world Running: median %.1f s, max %.1f s over %d runs%n", scenario,
           r.get(r.size() / 2), r.get(r.size() - 1), r.size());
@@ -173,6 +176,33 @@ public final class ElasticBench {
       jobs.apply(Jobs.elasticManifest(job + "-high", 2, 2, pool, "priorityClassName: " + classes.high() + "\n", "",
           SPEC));
       return measure(PREEMPT, job + "-high", 1, t0);
+    } finally {
+      jobs.deleteAll();
+      pool.deleteAll();
+    }
+  }
+
+  /**
+   * On 6 nodes, a job of 2..2 workers and low priority on 2 of them and one of 2..4 and high priority on the other 4;
+   * then a job of 4..4 and high priority applied, and the time until its first world runs. Neither the second job's
+   * 2 workers above its minimum nor the first job's world alone make its room: the second gives back and the first
+   * stops, at once.
+   */
+  Sample preemptAndReclaim(String job, PriorityClasses classes) throws InterruptedException {
+    GpuNodes pool = new GpuNodes(env, job, rack++);
+    try {
+      pool.add(6);
+      jobs.apply(Jobs.elasticManifest(job, 2, 2, pool, "priorityClassName: " + classes.low() + "\n", "", SPEC));
+      awaitWorldRunning(job, 1);
+      awaitPlan(job, 1);
+      String lender = job + "-lender";
+      jobs.apply(Jobs.elasticManifest(lender, 2, 4, pool, "priorityClassName: " + classes.high() + "\n", "", SPEC));
+      awaitWorldRunning(lender, 1);
+      awaitPlan(lender, 1);
+      Instant t0 = Instant.now();
+      jobs.apply(Jobs.elasticManifest(job + "-high", 4, 4, pool, "priorityClassName: " + classes.high() + "\n", "",
+          SPEC));
+      return measure(PREEMPT_AND_RECLAIM, job + "-high", 1, t0);
     } finally {
       jobs.deleteAll();
       pool.deleteAll();
