@@ -169,12 +169,9 @@ public final class ElasticBench {
     GpuNodes pool = new GpuNodes(env, job, rack++);
     try {
       pool.add(2);
-      jobs.apply(Jobs.elasticManifest(job, 2, 2, pool, "priorityClassName: " + classes.low() + "\n", "", SPEC));
-      awaitWorldRunning(job, 1);
-      awaitPlan(job, 1);
+      startJob(job, 2, 2, pool, classes.low());
       Instant t0 = Instant.now();
-      jobs.apply(Jobs.elasticManifest(job + "-high", 2, 2, pool, "priorityClassName: " + classes.high() + "\n", "",
-          SPEC));
+      applyJob(job + "-high", 2, 2, pool, classes.high());
       return measure(PREEMPT, job + "-high", 1, t0);
     } finally {
       jobs.deleteAll();
@@ -192,16 +189,10 @@ public final class ElasticBench {
     GpuNodes pool = new GpuNodes(env, job, rack++);
     try {
       pool.add(6);
-      jobs.apply(Jobs.elasticManifest(job, 2, 2, pool, "priorityClassName: " + classes.low() + "\n", "", SPEC));
-      awaitWorldRunning(job, 1);
-      awaitPlan(job, 1);
-      String lender = job + "-lender";
-      jobs.apply(Jobs.elasticManifest(lender, 2, 4, pool, "priorityClassName: " + classes.high() + "\n", "", SPEC));
-      awaitWorldRunning(lender, 1);
-      awaitPlan(lender, 1);
+      startJob(job, 2, 2, pool, classes.low());
+      startJob(job + "-lender", 2, 4, pool, classes.high());
       Instant t0 = Instant.now();
-      jobs.apply(Jobs.elasticManifest(job + "-high", 4, 4, pool, "priorityClassName: " + classes.high() + "\n", "",
-          SPEC));
+      applyJob(job + "-high", 4, 4, pool, classes.high());
       return measure(PREEMPT_AND_RECLAIM, job + "-high", 1, t0);
     } finally {
       jobs.deleteAll();
@@ -231,6 +222,18 @@ public final class ElasticBench {
     jobs.apply(Jobs.elasticManifest(job, 2, max, pool, "", SPEC));
     awaitWorldRunning(job, 1);
     awaitPlan(job, 1);
+  }
+
+  /** The same with {@code min..max} workers and a PriorityClass. */
+  private void startJob(String job, int min, int max, GpuNodes pool, String priorityClass)
+      throws InterruptedException {
+    applyJob(job, min, max, pool, priorityClass);
+    awaitWorldRunning(job, 1);
+    awaitPlan(job, 1);
+  }
+
+  private void applyJob(String job, int min, int max, GpuNodes pool, String priorityClass) {
+    jobs.apply(Jobs.elasticManifest(job, min, max, pool, "priorityClassName: " + priorityClass + "\n", "", SPEC));
   }
 
   private Sample measure(String scenario, String job, long generation, Instant t0) throws InterruptedException {
