@@ -147,17 +147,12 @@ public final class ElasticBench {
    * job's first world runs: the decision to give back, the first job's stop and next world, then the new job's.
    */
   Sample reclaim(String job) throws InterruptedException {
-    GpuNodes pool = new GpuNodes(env, job, rack++);
-    try {
-      pool.add(4);
+    return onPool(job, 4, pool -> {
       startJob(job, 4, pool);
       Instant t0 = Instant.now();
       jobs.apply(Jobs.elasticManifest(job + "-waiting", 2, 2, pool, "", SPEC));
       return measure(RECLAIM, job + "-waiting", 1, t0);
-    } finally {
-      jobs.deleteAll();
-      pool.deleteAll();
-    }
+    });
   }
 
   /**
@@ -166,17 +161,12 @@ public final class ElasticBench {
    * new job's world.
    */
   Sample preempt(String job, PriorityClasses classes) throws InterruptedException {
-    GpuNodes pool = new GpuNodes(env, job, rack++);
-    try {
-      pool.add(2);
+    return onPool(job, 2, pool -> {
       startJob(job, 2, 2, pool, classes.low());
       Instant t0 = Instant.now();
       applyJob(job + "-high", 2, 2, pool, classes.high());
       return measure(PREEMPT, job + "-high", 1, t0);
-    } finally {
-      jobs.deleteAll();
-      pool.deleteAll();
-    }
+    });
   }
 
   /**
@@ -186,18 +176,13 @@ public final class ElasticBench {
    * stops, at once.
    */
   Sample preemptAndReclaim(String job, PriorityClasses classes) throws InterruptedException {
-    GpuNodes pool = new GpuNodes(env, job, rack++);
-    try {
-      pool.add(6);
+    return onPool(job, 6, pool -> {
       startJob(job, 2, 2, pool, classes.low());
       startJob(job + "-lender", 2, 4, pool, classes.high());
       Instant t0 = Instant.now();
       applyJob(job + "-high", 4, 4, pool, classes.high());
       return measure(PREEMPT_AND_RECLAIM, job + "-high", 1, t0);
-    } finally {
-      jobs.deleteAll();
-      pool.deleteAll();
-    }
+    });
   }
 
   /**
@@ -206,11 +191,23 @@ public final class ElasticBench {
    */
   private Sample transition(String scenario, String job, int nodes, java.util.function.Function<GpuNodes, Instant> change)
       throws InterruptedException {
+    return onPool(job, nodes, pool -> {
+      startJob(job, 2, pool);
+      return measure(scenario, job, 2, change.apply(pool));
+    });
+  }
+
+  /** What a scenario does on its pool. */
+  private interface OnPool {
+    Sample run(GpuNodes pool) throws InterruptedException;
+  }
+
+  /** Runs {@code scenario} on a new pool of {@code nodes} nodes, then deletes its jobs and the pool. */
+  private Sample onPool(String job, int nodes, OnPool scenario) throws InterruptedException {
     GpuNodes pool = new GpuNodes(env, job, rack++);
     try {
       pool.add(nodes);
-      startJob(job, 2, pool);
-      return measure(scenario, job, 2, change.apply(pool));
+      return scenario.run(pool);
     } finally {
       jobs.deleteAll();
       pool.deleteAll();

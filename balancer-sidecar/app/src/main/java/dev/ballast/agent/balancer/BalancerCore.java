@@ -492,8 +492,7 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
             bytesMovedTotal += r.bytesMoved();
             firstPlan.published(r.fromHistory());
             status.firstPlan(firstPlan.current());
-            // a restart then plans the next world from at least the history this plan was made from
-            history.flush(forecast.history(), lastObservedGeneration, clock.getAsLong());
+            persistHistory(); // a restart then plans the next world from at least the history this plan was made from
         }
         maybeStartPlanning(); // the next plan, or the new world's first when this one's world is gone
         releaseHeldWorlds();
@@ -535,7 +534,7 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
         history.maybeWrite(forecast.history(), lastObservedGeneration, now);
     }
 
-    /** Persists the load history now if it changed (at shutdown). */
+    /** Persists the load history now if it changed (at shutdown, and with each published plan). */
     public void persistHistory() {
         history.flush(forecast.history(), lastObservedGeneration, clock.getAsLong());
     }
