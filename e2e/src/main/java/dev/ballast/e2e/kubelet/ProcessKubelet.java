@@ -43,6 +43,8 @@ public final class ProcessKubelet implements AutoCloseable {
   public static final String SELECTOR = "ballast.dev/role";
   /** JVMs start slowly on a loaded 2-core machine; a real probe would have failureThreshold × period. */
   static final int PROBE_SECONDS = 90;
+  /** How often a write for a pod is tried (about a minute against a busy API server). */
+  static final int WRITE_ATTEMPTS = 120;
 
   private final KubernetesClient client;
   private final Path logDir;
@@ -302,15 +304,40 @@ public final class ProcessKubelet implements AutoCloseable {
   }
 
   private void editStatus(Pod pod, java.util.function.Consumer<Pod> change) {
-    try {
-      client.pods().inNamespace(pod.getMetadata().getNamespace()).withName(pod.getMetadata().getName())
-          .editStatus(p -> {
-            if (p.getStatus() == null) p.setStatus(new io.fabric8.kubernetes.api.model.PodStatus());
-            change.accept(p);
-            return p;
-          });
-    } catch (KubernetesClientException e) {
-      LOG.warning("could not update the status of pod " + pod.getMetadata().getName() + ": " + e.getMessage());
+    retried("update the status of", pod, () -> client.pods().inNamespace(pod.getMetadata().getNamespace())
+        .withName(pod.getMetadata().getName()).editStatus(p -> {
+          if (p.getStatus() == null) p.setStatus(new io.fabric8.kubernetes.api.model.PodStatus());
+          change.accept(p);
+          return p;
+        }));
+  }
+
+  /**
+   * A write for the pod, tried again until it is done or the pod is gone, as the kubelet keeps syncing a pod: a write
+   * that lost a race with another writer (409) or met a busy API server must not leave a started pod Pending, or a
+   * deleted one Terminating, for good (its job would wait for it forever).
+   */
+  private void retried(String what, Pod pod, Runnable write) {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        write.run();
+        return;
+      } catch (KubernetesClientException e) {
+        if (e.getCode() == 404) return; // gone: nothing left to write
+        if (attempt == 1) LOG.info("could not " + what + " pod " + pod.getMetadata().getName() + " (" + e.getCode()
+            + "); trying again");
+        if (attempt == WRITE_ATTEMPTS) {
+          LOG.warning("could not " + what + " pod " + pod.getMetadata().getName() + " in " + attempt + " attempts: "
+              + e.getMessage());
+          return;
+        }
+        try {
+          Thread.sleep(e.getCode() == 409 ? 50 : 500);
+        } catch (InterruptedException interrupted) {
+          Thread.currentThread().interrupt();
+          return;
+        }
+      }
     }
   }
 
@@ -357,12 +384,8 @@ public final class ProcessKubelet implements AutoCloseable {
   }
 
   private void forceDelete(Pod pod) {
-    try {
-      client.pods().inNamespace(pod.getMetadata().getNamespace()).withName(pod.getMetadata().getName())
-          .withGracePeriod(0).delete();
-    } catch (KubernetesClientException e) {
-      if (e.getCode() != 404) LOG.warning("could not remove pod " + pod.getMetadata().getName() + ": " + e.getMessage());
-    }
+    retried("remove", pod, () -> client.pods().inNamespace(pod.getMetadata().getNamespace())
+        .withName(pod.getMetadata().getName()).withGracePeriod(0).delete());
   }
 
   @Override

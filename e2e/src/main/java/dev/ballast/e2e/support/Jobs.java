@@ -279,6 +279,32 @@ public final class Jobs {
     return conditions.stream().filter(c -> type.equals(c.get("type"))).findFirst();
   }
 
+  /**
+   * The job as a person reading a failed assertion needs it, on one line: its phase, every condition with reason and
+   * message, and each worker pod with its phase and node, whether it is gated or being deleted, and why the scheduler
+   * left it unbound.
+   */
+  @SuppressWarnings("unchecked")
+  public String describe(String name) {
+    Map<String, Object> status = status(name);
+    StringBuilder sb = new StringBuilder(name).append(": phase ").append(status.get("phase"));
+    for (Map<String, Object> c : (List<Map<String, Object>>) status.getOrDefault("conditions", List.of())) {
+      sb.append("; ").append(c.get("type")).append('=').append(c.get("status")).append(' ').append(c.get("reason"))
+          .append(" (").append(c.get("message")).append(')');
+    }
+    for (Pod p : workers(name)) {
+      sb.append("; pod ").append(p.getMetadata().getName()).append(' ')
+          .append(p.getStatus() == null ? null : p.getStatus().getPhase()).append(" on ").append(p.getSpec().getNodeName());
+      if (p.getSpec().getSchedulingGates() != null && !p.getSpec().getSchedulingGates().isEmpty()) sb.append(" gated");
+      if (p.getStatus() != null) {
+        p.getStatus().getConditions().stream()
+            .filter(c -> "PodScheduled".equals(c.getType()) && "False".equals(c.getStatus())).forEach(c -> sb.append(" (unschedulable: ").append(c.getMessage()).append(')'));
+      }
+      if (p.getMetadata().getDeletionTimestamp() != null) sb.append(" deleting");
+    }
+    return sb.toString();
+  }
+
   public List<Pod> workers(String name) {
     return pods(client, namespace, name, "worker");
   }

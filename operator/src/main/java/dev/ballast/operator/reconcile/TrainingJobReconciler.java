@@ -369,9 +369,9 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
     }
     if (step instanceof WorldStep.Release r) {
       String releasedAt = now.toString();
-      for (Seat seat : r.world().seats()) {
+      for (int index : r.gated()) {
         client.pods().inNamespace(job.getMetadata().getNamespace())
-            .withName(Names.workerPod(job.getMetadata().getName(), r.world().generation(), seat.index()))
+            .withName(Names.workerPod(job.getMetadata().getName(), r.world().generation(), index))
             .edit(p -> {
               p.getSpec().setSchedulingGates(p.getSpec().getSchedulingGates().stream()
                   .filter(g -> !Labels.ADMISSION_GATE.equals(g.getName())).toList());

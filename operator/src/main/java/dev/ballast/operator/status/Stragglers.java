@@ -33,16 +33,34 @@ public final class Stragglers {
         : conditions.stream().filter(c -> type.equals(c.getType())).findFirst().orElse(null);
   }
 
-  /** "" when {@code flagged} is null or empty. */
+  /**
+   * "" when {@code flagged} is null or empty. Consecutive ranks of one pod flagged for the same reason read as one
+   * range ("GPU ranks 0–7 (pod x) run slower ..."): a worker with 8 GPUs that lags flags all 8, and the condition and
+   * its event should say so once.
+   */
   public static String describe(List<BalancerStragglerSchema> flagged) {
     if (flagged == null || flagged.isEmpty()) return "";
     StringBuilder sb = new StringBuilder();
-    for (BalancerStragglerSchema x : flagged) {
+    for (int i = 0; i < flagged.size(); ) {
+      BalancerStragglerSchema first = flagged.get(i);
+      int j = i + 1;
+      while (j < flagged.size() && sameRun(flagged.get(j - 1), flagged.get(j))) j++;
+      long last = flagged.get(j - 1).rank;
+      boolean one = j == i + 1;
       if (sb.length() > 0) sb.append("; ");
-      sb.append("GPU rank ").append(x.rank).append(" (pod ").append(x.pod).append(") ")
-          .append("silent".equals(x.kind) ? "stopped reporting"
-              : "runs slower than its peers (at least 1.3× their median for 3 windows of 8 steps)");
+      sb.append(one ? "GPU rank " + first.rank : "GPU ranks " + first.rank + "–" + last)
+          .append(" (pod ").append(first.pod).append(") ")
+          .append("silent".equals(first.kind) ? "stopped reporting"
+              : (one ? "runs" : "run") + " slower than " + (one ? "its" : "their")
+                  + " peers (at least 1.3× their median for 3 windows of 8 steps)");
+      i = j;
     }
     return sb.toString();
+  }
+
+  /** Whether {@code next} continues {@code prev}'s range: the next rank, in the same pod, flagged for the same reason. */
+  private static boolean sameRun(BalancerStragglerSchema prev, BalancerStragglerSchema next) {
+    return prev.rank != null && next.rank != null && next.rank == prev.rank + 1
+        && Objects.equals(prev.pod, next.pod) && Objects.equals(prev.kind, next.kind);
   }
 }

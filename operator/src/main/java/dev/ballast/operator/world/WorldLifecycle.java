@@ -392,7 +392,8 @@ public final class WorldLifecycle {
             + " committed: " + live.stream().filter(WorkerPodView::finished).findFirst().get().failureDescription());
       }
       World world = new World(generation, live.stream().map(WorkerPodView::seat).toList());
-      if (live.stream().anyMatch(WorkerPodView::gated)) return done(new WorldStep.Release(world), true);
+      List<Integer> gated = live.stream().filter(WorkerPodView::gated).map(WorkerPodView::index).toList();
+      if (!gated.isEmpty()) return done(new WorldStep.Release(world, gated), true);
 
       List<WorkerPodView> unbound = live.stream().filter(p -> !p.bound()).toList();
       if (unbound.isEmpty()) return done(new WorldStep.Commit(world), true);

@@ -26,8 +26,12 @@ public sealed interface WorldStep {
    */
   record AwaitPods(long generation, int shown, int size, Instant deadline) implements WorldStep {}
 
-  /** Every pod of the new world exists and is gated: remove all gates together. */
-  record Release(World world) implements WorldStep {}
+  /**
+   * Every pod of the new world exists and some are gated: remove the gates together. {@code gated} are the seats
+   * (indices) still gated: after an operator restart part of a world may already be released, and its pods are not
+   * written again (the kubelet may be writing their status, and their release time stays what it was).
+   */
+  record Release(World world, List<Integer> gated) implements WorldStep {}
 
   /** Gates are removed; the scheduler has not bound every pod yet. */
   record AwaitBinding(World world, int bound, Instant deadline) implements WorldStep {}

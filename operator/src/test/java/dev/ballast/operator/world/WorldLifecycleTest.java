@@ -971,6 +971,24 @@ class WorldLifecycleTest {
   }
 
   @Test
+  void aWorldReleasedInPartBeforeARestartReleasesOnlyItsGatedPods() {
+    sim.nodes("n0", "n1");
+    job.getSpec().workers.max = 2;
+    sim.reconcile(job, false);
+    Pod released = sim.pods.get("olmoe-g1-w0"); // the operator released w0, then died before w1
+    String releasedAt = sim.now.minusSeconds(5).toString();
+    released.getSpec().setSchedulingGates(List.of());
+    released.getMetadata().getAnnotations().put(Labels.RELEASED_AT, releasedAt);
+    var d = sim.reconcile(job, false);
+    assertThat(d.step()).isInstanceOfSatisfying(WorldStep.Release.class,
+        r -> assertThat(r.gated()).as("only w1 is written").containsExactly(1));
+    assertThat(released.getMetadata().getAnnotations().get(Labels.RELEASED_AT)).as("w0's release time stays")
+        .isEqualTo(releasedAt);
+    sim.kubelets();
+    assertThat(sim.reconcile(job, false).step()).isInstanceOf(WorldStep.Commit.class);
+  }
+
+  @Test
   void aGangRolledBackAfterItsReleaseRetiresItsGenerationFirstAndTheNextWorldNeverReusesIt() {
     sim.nodes("n0", "n1");
     job.getSpec().workers.max = 2;

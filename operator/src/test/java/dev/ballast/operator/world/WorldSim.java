@@ -7,6 +7,7 @@ import dev.ballast.operator.api.TrainingJob;
 import dev.ballast.operator.api.TrainingJobStatus;
 import dev.ballast.operator.config.OperatorSettings;
 import dev.ballast.operator.desired.Labels;
+import dev.ballast.operator.desired.Names;
 import dev.ballast.operator.desired.WorkerPods;
 import dev.ballast.operator.observe.ClusterCapacity;
 import dev.ballast.operator.placement.Resources;
@@ -138,10 +139,9 @@ final class WorldSim {
           pods.put(pod.getMetadata().getName(), pod);
         }
       }
-    } else if (d.step() instanceof WorldStep.Release) {
-      for (Pod p : pods.values()) {
-        if (!new WorkerPodView(p).gated()) continue;
-        if (!job.getMetadata().getName().equals(p.getMetadata().getLabels().get(Labels.JOB))) continue;
+    } else if (d.step() instanceof WorldStep.Release r) {
+      for (int index : r.gated()) {
+        Pod p = pods.get(Names.workerPod(job.getMetadata().getName(), r.world().generation(), index));
         p.getSpec().setSchedulingGates(List.of());
         p.getMetadata().getAnnotations().put(Labels.RELEASED_AT, now.toString());
       }
