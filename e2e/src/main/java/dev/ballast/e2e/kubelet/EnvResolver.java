@@ -59,21 +59,29 @@ final class EnvResolver {
     }
     if (src.getSecretKeyRef() != null) {
       Secret s = client.secrets().inNamespace(ns).withName(src.getSecretKeyRef().getName()).get();
-      if (s == null) throw new MissingReference("secret " + src.getSecretKeyRef().getName() + " not found");
-      String b64 = s.getData().get(src.getSecretKeyRef().getKey());
+      String name = src.getSecretKeyRef().getName();
+      String key = src.getSecretKeyRef().getKey();
+      if (s == null) throw new MissingReference("secret \"" + name + "\" not found");
+      String b64 = s.getData() == null ? null : s.getData().get(key);
+      if (b64 == null) throw new MissingReference("couldn't find key " + key + " in Secret " + ns + "/" + name);
       return new String(Base64.getDecoder().decode(b64), StandardCharsets.UTF_8);
     }
     if (src.getConfigMapKeyRef() != null) {
       ConfigMap cm = client.configMaps().inNamespace(ns).withName(src.getConfigMapKeyRef().getName()).get();
-      if (cm == null) throw new MissingReference("config map " + src.getConfigMapKeyRef().getName() + " not found");
-      return cm.getData().get(src.getConfigMapKeyRef().getKey());
+      String name = src.getConfigMapKeyRef().getName();
+      String key = src.getConfigMapKeyRef().getKey();
+      if (cm == null) throw new MissingReference("configmap \"" + name + "\" not found");
+      String value = cm.getData() == null ? null : cm.getData().get(key);
+      if (value == null) throw new MissingReference("couldn't find key " + key + " in ConfigMap " + ns + "/" + name);
+      return value;
     }
     throw new IllegalArgumentException("unsupported env source " + src);
   }
 
   /**
-   * A Secret or ConfigMap the environment names does not exist (yet). The kubelet does not fail the pod for it: it
-   * reports CreateContainerConfigError and tries again until the object appears or the pod is deleted.
+   * A Secret or ConfigMap the environment names, or its key, does not exist (yet); the message is the kubelet's. The
+   * kubelet does not fail the pod for it: it reports CreateContainerConfigError and tries again until the object
+   * appears or the pod is deleted.
    */
   static final class MissingReference extends IllegalStateException {
     MissingReference(String message) {

@@ -140,22 +140,48 @@ public final class ProcessKubelet implements AutoCloseable {
   }
 
   /**
-   * Waits while a Secret or ConfigMap that a container's environment names is missing, as the kubelet does
-   * (CreateContainerConfigError, retried), instead of failing the pod: the object may be created after the pod.
+   * Waits while a Secret or ConfigMap that a container's environment names is missing, as the kubelet does: the pod
+   * stays Pending with that container waiting, reason CreateContainerConfigError and the kubelet's message, and is
+   * tried again every second instead of failing (the object may be created after the pod).
    */
   private void awaitReferencedObjects(RunningPod rp) throws InterruptedException {
     String waitingFor = null;
     while (!rp.finished) {
+      Container resolving = null;
       try {
-        for (Container c : rp.pod.getSpec().getInitContainers()) new EnvResolver(client, addresses, rp.pod, rp.ip).resolve(c);
-        for (Container c : rp.pod.getSpec().getContainers()) new EnvResolver(client, addresses, rp.pod, rp.ip).resolve(c);
+        for (Container c : rp.pod.getSpec().getInitContainers()) {
+          resolving = c;
+          new EnvResolver(client, addresses, rp.pod, rp.ip).resolve(c);
+        }
+        for (Container c : rp.pod.getSpec().getContainers()) {
+          resolving = c;
+          new EnvResolver(client, addresses, rp.pod, rp.ip).resolve(c);
+        }
         return;
       } catch (EnvResolver.MissingReference e) {
-        if (!e.getMessage().equals(waitingFor)) LOG.info("pod " + rp.key() + " waits: " + e.getMessage());
+        if (!e.getMessage().equals(waitingFor)) {
+          LOG.info("pod " + rp.key() + " waits: " + e.getMessage());
+          reportConfigError(rp, resolving, e.getMessage());
+        }
         waitingFor = e.getMessage();
         Thread.sleep(1000);
       }
     }
+  }
+
+  private void reportConfigError(RunningPod rp, Container container, String message) {
+    boolean init = rp.pod.getSpec().getInitContainers().contains(container);
+    ContainerStatus waiting = new ContainerStatusBuilder().withName(container.getName()).withImage(container.getImage())
+        .withImageID("").withReady(false).withStarted(false).withRestartCount(0)
+        .withNewState().withNewWaiting().withReason("CreateContainerConfigError").withMessage(message).endWaiting()
+        .endState().build();
+    editStatus(rp.pod, p -> {
+      var s = p.getStatus();
+      s.setPhase("Pending");
+      s.setHostIP("127.0.0.1");
+      if (init) s.setInitContainerStatuses(List.of(waiting));
+      else s.setContainerStatuses(List.of(waiting));
+    });
   }
 
   private Proc spawn(RunningPod rp, Container c) throws IOException {

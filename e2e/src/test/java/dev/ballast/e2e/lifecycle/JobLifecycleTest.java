@@ -174,6 +174,42 @@ class JobLifecycleTest {
     env.kubectl("delete", "tj", "pausable", "-n", jobs.namespace(), "--wait=false").ok();
   }
 
+  /**
+   * A worker whose container cannot be created (its environment names a Secret that does not exist yet): the kubelet
+   * keeps it Pending with CreateContainerConfigError, and the job says so in Ready, the REASON column, and to Argo CD
+   * and Flux, instead of "1 of 2 workers are running" with no why. Creating the Secret lets the world run.
+   */
+  @Test
+  void aWorkerThatCannotStartIsNamedWithTheKubeletsReasonUntilItRuns() {
+    jobs.apply(Jobs.manifest("unconfigured", 2, 2,
+        "[{name: API_TOKEN, valueFrom: {secretKeyRef: {name: trainer-credentials, key: token}}}]"));
+    String why = "container trainer: CreateContainerConfigError (secret \"trainer-credentials\" not found)";
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(jobs.condition("unconfigured", "Ready")).hasValueSatisfying(c -> {
+        assertThat(c.get("reason")).isEqualTo("ContainerWaiting");
+        assertThat((String) c.get("message")).startsWith("0 of 2 workers are running; pod unconfigured-g1-w")
+            .contains(why);
+      });
+      assertThat(jobs.status("unconfigured").get("reason")).as("the REASON column").isEqualTo("ContainerWaiting");
+    });
+    assertThat(argo.of(jobs.get("unconfigured"))).as("Argo CD health").satisfies(h -> {
+      assertThat(h.status()).isEqualTo("Progressing");
+      assertThat(h.message()).contains(why);
+    });
+    assertThat(flux.of(jobs.get("unconfigured"))).as("Flux health").satisfies(h -> {
+      assertThat(h.status()).isEqualTo("InProgress");
+      assertThat(h.message()).contains(why);
+    });
+
+    env.kubectl("create", "secret", "generic", "trainer-credentials", "--from-literal=token=t0ken", "-n",
+        jobs.namespace()).ok();
+    await().atMost(WAIT).untilAsserted(() -> assertThat(jobs.phase("unconfigured")).isEqualTo("Running"));
+    assertThat(jobs.condition("unconfigured", "Ready")).hasValueSatisfying(c ->
+        assertThat(c.get("reason")).isEqualTo("AllWorkersRunning"));
+    assertThat(jobs.restarts("unconfigured")).as("waiting is no failure").isZero();
+    env.kubectl("delete", "tj", "unconfigured", "-n", jobs.namespace(), "--wait=false").ok();
+  }
+
   @Test
   void deletingAJobGarbageCollectsEverythingItOwned() {
     jobs.apply(manifest("collected", null, 0));

@@ -31,6 +31,11 @@ import java.util.Objects;
 public final class StatusAggregator {
   /** The Resizing reason while a world below spec.workers.min waits for room to grow. */
   public static final String WAITING_FOR_ROOM = "WaitingForRoom";
+  /**
+   * The Ready reason while a committed world's workers cannot start: a container waits for anything but starting
+   * (an image pull back-off, a missing Secret or ConfigMap, a crashing sidecar); the message names the pods.
+   */
+  public static final String CONTAINER_WAITING = "ContainerWaiting";
   /** The Admitted reason when the API server refused a worker pod (e.g. the namespace's Pod Security level). */
   public static final String PODS_REFUSED = "PodRefused";
 

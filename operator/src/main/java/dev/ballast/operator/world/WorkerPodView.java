@@ -8,9 +8,13 @@ import io.fabric8.kubernetes.api.model.PodCondition;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Stream;
 
 /** Reads what the operator wrote on a worker pod, and what the cluster reports about it. */
 public record WorkerPodView(Pod pod) {
+  /** The kubelet's waiting reasons of a container that is simply starting. */
+  private static final Set<String> STARTING = Set.of("ContainerCreating", "PodInitializing");
 
   public String name() {
     return pod.getMetadata().getName();
@@ -117,6 +121,26 @@ public record WorkerPodView(Pod pod) {
         .filter(c -> "PodScheduled".equals(c.getType()) && "False".equals(c.getStatus()))
         .map(PodCondition::getMessage)
         .filter(m -> m != null && !m.isBlank())
+        .findFirst();
+  }
+
+  /**
+   * Why the pod's containers do not start, in the kubelet's words ("container trainer: ImagePullBackOff (Back-off
+   * pulling image ...)"), when one waits for anything but starting: an image that cannot be pulled, a Secret or
+   * ConfigMap that does not exist, a sidecar that keeps crashing.
+   */
+  public Optional<String> startupProblem() {
+    if (pod.getStatus() == null) return Optional.empty();
+    return Stream.concat(pod.getStatus().getInitContainerStatuses().stream(),
+            pod.getStatus().getContainerStatuses().stream())
+        .filter(cs -> cs.getState() != null && cs.getState().getWaiting() != null)
+        .filter(cs -> cs.getState().getWaiting().getReason() != null
+            && !STARTING.contains(cs.getState().getWaiting().getReason()))
+        .map(cs -> {
+          var w = cs.getState().getWaiting();
+          String message = w.getMessage() == null || w.getMessage().isBlank() ? "" : " (" + w.getMessage().strip() + ")";
+          return "container " + cs.getName() + ": " + w.getReason() + message;
+        })
         .findFirst();
   }
 

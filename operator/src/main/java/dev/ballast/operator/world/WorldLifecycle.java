@@ -50,6 +50,8 @@ public final class WorldLifecycle {
   static final Duration GROWTH_RECHECK = Duration.ofSeconds(30);
   /** How often a stopping world is looked at again should a pod event be missed. */
   static final Duration STOPPING_RECHECK = Duration.ofSeconds(10);
+  /** How many workers whose containers cannot start the Ready condition names (a world may have hundreds). */
+  static final int SHOWN_PROBLEMS = 3;
   /** The transition of a job giving workers above workers.min back to a waiting job. */
   public static final String RECLAIMED = "Reclaimed";
   /** The transition of a job whose world stops for a waiting job of higher priority (also its Admitted reason then). */
@@ -494,6 +496,7 @@ public final class WorldLifecycle {
       }
       int ready = (int) current.stream().filter(WorkerPodView::running).count();
       boolean allRunning = ready == size;
+      if (!allRunning) startupProblems(current, ready, size).ifPresent(notes::add);
       if (allRunning && size < max && wakeAt == null) wake(growthCheck());
       for (Seat seat : world.seats()) notReadyDeadline(seat.node()).ifPresent(this::wake);
 
@@ -512,6 +515,17 @@ public final class WorldLifecycle {
         }
       }
       return done(new WorldStep.Run(world, ready, notes), inRange);
+    }
+
+    /** A Ready note naming the workers whose containers wait for anything but starting, if one does. */
+    private static Optional<WorldStep.Note> startupProblems(List<WorkerPodView> current, int ready, int size) {
+      List<String> problems = current.stream().filter(p -> !p.running() && !p.terminating())
+          .flatMap(p -> p.startupProblem().map(x -> "pod " + p.name() + ", " + x).stream()).toList();
+      if (problems.isEmpty()) return Optional.empty();
+      String named = String.join("; ", problems.subList(0, Math.min(SHOWN_PROBLEMS, problems.size())))
+          + (problems.size() > SHOWN_PROBLEMS ? "; and " + (problems.size() - SHOWN_PROBLEMS) + " more pods" : "");
+      return Optional.of(new WorldStep.Note(Conditions.READY, false, StatusAggregator.CONTAINER_WAITING,
+          ready + " of " + size + " workers are running; " + named));
     }
 
     private Instant growthCheck() {

@@ -11,6 +11,7 @@ import dev.ballast.operator.api.TrainingJobStatus.Phase;
 import dev.ballast.operator.desired.Labels;
 import dev.ballast.operator.placement.Taint;
 import dev.ballast.operator.status.Conditions;
+import dev.ballast.operator.status.StatusReason;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodConditionBuilder;
@@ -968,6 +969,37 @@ class WorldLifecycleTest {
     // the stray is bound, so it may have started: generation 2 is retired before it is deleted
     assertThat(job.getStatus().retiredGeneration).isEqualTo(2L);
     assertThat(sim.reconcile(job, false).stop()).extracting(p -> p.getMetadata().getName()).contains("olmoe-g2-w0");
+  }
+
+  @Test
+  void aWorkerWhoseContainerCannotStartIsNamedInReadyUntilItRuns() {
+    sim.nodes("n0", "n1");
+    job.getSpec().workers.max = 2;
+    sim.reconcile(job, false);
+    sim.reconcile(job, false);
+    sim.kubelets();
+    assertThat(sim.reconcile(job, false).step()).isInstanceOf(WorldStep.Commit.class);
+    sim.pods.get("olmoe-g1-w0").setStatus(new PodStatusBuilder().withPhase("Running").build());
+    sim.pods.get("olmoe-g1-w1").setStatus(new PodStatusBuilder().withPhase("Pending")
+        .addNewInitContainerStatus().withName("sidecar").withNewState().withNewWaiting().withReason("PodInitializing")
+        .endWaiting().endState().endInitContainerStatus()
+        .addNewContainerStatus().withName("trainer").withNewState().withNewWaiting().withReason("ImagePullBackOff")
+        .withMessage("Back-off pulling image \"registry.example/trainer:typo\"").endWaiting().endState()
+        .endContainerStatus().build());
+
+    var d = sim.reconcile(job, false);
+    assertThat(d.step()).isInstanceOfSatisfying(WorldStep.Run.class, r -> assertThat(r.ready()).isEqualTo(1));
+    Condition ready = condition(Conditions.READY).orElseThrow();
+    assertThat(ready.getReason()).isEqualTo("ContainerWaiting");
+    assertThat(ready.getMessage()).isEqualTo("1 of 2 workers are running; pod olmoe-g1-w1, container trainer:"
+        + " ImagePullBackOff (Back-off pulling image \"registry.example/trainer:typo\")");
+    assertThat(job.getStatus().phase).isEqualTo(Phase.Admitted);
+    assertThat(StatusReason.of(job.getStatus())).as("kubectl get tj's REASON column").isEqualTo("ContainerWaiting");
+
+    sim.kubelets(); // the image is fixed in the registry: the pull succeeds
+    sim.reconcile(job, false);
+    assertThat(job.getStatus().phase).isEqualTo(Phase.Running);
+    assertThat(condition(Conditions.READY).orElseThrow().getReason()).isEqualTo("AllWorkersRunning");
   }
 
   @Test
