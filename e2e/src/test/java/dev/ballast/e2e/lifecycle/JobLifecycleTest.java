@@ -210,6 +210,22 @@ class JobLifecycleTest {
     env.kubectl("delete", "tj", "unconfigured", "-n", jobs.namespace(), "--wait=false").ok();
   }
 
+  /** The same worker with recovery.startupTimeoutSeconds: the world is given up on, and with no restarts left the job fails. */
+  @Test
+  void aWorldThatDoesNotStartWithinItsStartupTimeoutFailsTheJobWhenNoRestartIsLeft() {
+    jobs.apply(Jobs.manifest("stuck", 2, 2,
+        "[{name: API_TOKEN, valueFrom: {secretKeyRef: {name: never-created, key: token}}}]")
+        + "  restartLimit: 0\n  recovery: {startupTimeoutSeconds: 10}\n");
+    await().atMost(WAIT).untilAsserted(() -> assertThat(jobs.phase("stuck")).isEqualTo("Failed"));
+    assertThat(jobs.condition("stuck", "Failed")).hasValueSatisfying(c -> {
+      assertThat(c.get("reason")).isEqualTo("RestartLimitExceeded");
+      assertThat((String) c.get("message")).contains("last failure (StartupTimeout): the workers of world 1 did not"
+          + " all run within 10s of its commit").contains("CreateContainerConfigError (secret \"never-created\" not found)");
+    });
+    await().atMost(WAIT).untilAsserted(() -> assertThat(jobs.workers("stuck")).isEmpty());
+    assertThat(argo.of(jobs.get("stuck")).status()).as("Argo CD health").isEqualTo("Degraded");
+  }
+
   @Test
   void deletingAJobGarbageCollectsEverythingItOwned() {
     jobs.apply(manifest("collected", null, 0));

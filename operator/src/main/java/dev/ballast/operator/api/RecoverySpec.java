@@ -53,6 +53,12 @@ public class RecoverySpec {
       + " heartbeat, refreshed every 30 s while steps advance) before the job counts as not progressing. Unset: not checked.")
   public Integer progressDeadlineSeconds;
 
+  @Min(1)
+  @JsonPropertyDescription("Seconds a committed world's workers may take until all run (images pulled, Secrets and"
+      + " ConfigMaps found, sidecars started) before the world restarts, counted against restartLimit, as Kueue's"
+      + " waitForPodsReady timeout; the Ready condition names what they wait for. Unset: as long as they need.")
+  public Integer startupTimeoutSeconds;
+
   @Default("Restart")
   @JsonPropertyDescription("When progressDeadlineSeconds passes without a step: Restart the world (counted against"
       + " restartLimit) or only Report it in the Progressing condition.")

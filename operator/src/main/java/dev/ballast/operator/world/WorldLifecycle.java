@@ -56,6 +56,8 @@ public final class WorldLifecycle {
   public static final String RECLAIMED = "Reclaimed";
   /** The transition of a job whose world stops for a waiting job of higher priority (also its Admitted reason then). */
   public static final String PREEMPTED = InsufficientRoom.PREEMPTED;
+  /** The restart of a world whose workers did not all run within spec.recovery.startupTimeoutSeconds. */
+  public static final String STARTUP_TIMEOUT = "StartupTimeout";
   /** The reason a job fails once it has been active for spec.activeDeadlineSeconds. */
   public static final String DEADLINE_EXCEEDED = "DeadlineExceeded";
   /**
@@ -496,7 +498,18 @@ public final class WorldLifecycle {
       }
       int ready = (int) current.stream().filter(WorkerPodView::running).count();
       boolean allRunning = ready == size;
-      if (!allRunning) startupProblems(current, ready, size).ifPresent(notes::add);
+      Optional<WorldStep.Note> problems = allRunning ? Optional.empty() : startupProblems(current, ready, size);
+      problems.ifPresent(notes::add);
+      Integer startup = spec.recovery.startupTimeoutSeconds;
+      if (startup != null && !allRunning && status.worldRunningTime == null && status.worldCommitTime != null) {
+        Instant due = Instant.parse(status.worldCommitTime).plusSeconds(startup);
+        if (!now.isBefore(due)) {
+          return restart(g, STARTUP_TIMEOUT, "the workers of world " + g + " did not all run within " + startup
+              + "s of its commit (spec.recovery.startupTimeoutSeconds): " + problems.map(WorldStep.Note::message)
+              .orElse(ready + " of " + size + " workers are running"));
+        }
+        wake(due);
+      }
       if (allRunning && size < max && wakeAt == null) wake(growthCheck());
       for (Seat seat : world.seats()) notReadyDeadline(seat.node()).ifPresent(this::wake);
 

@@ -1003,6 +1003,43 @@ class WorldLifecycleTest {
   }
 
   @Test
+  void aWorldWhoseWorkersDoNotAllRunWithinTheStartupTimeoutRestarts() {
+    sim.nodes("n0", "n1");
+    job.getSpec().workers.max = 2;
+    job.getSpec().recovery.startupTimeoutSeconds = 30;
+    sim.reconcile(job, false);
+    sim.reconcile(job, false);
+    sim.kubelets();
+    assertThat(sim.reconcile(job, false).step()).isInstanceOf(WorldStep.Commit.class);
+    var committed = sim.now;
+    sim.pods.get("olmoe-g1-w0").setStatus(new PodStatusBuilder().withPhase("Running").build());
+    sim.pods.get("olmoe-g1-w1").setStatus(new PodStatusBuilder().withPhase("Pending")
+        .addNewContainerStatus().withName("trainer").withNewState().withNewWaiting().withReason("ImagePullBackOff")
+        .endWaiting().endState().endContainerStatus().build());
+    tick(10);
+    var waiting = sim.reconcile(job, false);
+    assertThat(waiting.step()).isInstanceOf(WorldStep.Run.class);
+    assertThat(waiting.wakeAt()).as("woken at the timeout").isEqualTo(committed.plusSeconds(30));
+
+    tick(20);
+    assertThat(sim.reconcile(job, false).step()).isInstanceOfSatisfying(WorldStep.Transition.class, t -> {
+      assertThat(t.countsAsRestart()).isTrue();
+      assertThat(t.transition().reason).isEqualTo("StartupTimeout");
+      assertThat(t.transition().message).isEqualTo("the workers of world 1 did not all run within 30s of its commit"
+          + " (spec.recovery.startupTimeoutSeconds): 1 of 2 workers are running; pod olmoe-g1-w1, container trainer:"
+          + " ImagePullBackOff");
+    });
+    tick(10); // the restart's backoff
+    sim.settle(8);
+    assertThat(job.getStatus().phase).isEqualTo(Phase.Running);
+    assertThat(generation()).isEqualTo(2L);
+    tick(60);
+    sim.reconcile(job, false);
+    assertThat(job.getStatus().phase).as("a world that ran is past its startup").isEqualTo(Phase.Running);
+    assertThat(job.getStatus().restarts).isEqualTo(1);
+  }
+
+  @Test
   void aWorldReleasedInPartBeforeARestartReleasesOnlyItsGatedPods() {
     sim.nodes("n0", "n1");
     job.getSpec().workers.max = 2;
