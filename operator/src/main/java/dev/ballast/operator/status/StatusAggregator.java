@@ -177,7 +177,8 @@ public final class StatusAggregator {
       s.phase = betweenWorlds(s, Phase.Admitted);
       s.desiredWorkers = a.world().size();
       c.set(Conditions.ADMITTED, false, "Binding", a.bound() + " of " + a.world().size()
-          + " workers of world " + a.world().generation() + " are bound; waiting until " + a.deadline());
+          + " workers of world " + a.world().generation() + " are bound; waiting until " + a.deadline()
+          + (a.schedulerSays() == null ? "" : "; the scheduler says: " + a.schedulerSays()));
     } else if (step instanceof WorldStep.RollBack rb) {
       s.phase = betweenWorlds(s, Phase.Pending);
       s.desiredWorkers = 0;

@@ -404,15 +404,16 @@ public final class WorldLifecycle {
       Instant releasedAt = live.stream().map(WorkerPodView::releasedAt).flatMap(Optional::stream)
           .min(Comparator.naturalOrder()).orElse(now);
       Instant deadline = releasedAt.plus(Duration.ofSeconds(spec.admissionTimeoutSeconds));
+      String schedulerSays = unbound.stream().map(WorkerPodView::schedulingMessage).flatMap(Optional::stream)
+          .findFirst().orElse(null);
       if (now.isAfter(deadline)) {
-        String why = unbound.stream().map(WorkerPodView::schedulingMessage).flatMap(Optional::stream)
-            .findFirst().map(m -> "; the scheduler says: " + m).orElse("");
         return rollBack(newer, "BindingTimeout", unbound.size() + " of " + size + " workers were not bound within "
             + spec.admissionTimeoutSeconds + "s (" + unbound.stream().map(WorkerPodView::name)
-            .collect(Collectors.joining(", ")) + ")" + why + "; releasing their GPUs and retrying");
+            .collect(Collectors.joining(", ")) + ")" + (schedulerSays == null ? "" : "; the scheduler says: "
+            + schedulerSays) + "; releasing their GPUs and retrying");
       }
       wake(deadline.plusSeconds(1));
-      return done(new WorldStep.AwaitBinding(world, size - unbound.size(), deadline), true);
+      return done(new WorldStep.AwaitBinding(world, size - unbound.size(), deadline, schedulerSays), true);
     }
 
     /** The committed world {@code g} without a transition: finish, restart, resize, or let it run. */

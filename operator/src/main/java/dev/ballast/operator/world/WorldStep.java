@@ -33,8 +33,13 @@ public sealed interface WorldStep {
    */
   record Release(World world, List<Integer> gated) implements WorldStep {}
 
-  /** Gates are removed; the scheduler has not bound every pod yet. */
-  record AwaitBinding(World world, int bound, Instant deadline) implements WorldStep {}
+  /**
+   * Gates are removed; the scheduler has not bound every pod yet.
+   *
+   * @param schedulerSays what the scheduler last said of an unbound pod (its PodScheduled=False message); null if
+   *     nothing yet
+   */
+  record AwaitBinding(World world, int bound, Instant deadline, String schedulerSays) implements WorldStep {}
 
   /**
    * The gang did not come together: its pods are deleted (freeing their GPU promises) and admission tries again.

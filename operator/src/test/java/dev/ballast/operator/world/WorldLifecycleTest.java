@@ -793,6 +793,22 @@ class WorldLifecycleTest {
     assertThat(generation()).isEqualTo(1L);
   }
 
+  @Test
+  void whileAWorldWaitsForBindingAdmittedSaysWhatTheSchedulerSays() {
+    sim.nodes("n0", "n1");
+    job.getSpec().workers.max = 2;
+    sim.reconcile(job, false); // place
+    sim.reconcile(job, false); // release; nothing binds
+    String says = "0/8 nodes are available: 1 Insufficient nvidia.com/gpu, 7 node(s) didn't match Pod's node affinity.";
+    sim.pods.get("olmoe-g1-w1").setStatus(new PodStatusBuilder().withPhase("Pending").addToConditions(
+        new PodConditionBuilder().withType("PodScheduled").withStatus("False").withReason("Unschedulable")
+            .withMessage(says).build()).build());
+    assertThat(sim.reconcile(job, false).step()).isInstanceOfSatisfying(WorldStep.AwaitBinding.class,
+        a -> assertThat(a.schedulerSays()).isEqualTo(says));
+    assertThat(condition(Conditions.ADMITTED).orElseThrow().getMessage()).startsWith("0 of 2 workers of world 1 are"
+        + " bound; waiting until ").endsWith("; the scheduler says: " + says);
+  }
+
   /** Places, releases and lets the gang time out unbound (no kubelet runs), twice, on {@code nodes}. */
   void twoBindingTimeoutsOn(String nodes) {
     job.getSpec().admissionTimeoutSeconds = 30;
