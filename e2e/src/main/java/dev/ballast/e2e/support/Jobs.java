@@ -294,11 +294,13 @@ public final class Jobs {
     }
     for (Pod p : workers(name)) {
       sb.append("; pod ").append(p.getMetadata().getName()).append(' ')
-          .append(p.getStatus() == null ? null : p.getStatus().getPhase()).append(" on ").append(p.getSpec().getNodeName());
+          .append(p.getStatus() == null ? null : p.getStatus().getPhase())
+          .append(" on ").append(p.getSpec().getNodeName());
       if (p.getSpec().getSchedulingGates() != null && !p.getSpec().getSchedulingGates().isEmpty()) sb.append(" gated");
       if (p.getStatus() != null) {
         p.getStatus().getConditions().stream()
-            .filter(c -> "PodScheduled".equals(c.getType()) && "False".equals(c.getStatus())).forEach(c -> sb.append(" (unschedulable: ").append(c.getMessage()).append(')'));
+            .filter(c -> "PodScheduled".equals(c.getType()) && "False".equals(c.getStatus()))
+            .forEach(c -> sb.append(" (unschedulable: ").append(c.getMessage()).append(')'));
       }
       if (p.getMetadata().getDeletionTimestamp() != null) sb.append(" deleting");
     }

@@ -210,7 +210,7 @@ class JobLifecycleTest {
     env.kubectl("delete", "tj", "unconfigured", "-n", jobs.namespace(), "--wait=false").ok();
   }
 
-  /** The same worker with recovery.startupTimeoutSeconds: the world is given up on, and with no restarts left the job fails. */
+  /** The same with recovery.startupTimeoutSeconds: the world is given up, and with no restart left the job fails. */
   @Test
   void aWorldThatDoesNotStartWithinItsStartupTimeoutFailsTheJobWhenNoRestartIsLeft() {
     jobs.apply(Jobs.manifest("stuck", 2, 2,
@@ -220,7 +220,8 @@ class JobLifecycleTest {
     assertThat(jobs.condition("stuck", "Failed")).hasValueSatisfying(c -> {
       assertThat(c.get("reason")).isEqualTo("RestartLimitExceeded");
       assertThat((String) c.get("message")).contains("last failure (StartupTimeout): the workers of world 1 did not"
-          + " all run within 10s of its commit").contains("CreateContainerConfigError (secret \"never-created\" not found)");
+          + " all run within 10s of its commit")
+          .contains("CreateContainerConfigError (secret \"never-created\" not found)");
     });
     await().atMost(WAIT).untilAsserted(() -> assertThat(jobs.workers("stuck")).isEmpty());
     assertThat(argo.of(jobs.get("stuck")).status()).as("Argo CD health").isEqualTo("Degraded");

@@ -58,7 +58,7 @@ public final class Stragglers {
     return sb.toString();
   }
 
-  /** Whether {@code next} continues {@code prev}'s range: the next rank, in the same pod, flagged for the same reason. */
+  /** Whether {@code next} continues {@code prev}'s range: the next rank, same pod, flagged for the same reason. */
   private static boolean sameRun(BalancerStragglerSchema prev, BalancerStragglerSchema next) {
     return prev.rank != null && next.rank != null && next.rank == prev.rank + 1
         && Objects.equals(prev.pod, next.pod) && Objects.equals(prev.kind, next.kind);

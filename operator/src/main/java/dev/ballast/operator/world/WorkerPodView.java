@@ -138,8 +138,8 @@ public record WorkerPodView(Pod pod) {
             && !STARTING.contains(cs.getState().getWaiting().getReason()))
         .map(cs -> {
           var w = cs.getState().getWaiting();
-          String message = w.getMessage() == null || w.getMessage().isBlank() ? "" : " (" + w.getMessage().strip() + ")";
-          return "container " + cs.getName() + ": " + w.getReason() + message;
+          boolean said = w.getMessage() != null && !w.getMessage().isBlank();
+          return "container " + cs.getName() + ": " + w.getReason() + (said ? " (" + w.getMessage().strip() + ")" : "");
         })
         .findFirst();
   }

@@ -189,7 +189,8 @@ class StatusAggregatorTest {
   void aLaggingWorkersRanksReadAsOneRange() {
     job.setStatus(StatusAggregator.aggregate(job, d(new WorldStep.Run(world, 2, List.of())), null, T0));
     job.getStatus().balancer = withStragglers("1.3", 0L, "olmoe-g1-w0", "slow", 1L, "olmoe-g1-w0", "slow",
-        2L, "olmoe-g1-w0", "slow", 3L, "olmoe-g1-w0", "silent", 4L, "olmoe-g1-w1", "silent", 6L, "olmoe-g1-w1", "silent");
+        2L, "olmoe-g1-w0", "slow", 3L, "olmoe-g1-w0", "silent", 4L, "olmoe-g1-w1", "silent",
+        6L, "olmoe-g1-w1", "silent");
     var flagged = StatusAggregator.aggregate(job, d(new WorldStep.Run(world, 2, List.of())), null, T0.plusSeconds(5));
     assertThat(condition(flagged.conditions, Conditions.STRAGGLERS).getMessage()).isEqualTo("GPU ranks 0–2 (pod"
         + " olmoe-g1-w0) run slower than their peers (at least 1.3× their median for 3 windows of 8 steps); GPU rank 3"
