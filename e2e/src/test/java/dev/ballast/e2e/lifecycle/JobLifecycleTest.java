@@ -192,6 +192,11 @@ class JobLifecycleTest {
       });
       assertThat(jobs.status("unconfigured").get("reason")).as("the REASON column").isEqualTo("ContainerWaiting");
     });
+    await().atMost(WAIT).untilAsserted(() -> assertThat(List.of(env.kubectl("get", "events",
+        "-n", jobs.namespace(), "--field-selector", "involvedObject.name=unconfigured,reason=ContainerWaiting",
+        "-o", "jsonpath={range .items[*]}{.message}{'\\n'}{end}").ok().stdout().strip().split("\n")))
+        .as("one Warning event when the workers start waiting").singleElement()
+        .satisfies(m -> assertThat(m).contains(why)));
     assertThat(argo.of(jobs.get("unconfigured"))).as("Argo CD health").satisfies(h -> {
       assertThat(h.status()).isEqualTo("Progressing");
       assertThat(h.message()).contains(why);

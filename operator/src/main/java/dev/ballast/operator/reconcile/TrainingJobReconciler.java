@@ -265,6 +265,8 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
             : WorldLifecycle.PREEMPTED.equals(t.transition().reason) ? Replaced.PREEMPTION : Replaced.RESIZE);
       }
       stragglerEvents(job, next);
+      StatusAggregator.startedWaiting(job.getStatus() == null ? List.of() : job.getStatus().conditions, next.conditions)
+          .ifPresent(message -> events.warning(job, StatusAggregator.CONTAINER_WAITING, message));
       return writeStatus(job, next, requeue, now);
     });
   }

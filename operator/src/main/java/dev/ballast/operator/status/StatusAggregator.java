@@ -18,11 +18,13 @@ import dev.ballast.operator.world.Seat;
 import dev.ballast.operator.world.World;
 import dev.ballast.operator.world.WorldLifecycle;
 import dev.ballast.operator.world.WorldStep;
+import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Computes the operator's part of the status from the previous status and the decision carried out this
@@ -48,6 +50,19 @@ public final class StatusAggregator {
   public static final String RECONCILE_ERROR = "ReconcileError";
 
   private StatusAggregator() {}
+
+  /**
+   * The message of a Warning event when {@code after}'s Ready condition turns to {@link #CONTAINER_WAITING} from
+   * anything else in {@code before}: once when the world's workers start waiting, not on every change of the kubelet's
+   * words (a back-off's message changes with each retry); the condition keeps the current ones.
+   */
+  public static Optional<String> startedWaiting(List<Condition> before, List<Condition> after) {
+    if (!CONTAINER_WAITING.equals(Conditions.falseReason(after, Conditions.READY))
+        || CONTAINER_WAITING.equals(Conditions.falseReason(before, Conditions.READY))) {
+      return Optional.empty();
+    }
+    return after.stream().filter(c -> Conditions.READY.equals(c.getType())).map(Condition::getMessage).findFirst();
+  }
 
   /** The previous status with Reconciled False, naming what failed; everything else as it was. */
   public static TrainingJobStatus reconcileFailed(TrainingJob job, String message, Instant now) {

@@ -186,6 +186,20 @@ class StatusAggregatorTest {
   }
 
   @Test
+  void workersThatStartWaitingGiveOneEventNotOnePerMessage() {
+    List<Condition> starting = Conditions.set(List.of(), Conditions.READY, false, "Starting", "0 of 2", 1L, "t0");
+    List<Condition> waiting = Conditions.set(starting, Conditions.READY, false, StatusAggregator.CONTAINER_WAITING,
+        "0 of 2 workers are running; pod a, container trainer: CrashLoopBackOff (back-off 10s)", 1L, "t1");
+    List<Condition> longer = Conditions.set(waiting, Conditions.READY, false, StatusAggregator.CONTAINER_WAITING,
+        "0 of 2 workers are running; pod a, container trainer: CrashLoopBackOff (back-off 20s)", 1L, "t2");
+    assertThat(StatusAggregator.startedWaiting(starting, waiting))
+        .hasValue("0 of 2 workers are running; pod a, container trainer: CrashLoopBackOff (back-off 10s)");
+    assertThat(StatusAggregator.startedWaiting(waiting, longer)).as("the same wait, other words").isEmpty();
+    assertThat(StatusAggregator.startedWaiting(longer, starting)).isEmpty();
+    assertThat(StatusAggregator.startedWaiting(List.of(), waiting)).as("a job seen first while waiting").isPresent();
+  }
+
+  @Test
   void aLaggingWorkersRanksReadAsOneRange() {
     job.setStatus(StatusAggregator.aggregate(job, d(new WorldStep.Run(world, 2, List.of())), null, T0));
     job.getStatus().balancer = withStragglers("1.3", 0L, "olmoe-g1-w0", "slow", 1L, "olmoe-g1-w0", "slow",
