@@ -285,14 +285,17 @@ public final class Jobs {
    * left it unbound.
    */
   @SuppressWarnings("unchecked")
-  public String describe(String name) {
-    Map<String, Object> status = status(name);
+  public static String describe(KubernetesClient client, String namespace, String name) {
+    GenericKubernetesResource job = client.genericKubernetesResources("ballast.dev/v1alpha1", "TrainingJob")
+        .inNamespace(namespace).withName(name).get();
+    Object s = job == null ? null : job.getAdditionalProperties().get("status");
+    Map<String, Object> status = s == null ? Map.of() : (Map<String, Object>) s;
     StringBuilder sb = new StringBuilder(name).append(": phase ").append(status.get("phase"));
     for (Map<String, Object> c : (List<Map<String, Object>>) status.getOrDefault("conditions", List.of())) {
       sb.append("; ").append(c.get("type")).append('=').append(c.get("status")).append(' ').append(c.get("reason"))
           .append(" (").append(c.get("message")).append(')');
     }
-    for (Pod p : workers(name)) {
+    for (Pod p : pods(client, namespace, name, "worker")) {
       sb.append("; pod ").append(p.getMetadata().getName()).append(' ')
           .append(p.getStatus() == null ? null : p.getStatus().getPhase())
           .append(" on ").append(p.getSpec().getNodeName());

@@ -101,8 +101,8 @@ class ChaosTest {
       env.startOperator(Map.of());
       await().atMost(Duration.ofMinutes(4)).untilAsserted(() -> {
         for (String job : List.of("alpha", "beta")) {
-          assertThat(jobs.phase(job)).as(() -> jobs.describe(job) + "; invariants broken so far: "
-              + invariants.violations()).isEqualTo("Running");
+          assertThat(jobs.phase(job)).as(() -> job + " (invariants broken so far: " + invariants.violations() + ")")
+              .isEqualTo("Running");
           long generation = jobs.worldGeneration(job);
           assertThat(jobs.workers(job)).as("the pods of %s: only its world %d", job, generation)
               .filteredOn(p -> p.getMetadata().getDeletionTimestamp() == null)
