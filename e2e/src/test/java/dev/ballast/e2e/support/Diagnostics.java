@@ -3,6 +3,7 @@ package dev.ballast.e2e.support;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.TestExecutionExceptionHandler;
@@ -28,7 +29,7 @@ public final class Diagnostics implements TestWatcher, TestExecutionExceptionHan
       String ns = Jobs.namespaceFor(context.getRequiredTestClass());
       jobs = client.genericKubernetesResources("ballast.dev/v1alpha1", "TrainingJob").inNamespace(ns).list().getItems()
           .stream().map(j -> "\n  " + Jobs.describe(client, ns, j.getMetadata().getName()))
-          .collect(java.util.stream.Collectors.joining());
+          .collect(Collectors.joining());
     } catch (RuntimeException e) {
       jobs = "\n  (the jobs could not be read: " + e + ")";
     }
