@@ -22,10 +22,14 @@ public final class InsufficientRoom {
   }
 
   /**
-   * The reason of {@code Admitted=False} while another job gives way to this one (a reclaim or a preemption): it still
-   * waits for room (growth still yields to it), and is admitted once the workers given up have stopped.
+   * The reason of {@code Admitted=False} while other jobs give back workers above their workers.min to this one (a
+   * reclaim): it still waits for room (growth still yields to it), and is admitted once the workers given up have
+   * stopped.
    */
   public static final String AWAITING_RECLAIM = "AwaitingReclaim";
+
+  /** The same while at least one of the jobs giving way stops its world for this one (a preemption). */
+  public static final String AWAITING_PREEMPTION = "AwaitingPreemption";
 
   /**
    * The reason of {@code Admitted=False} of a job whose world was stopped for a waiting job of higher priority, while
@@ -35,6 +39,11 @@ public final class InsufficientRoom {
 
   /** Whether an Admitted condition's reason says the job waits for room (any resource, a reclaim, a preemption). */
   public static boolean isWaitingForRoom(String reason) {
-    return reason != null && (reason.startsWith(PREFIX) || reason.equals(AWAITING_RECLAIM) || reason.equals(PREEMPTED));
+    return reason != null && (reason.startsWith(PREFIX) || awaitsJobsGivingWay(reason) || reason.equals(PREEMPTED));
+  }
+
+  /** Whether an Admitted condition's reason says other jobs give way to this one ({@link #AWAITING_RECLAIM}, ...). */
+  public static boolean awaitsJobsGivingWay(String reason) {
+    return AWAITING_RECLAIM.equals(reason) || AWAITING_PREEMPTION.equals(reason);
   }
 }

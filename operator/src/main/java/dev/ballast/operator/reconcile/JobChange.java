@@ -34,7 +34,7 @@ final class JobChange {
     String key = WorldLifecycle.key(changed);
     String givesWayTo = WorldLifecycle.givingWay(changed) ? changed.getStatus().transition.forJob : null;
     return jobs.filter(j -> !j.getMetadata().getUid().equals(changed.getMetadata().getUid()))
-        .filter(j -> (waits && WorldLifecycle.mayGiveWay(j)) || WorldLifecycle.awaitingReclaim(j)
+        .filter(j -> (waits && WorldLifecycle.mayGiveWay(j)) || WorldLifecycle.awaitingJobsGivingWay(j)
             || WorldLifecycle.preempted(j, key) || WorldLifecycle.key(j).equals(givesWayTo));
   }
 }

@@ -16,21 +16,24 @@ import java.util.Map;
  * @param giveWay this job gives way to a waiting job now: down to this size, or stopping (preempted); null when not
  * @param lenders other jobs giving way to this one now ({@link WorldLifecycle#givingWayFor}): it is admitted after
  *     the workers they give up have stopped
+ * @param preempting those of {@code lenders} whose worlds stop for this one ({@link WorldLifecycle#preemptingFor})
  * @param preemptedFor the job this one was preempted for, while that job still waits for the room
  *     ({@link WorldLifecycle#preemptedFor}): this one is not admitted before it; null when none
  */
 public record ClusterView(Map<String, NodeState> nodes, Integer placeableWorkers, List<String> waitingJobs,
-                          UnseenPods unseen, Reclaim.Yield giveWay, List<String> lenders, String preemptedFor) {
+                          UnseenPods unseen, Reclaim.Yield giveWay, List<String> lenders, List<String> preempting,
+                          String preemptedFor) {
   public ClusterView {
     nodes = Map.copyOf(nodes);
     waitingJobs = List.copyOf(waitingJobs);
     lenders = List.copyOf(lenders);
+    preempting = List.copyOf(preempting);
   }
 
   /** A view in which no job gives way. */
   public ClusterView(Map<String, NodeState> nodes, Integer placeableWorkers, List<String> waitingJobs,
       UnseenPods unseen) {
-    this(nodes, placeableWorkers, waitingJobs, unseen, null, List.of(), null);
+    this(nodes, placeableWorkers, waitingJobs, unseen, null, List.of(), List.of(), null);
   }
 
   /** A view in which no job gives way, and in which the pod cache shows every pod admission created. */

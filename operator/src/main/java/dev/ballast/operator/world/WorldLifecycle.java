@@ -139,9 +139,9 @@ public final class WorldLifecycle {
     return t != null && PREEMPTED.equals(t.reason) && forJob.equals(t.forJob);
   }
 
-  /** Whether the job's admission waits for a job giving way to it ({@link InsufficientRoom#AWAITING_RECLAIM}). */
-  public static boolean awaitingReclaim(TrainingJob job) {
-    return job.getStatus() != null && InsufficientRoom.AWAITING_RECLAIM.equals(
+  /** Whether the job's admission waits for jobs giving way to it ({@link InsufficientRoom#awaitsJobsGivingWay}). */
+  public static boolean awaitingJobsGivingWay(TrainingJob job) {
+    return job.getStatus() != null && InsufficientRoom.awaitsJobsGivingWay(
         Conditions.falseReason(job.getStatus().conditions, Conditions.ADMITTED));
   }
 
@@ -155,6 +155,13 @@ public final class WorldLifecycle {
     String key = key(waiting);
     return jobs.stream().filter(j -> givingWay(j) && key.equals(j.getStatus().transition.forJob) && within(j, now)
         && !(PREEMPTED.equals(j.getStatus().transition.reason) && waitingForRoom(j)))
+        .map(WorldLifecycle::key).sorted().toList();
+  }
+
+  /** Those of {@link #givingWayFor} that stop their world for {@code waiting} (a preemption), not only give back. */
+  public static List<String> preemptingFor(TrainingJob waiting, Collection<TrainingJob> jobs, Instant now) {
+    List<String> giving = givingWayFor(waiting, jobs, now);
+    return jobs.stream().filter(j -> giving.contains(key(j)) && PREEMPTED.equals(j.getStatus().transition.reason))
         .map(WorldLifecycle::key).sorted().toList();
   }
 
@@ -332,7 +339,9 @@ public final class WorldLifecycle {
       if (!cluster.lenders().isEmpty()) {
         Instant until = now.plus(STOPPING_RECHECK);
         wake(until);
-        return done(new WorldStep.Wait(InsufficientRoom.AWAITING_RECLAIM, "waiting for "
+        String reason = cluster.preempting().isEmpty() ? InsufficientRoom.AWAITING_RECLAIM
+            : InsufficientRoom.AWAITING_PREEMPTION;
+        return done(new WorldStep.Wait(reason, "waiting for "
             + String.join(", ", cluster.lenders()) + ", giving way to this job (status.transition says how); it is"
             + " admitted once the workers given up have stopped", until), true);
       }

@@ -94,7 +94,7 @@ class JobChangeTest {
     stopped.getStatus().phase = Phase.Pending;
     stopped.getStatus().conditions = new java.util.ArrayList<>(List.of(admitted("Preempted")));
     assertThat(JobChange.matters(stopping, stopped)).as("it now waits for room itself").isTrue();
-    TrainingJob awaiting = waiting("high", "AwaitingReclaim");
+    TrainingJob awaiting = waiting("high", "AwaitingPreemption");
     assertThat(JobChange.concerned(stopped, Stream.of(awaiting, stopped)).toList()).containsExactly(awaiting);
 
     TrainingJob admitted = waiting("high", "Placed");

@@ -535,7 +535,7 @@ class WorldLifecycleTest {
     assertThat(job.getStatus().phase).isEqualTo(Phase.Resizing);
     sim.reconcile(job, false);
     assertThat(sim.reconcile(high, false).step()).as("the waiting job is admitted once the workers have stopped")
-        .isInstanceOfSatisfying(WorldStep.Wait.class, w -> assertThat(w.reason()).isEqualTo("AwaitingReclaim"));
+        .isInstanceOfSatisfying(WorldStep.Wait.class, w -> assertThat(w.reason()).isEqualTo("AwaitingPreemption"));
 
     sim.kubelets(); // the trainers checkpoint and exit
     Decision held = sim.reconcile(job, false);
@@ -627,6 +627,9 @@ class WorldLifecycleTest {
         });
     assertThat(job.getStatus().transition.reason).isEqualTo("Preempted");
     assertThat(WorldLifecycle.givingWayFor(high, sim.jobs, sim.now)).containsExactly("team-a/elastic", "team-a/olmoe");
+    assertThat(WorldLifecycle.preemptingFor(high, sim.jobs, sim.now)).containsExactly("team-a/olmoe");
+    assertThat(sim.reconcile(high, false).step()).as("a preemption among them names the wait")
+        .isInstanceOfSatisfying(WorldStep.Wait.class, w -> assertThat(w.reason()).isEqualTo("AwaitingPreemption"));
     sim.settle(8);
     assertThat(sim.live(high)).hasSize(3);
     assertThat(sim.live(elastic)).hasSize(1);
