@@ -216,12 +216,10 @@ public final class ElasticBench {
 
   /** A job of 2..{@code max} workers on the pool, running world 1 with its first plan adopted. */
   private void startJob(String job, int max, GpuNodes pool) throws InterruptedException {
-    jobs.apply(Jobs.elasticManifest(job, 2, max, pool, "", SPEC));
-    awaitWorldRunning(job, 1);
-    awaitPlan(job, 1);
+    startJob(job, 2, max, pool, null);
   }
 
-  /** The same with {@code min..max} workers and a PriorityClass. */
+  /** The same with {@code min..max} workers and a PriorityClass (none: null). */
   private void startJob(String job, int min, int max, GpuNodes pool, String priorityClass)
       throws InterruptedException {
     applyJob(job, min, max, pool, priorityClass);
@@ -230,7 +228,8 @@ public final class ElasticBench {
   }
 
   private void applyJob(String job, int min, int max, GpuNodes pool, String priorityClass) {
-    jobs.apply(Jobs.elasticManifest(job, min, max, pool, "priorityClassName: " + priorityClass + "\n", "", SPEC));
+    String podFields = priorityClass == null ? "" : "priorityClassName: " + priorityClass + "\n";
+    jobs.apply(Jobs.elasticManifest(job, min, max, pool, podFields, "", SPEC));
   }
 
   private Sample measure(String scenario, String job, long generation, Instant t0) throws InterruptedException {

@@ -149,11 +149,7 @@ public final class ProcessKubelet implements AutoCloseable {
     while (!rp.finished) {
       Container resolving = null;
       try {
-        for (Container c : rp.pod.getSpec().getInitContainers()) {
-          resolving = c;
-          new EnvResolver(client, addresses, rp.pod, rp.ip).resolve(c);
-        }
-        for (Container c : rp.pod.getSpec().getContainers()) {
+        for (Container c : containers(rp.pod)) {
           resolving = c;
           new EnvResolver(client, addresses, rp.pod, rp.ip).resolve(c);
         }
@@ -324,9 +320,15 @@ public final class ProcessKubelet implements AutoCloseable {
   }
 
   private static String image(Pod pod, String container) {
-    List<Container> all = new ArrayList<>(pod.getSpec().getContainers());
-    all.addAll(pod.getSpec().getInitContainers());
-    return all.stream().filter(c -> c.getName().equals(container)).map(Container::getImage).findFirst().orElse("");
+    return containers(pod).stream().filter(c -> c.getName().equals(container)).map(Container::getImage).findFirst()
+        .orElse("");
+  }
+
+  /** The pod's init containers (native sidecars among them), then its main containers. */
+  private static List<Container> containers(Pod pod) {
+    List<Container> all = new ArrayList<>(pod.getSpec().getInitContainers());
+    all.addAll(pod.getSpec().getContainers());
+    return all;
   }
 
   private void editStatus(Pod pod, java.util.function.Consumer<Pod> change) {

@@ -262,9 +262,13 @@ public final class Jobs {
         .withName(name).get();
   }
 
-  @SuppressWarnings("unchecked")
   public Map<String, Object> status(String name) {
-    GenericKubernetesResource job = get(name);
+    return statusOf(get(name));
+  }
+
+  /** The job's status as a map; empty when the job or its status is absent. */
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> statusOf(GenericKubernetesResource job) {
     Object status = job == null ? null : job.getAdditionalProperties().get("status");
     return status == null ? Map.of() : (Map<String, Object>) status;
   }
@@ -285,11 +289,10 @@ public final class Jobs {
    * left it unbound.
    */
   @SuppressWarnings("unchecked")
-  public static String describe(KubernetesClient client, String namespace, String name) {
-    GenericKubernetesResource job = client.genericKubernetesResources("ballast.dev/v1alpha1", "TrainingJob")
-        .inNamespace(namespace).withName(name).get();
-    Object s = job == null ? null : job.getAdditionalProperties().get("status");
-    Map<String, Object> status = s == null ? Map.of() : (Map<String, Object>) s;
+  public static String describe(KubernetesClient client, GenericKubernetesResource job) {
+    String namespace = job.getMetadata().getNamespace();
+    String name = job.getMetadata().getName();
+    Map<String, Object> status = statusOf(job);
     StringBuilder sb = new StringBuilder(name).append(": phase ").append(status.get("phase"));
     for (Map<String, Object> c : (List<Map<String, Object>>) status.getOrDefault("conditions", List.of())) {
       sb.append("; ").append(c.get("type")).append('=').append(c.get("status")).append(' ').append(c.get("reason"))

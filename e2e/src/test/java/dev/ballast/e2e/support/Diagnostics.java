@@ -28,7 +28,7 @@ public final class Diagnostics implements TestWatcher, TestExecutionExceptionHan
       var client = env(context).admin();
       String ns = Jobs.namespaceFor(context.getRequiredTestClass());
       jobs = client.genericKubernetesResources("ballast.dev/v1alpha1", "TrainingJob").inNamespace(ns).list().getItems()
-          .stream().map(j -> "\n  " + Jobs.describe(client, ns, j.getMetadata().getName()))
+          .stream().map(j -> "\n  " + Jobs.describe(client, j))
           .collect(Collectors.joining());
     } catch (RuntimeException e) {
       jobs = "\n  (the jobs could not be read: " + e + ")";

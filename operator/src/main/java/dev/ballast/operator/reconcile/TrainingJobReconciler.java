@@ -305,9 +305,7 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
     Integer room = WorldLifecycle.wantsRoom(job, waiting, now) ? admission.placeableWorkers(job, reconciled) : null;
     Reclaim.Yield giveWay = waiting.isEmpty() || !WorldLifecycle.mayGiveWay(job) ? null
         : admission.giveWay(job, jobs, reconciled, priorities(ctx), now).orElse(null);
-    return new ClusterView(nodes, room, waiting, admission.unseenPods(job, workers, now), giveWay,
-        WorldLifecycle.givingWayFor(job, jobs, now), WorldLifecycle.preemptingFor(job, jobs, now),
-        WorldLifecycle.preemptedFor(job, jobs, now).orElse(null));
+    return ClusterView.of(nodes, room, waiting, admission.unseenPods(job, workers, now), giveWay, job, jobs, now);
   }
 
   /** Deletes what the decision stops: gracefully (the checkpoint grace for voluntary stops), or forced where allowed. */

@@ -45,10 +45,9 @@ public final class Stragglers {
       BalancerStragglerSchema first = flagged.get(i);
       int j = i + 1;
       while (j < flagged.size() && sameRun(flagged.get(j - 1), flagged.get(j))) j++;
-      long last = flagged.get(j - 1).rank;
       boolean one = j == i + 1;
       if (sb.length() > 0) sb.append("; ");
-      sb.append(one ? "GPU rank " + first.rank : "GPU ranks " + first.rank + "–" + last)
+      sb.append(one ? "GPU rank " + first.rank : "GPU ranks " + first.rank + "–" + flagged.get(j - 1).rank)
           .append(" (pod ").append(first.pod).append(") ")
           .append("silent".equals(first.kind) ? "stopped reporting"
               : (one ? "runs" : "run") + " slower than " + (one ? "its" : "their")

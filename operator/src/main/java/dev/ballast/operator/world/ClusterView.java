@@ -1,7 +1,10 @@
 package dev.ballast.operator.world;
 
 import dev.ballast.operator.admission.Reclaim;
+import dev.ballast.operator.api.TrainingJob;
 import io.fabric8.kubernetes.api.model.Pod;
+import java.time.Instant;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 
@@ -28,6 +31,18 @@ public record ClusterView(Map<String, NodeState> nodes, Integer placeableWorkers
     waitingJobs = List.copyOf(waitingJobs);
     lenders = List.copyOf(lenders);
     preempting = List.copyOf(preempting);
+  }
+
+  /**
+   * The view of {@code job} beside the other {@code jobs}: which of them give way to it ({@link
+   * WorldLifecycle#givingWayFor}, {@link WorldLifecycle#preemptingFor}) and which it was preempted for ({@link
+   * WorldLifecycle#preemptedFor}).
+   */
+  public static ClusterView of(Map<String, NodeState> nodes, Integer placeableWorkers, List<String> waitingJobs,
+      UnseenPods unseen, Reclaim.Yield giveWay, TrainingJob job, Collection<TrainingJob> jobs, Instant now) {
+    return new ClusterView(nodes, placeableWorkers, waitingJobs, unseen, giveWay,
+        WorldLifecycle.givingWayFor(job, jobs, now), WorldLifecycle.preemptingFor(job, jobs, now),
+        WorldLifecycle.preemptedFor(job, jobs, now).orElse(null));
   }
 
   /** A view in which no job gives way. */

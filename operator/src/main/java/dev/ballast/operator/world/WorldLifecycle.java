@@ -33,6 +33,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * Decides the next step of a job's world. Pure: its inputs are the job (spec and status), the job's worker
@@ -152,17 +153,22 @@ public final class WorldLifecycle {
    * stopped (it then waits for room itself).
    */
   public static List<String> givingWayFor(TrainingJob waiting, Collection<TrainingJob> jobs, Instant now) {
-    String key = key(waiting);
-    return jobs.stream().filter(j -> givingWay(j) && key.equals(j.getStatus().transition.forJob) && within(j, now)
-        && !(PREEMPTED.equals(j.getStatus().transition.reason) && waitingForRoom(j)))
-        .map(WorldLifecycle::key).sorted().toList();
+    return keys(jobsGivingWayFor(waiting, jobs, now));
   }
 
   /** Those of {@link #givingWayFor} that stop their world for {@code waiting} (a preemption), not only give back. */
   public static List<String> preemptingFor(TrainingJob waiting, Collection<TrainingJob> jobs, Instant now) {
-    List<String> giving = givingWayFor(waiting, jobs, now);
-    return jobs.stream().filter(j -> giving.contains(key(j)) && PREEMPTED.equals(j.getStatus().transition.reason))
-        .map(WorldLifecycle::key).sorted().toList();
+    return keys(jobsGivingWayFor(waiting, jobs, now).filter(j -> PREEMPTED.equals(j.getStatus().transition.reason)));
+  }
+
+  private static Stream<TrainingJob> jobsGivingWayFor(TrainingJob waiting, Collection<TrainingJob> jobs, Instant now) {
+    String key = key(waiting);
+    return jobs.stream().filter(j -> givingWay(j) && key.equals(j.getStatus().transition.forJob) && within(j, now)
+        && !(PREEMPTED.equals(j.getStatus().transition.reason) && waitingForRoom(j)));
+  }
+
+  private static List<String> keys(Stream<TrainingJob> jobs) {
+    return jobs.map(WorldLifecycle::key).sorted().toList();
   }
 
   /**

@@ -110,9 +110,8 @@ final class WorldSim {
         ? GangAdmission.room(job.getSpec(), capacity(job.getMetadata().getName())) : null;
     Reclaim.Yield giveWay = waiting.isEmpty() ? null
         : Reclaim.forJob(job, jobs, j -> capacity(j.getMetadata().getName()), priorities, now).orElse(null);
-    Decision d = WorldLifecycle.decide(job, podsOf(job), new ClusterView(nodes, room, waiting, null, giveWay,
-        WorldLifecycle.givingWayFor(job, jobs, now), WorldLifecycle.preemptingFor(job, jobs, now),
-        WorldLifecycle.preemptedFor(job, jobs, now).orElse(null)), now);
+    Decision d = WorldLifecycle.decide(job, podsOf(job),
+        ClusterView.of(nodes, room, waiting, null, giveWay, job, jobs, now), now);
     for (Pod p : d.stop()) {
       Pod live = pods.get(p.getMetadata().getName());
       if (live == null) continue;
