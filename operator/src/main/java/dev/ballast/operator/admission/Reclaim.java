@@ -10,6 +10,7 @@ import dev.ballast.operator.placement.Placement;
 import dev.ballast.operator.placement.Resources;
 import dev.ballast.operator.world.Seat;
 import dev.ballast.operator.world.WorldLifecycle;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -41,7 +42,8 @@ import java.util.stream.Stream;
  * lower-priority worlds so; where taking back the lenders' borrowed workers first (each at its smallest, then worlds
  * stopped in turn, then stopped worlds spared before borrowed workers) stops fewer worlds, or only that makes the room,
  * it does that instead.
- * Reclaim comes first because every job keeps running.
+ * Reclaim comes first because every job keeps running. A world that has not yet run its class's minimum runtime
+ * ({@link Priorities#minRuntime}) gives way to no one: the rule chooses among the others, or waits for it.
  * Every job's reconcile computes the same answer from the same jobs, so the jobs chosen give way, and no others.
  */
 public final class Reclaim {
@@ -101,7 +103,7 @@ public final class Reclaim {
    */
   public static Optional<Yield> forJob(TrainingJob job, Collection<TrainingJob> jobs,
       Function<TrainingJob, ClusterCapacity> roomWithout, Priorities priorities, Instant now) {
-    if (!WorldLifecycle.mayGiveWay(job)) return Optional.empty();
+    if (!WorldLifecycle.mayGiveWay(job) || protectedUntil(job, priorities, now).isPresent()) return Optional.empty();
     Function<TrainingJob, Lender> lender = j -> new Lender(WorldLifecycle.key(j), priorities.of(j.getSpec().template),
         created(j), j.getSpec(), j.getStatus().world.nodes.size(), roomWithout.apply(j), WorldLifecycle.mayLend(j));
     Map<String, TrainingJob> byKey = new TreeMap<>();
@@ -122,9 +124,23 @@ public final class Reclaim {
       return (WorldLifecycle.mayLend(j) && p <= top) || p < topPreempting;
     };
     if (!mayMatter.test(job)) return Optional.empty();
-    List<Lender> lenders = jobs.stream().filter(WorldLifecycle::mayGiveWay).filter(mayMatter).map(lender).toList();
+    List<Lender> lenders = jobs.stream().filter(WorldLifecycle::mayGiveWay)
+        .filter(j -> protectedUntil(j, priorities, now).isEmpty()).filter(mayMatter).map(lender).toList();
     String key = WorldLifecycle.key(job);
     return choose(waiting, lenders).stream().filter(y -> y.lender().equals(key)).findFirst();
+  }
+
+  /**
+   * Until when {@code job}'s world is kept from giving way by its class's minimum runtime, counted from when the world
+   * ran (all its workers running), or from its commit while it has not run yet; empty when it is not kept.
+   */
+  public static Optional<Instant> protectedUntil(TrainingJob job, Priorities priorities, Instant now) {
+    Duration minRuntime = priorities.minRuntime(job.getSpec().template);
+    var s = job.getStatus();
+    String since = s == null ? null : s.worldRunningTime != null ? s.worldRunningTime : s.worldCommitTime;
+    if (minRuntime.isZero() || since == null) return Optional.empty();
+    Instant until = Instant.parse(since).plus(minRuntime);
+    return now.isBefore(until) ? Optional.of(until) : Optional.empty();
   }
 
   /** The size of the next world of a job giving way: 0 when preempted, else its reclaim's. */

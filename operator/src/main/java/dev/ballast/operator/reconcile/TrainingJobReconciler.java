@@ -72,6 +72,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 import org.jboss.logging.Logger;
 
@@ -87,6 +88,7 @@ import org.jboss.logging.Logger;
 public class TrainingJobReconciler implements Reconciler<TrainingJob> {
   public static final String NAME = "ballast-operator";
   private static final Logger LOG = Logger.getLogger(TrainingJobReconciler.class);
+  private final Set<String> priorityClassProblems = ConcurrentHashMap.newKeySet();
   private static final String CHILD_SELECTOR = Labels.JOB;
   private static final String NODES = "node";
   private static final String JOBS = "jobs";
@@ -205,11 +207,16 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
     return new InformerEventSource<>(config, context);
   }
 
+  /** The classes read now; a class's annotation that cannot be read is logged once. */
   @SuppressWarnings("unchecked")
-  private static Priorities priorities(Context<TrainingJob> ctx) {
+  private Priorities priorities(Context<TrainingJob> ctx) {
     var cache = (Cache<PriorityClass>) ctx.eventSourceRetriever().getEventSourceFor(PriorityClass.class,
         PRIORITY_CLASSES);
-    return Priorities.of(cache.list().toList());
+    Priorities priorities = Priorities.of(cache.list().toList());
+    for (String problem : priorities.problems()) {
+      if (priorityClassProblems.add(problem)) LOG.warn(problem);
+    }
+    return priorities;
   }
 
   @Override
@@ -303,9 +310,15 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
     ExistingJobs reconciled = ExistingJobs.of(ctx.getPrimaryCache().list());
     List<String> waiting = WorldLifecycle.jobsToYieldTo(job, jobs, nodes.values().stream().map(NodeState::node).toList());
     Integer room = WorldLifecycle.wantsRoom(job, waiting, now) ? admission.placeableWorkers(job, reconciled) : null;
-    Reclaim.Yield giveWay = waiting.isEmpty() || !WorldLifecycle.mayGiveWay(job) ? null
-        : admission.giveWay(job, jobs, reconciled, priorities(ctx), now).orElse(null);
-    return ClusterView.of(nodes, room, waiting, admission.unseenPods(job, workers, now), giveWay, job, jobs, now);
+    Reclaim.Yield giveWay = null;
+    Instant protectedUntil = null;
+    if (!waiting.isEmpty() && WorldLifecycle.mayGiveWay(job)) {
+      Priorities priorities = priorities(ctx);
+      giveWay = admission.giveWay(job, jobs, reconciled, priorities, now).orElse(null);
+      protectedUntil = Reclaim.protectedUntil(job, priorities, now).orElse(null);
+    }
+    return ClusterView.of(nodes, room, waiting, admission.unseenPods(job, workers, now), giveWay, protectedUntil, job,
+        jobs, now);
   }
 
   /** Deletes what the decision stops: gracefully (the checkpoint grace for voluntary stops), or forced where allowed. */

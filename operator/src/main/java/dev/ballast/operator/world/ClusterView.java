@@ -17,6 +17,8 @@ import java.util.Map;
  * @param waitingJobs other jobs waiting for GPUs to reach their workers.min: growth yields to them
  * @param unseen pods of this job admission created that the pod cache does not show yet; null when none
  * @param giveWay this job gives way to a waiting job now: down to this size, or stopping (preempted); null when not
+ * @param protectedUntil while other jobs wait for room, until when this job's world gives way to none of them (its
+ *     class's minimum runtime, {@link Reclaim#protectedUntil}): it looks again then; null when not kept
  * @param lenders other jobs giving way to this one now ({@link WorldLifecycle#givingWayFor}): it is admitted after
  *     the workers they give up have stopped
  * @param preempting those of {@code lenders} whose worlds stop for this one ({@link WorldLifecycle#preemptingFor})
@@ -24,8 +26,8 @@ import java.util.Map;
  *     ({@link WorldLifecycle#preemptedFor}): this one is not admitted before it; null when none
  */
 public record ClusterView(Map<String, NodeState> nodes, Integer placeableWorkers, List<String> waitingJobs,
-                          UnseenPods unseen, Reclaim.Yield giveWay, List<String> lenders, List<String> preempting,
-                          String preemptedFor) {
+                          UnseenPods unseen, Reclaim.Yield giveWay, Instant protectedUntil, List<String> lenders,
+                          List<String> preempting, String preemptedFor) {
   public ClusterView {
     nodes = Map.copyOf(nodes);
     waitingJobs = List.copyOf(waitingJobs);
@@ -39,8 +41,9 @@ public record ClusterView(Map<String, NodeState> nodes, Integer placeableWorkers
    * WorldLifecycle#preemptedFor}).
    */
   public static ClusterView of(Map<String, NodeState> nodes, Integer placeableWorkers, List<String> waitingJobs,
-      UnseenPods unseen, Reclaim.Yield giveWay, TrainingJob job, Collection<TrainingJob> jobs, Instant now) {
-    return new ClusterView(nodes, placeableWorkers, waitingJobs, unseen, giveWay,
+      UnseenPods unseen, Reclaim.Yield giveWay, Instant protectedUntil, TrainingJob job, Collection<TrainingJob> jobs,
+      Instant now) {
+    return new ClusterView(nodes, placeableWorkers, waitingJobs, unseen, giveWay, protectedUntil,
         WorldLifecycle.givingWayFor(job, jobs, now), WorldLifecycle.preemptingFor(job, jobs, now),
         WorldLifecycle.preemptedFor(job, jobs, now).orElse(null));
   }
@@ -48,7 +51,7 @@ public record ClusterView(Map<String, NodeState> nodes, Integer placeableWorkers
   /** A view in which no job gives way. */
   public ClusterView(Map<String, NodeState> nodes, Integer placeableWorkers, List<String> waitingJobs,
       UnseenPods unseen) {
-    this(nodes, placeableWorkers, waitingJobs, unseen, null, List.of(), List.of(), null);
+    this(nodes, placeableWorkers, waitingJobs, unseen, null, null, List.of(), List.of(), null);
   }
 
   /** A view in which no job gives way, and in which the pod cache shows every pod admission created. */

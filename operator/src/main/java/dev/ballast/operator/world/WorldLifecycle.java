@@ -527,6 +527,7 @@ public final class WorldLifecycle {
         wake(due);
       }
       if (allRunning && size < max && wakeAt == null) wake(growthCheck());
+      if (cluster.protectedUntil() != null) wake(cluster.protectedUntil()); // then it may give way
       for (Seat seat : world.seats()) notReadyDeadline(seat.node()).ifPresent(this::wake);
 
       Integer deadline = spec.recovery.progressDeadlineSeconds;

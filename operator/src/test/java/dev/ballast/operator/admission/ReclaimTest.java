@@ -8,10 +8,15 @@ import dev.ballast.operator.api.TrainingJobSpec;
 import dev.ballast.operator.observe.ClusterCapacity;
 import dev.ballast.operator.placement.GpuNode;
 import dev.ballast.operator.placement.Resources;
+import dev.ballast.operator.api.TrainingJob;
+import dev.ballast.operator.observe.Priorities;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Function;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
@@ -246,5 +251,43 @@ class ReclaimTest {
     var huge = job("huge", 7, 0, "high");
     assertThat(Reclaim.forJob(atMin, List.of(atMin, above, huge), rooms, priorities, T0)).isEmpty();
     assertThat(read).as("seven nodes would not fit six empty ones").containsExactly("huge");
+  }
+
+  @Test
+  void aWorldWithinItsClassesMinimumRuntimeGivesWayToNoOneAndTheRuleTakesFromAnotherJob() {
+    var plain = new Priorities(Map.of("fresh", 0, "plain", 0), null, Set.of());
+    var protecting = new Priorities(Map.of("fresh", 0, "plain", 0), null, Set.of(),
+        Map.of("fresh", Duration.ofMinutes(10)), List.of());
+    var old = job("old", 1, 3, "plain");
+    old.getMetadata().setCreationTimestamp(T0.minusSeconds(3600).toString());
+    old.getStatus().worldRunningTime = T0.minusSeconds(3000).toString();
+    var recent = job("recent", 1, 3, "fresh");
+    recent.getMetadata().setCreationTimestamp(T0.minusSeconds(120).toString());
+    recent.getStatus().worldCommitTime = T0.minusSeconds(90).toString();
+    recent.getStatus().worldRunningTime = T0.minusSeconds(60).toString();
+    var waiting = job("waiting", 1, 0, null);
+    List<String> owners = List.of("old", "old", "old", "recent", "recent", "recent");
+    Function<TrainingJob, ClusterCapacity> rooms = j -> room(owners, j.getMetadata().getName());
+    List<TrainingJob> jobs = List.of(old, recent, waiting);
+
+    assertThat(Reclaim.forJob(recent, jobs, rooms, plain, T0)).as("the newest lender gives back")
+        .contains(new Reclaim.Yield("team-a/recent", 2, "team-a/waiting", 1));
+    assertThat(Reclaim.forJob(old, jobs, rooms, plain, T0)).isEmpty();
+
+    assertThat(Reclaim.protectedUntil(recent, protecting, T0)).as("ten minutes from when its world ran")
+        .contains(T0.plusSeconds(540));
+    assertThat(Reclaim.protectedUntil(old, protecting, T0)).isEmpty();
+    assertThat(Reclaim.forJob(recent, jobs, rooms, protecting, T0)).isEmpty();
+    assertThat(Reclaim.forJob(old, jobs, rooms, protecting, T0)).as("the rule takes from the other lender")
+        .contains(new Reclaim.Yield("team-a/old", 2, "team-a/waiting", 1));
+
+    Instant over = T0.plusSeconds(540);
+    assertThat(Reclaim.protectedUntil(recent, protecting, over)).isEmpty();
+    assertThat(Reclaim.forJob(recent, jobs, rooms, protecting, over))
+        .contains(new Reclaim.Yield("team-a/recent", 2, "team-a/waiting", 1));
+
+    recent.getStatus().worldRunningTime = null;
+    assertThat(Reclaim.protectedUntil(recent, protecting, T0)).as("a world that has not run yet: from its commit")
+        .contains(T0.plusSeconds(510));
   }
 }

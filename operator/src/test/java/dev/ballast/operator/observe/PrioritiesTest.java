@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.PodTemplateSpecBuilder;
 import io.fabric8.kubernetes.api.model.scheduling.v1.PriorityClass;
 import io.fabric8.kubernetes.api.model.scheduling.v1.PriorityClassBuilder;
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -40,5 +41,26 @@ class PrioritiesTest {
     assertThat(classes.mayPreempt(template(null))).as("the global default's policy").isFalse();
     assertThat(classes.of(template(null))).isEqualTo(100);
     assertThat(Priorities.NONE.mayPreempt(template(null))).isTrue();
+  }
+
+  static PriorityClass withMinRuntime(String name, String seconds) {
+    return new PriorityClassBuilder().withNewMetadata().withName(name)
+        .addToAnnotations(Priorities.MIN_RUNTIME, seconds).endMetadata().withValue(10).build();
+  }
+
+  @Test
+  void aClassesMinimumRuntimeIsReadFromItsAnnotationAndAValueThatIsNoWholeNumberOfSecondsIsNamedAndIgnored() {
+    var classes = Priorities.of(List.of(withMinRuntime("guarded", "600"), withMinRuntime("zero", "0"),
+        withMinRuntime("typo", "10m"), withMinRuntime("negative", "-5"), priorityClass("plain", 10, true)));
+    assertThat(classes.minRuntime(template("guarded"))).isEqualTo(Duration.ofMinutes(10));
+    assertThat(classes.minRuntime(template("zero"))).isZero();
+    assertThat(classes.minRuntime(template("typo"))).isZero();
+    assertThat(classes.minRuntime(template(null))).as("the global default has none").isZero();
+    assertThat(classes.problems()).containsExactly(
+        "PriorityClass negative: annotation ballast.dev/min-runtime-seconds is \"-5\", not a whole number of seconds"
+            + " (0 or more); its jobs get no minimum runtime",
+        "PriorityClass typo: annotation ballast.dev/min-runtime-seconds is \"10m\", not a whole number of seconds"
+            + " (0 or more); its jobs get no minimum runtime");
+    assertThat(Priorities.NONE.minRuntime(template("guarded"))).isZero();
   }
 }

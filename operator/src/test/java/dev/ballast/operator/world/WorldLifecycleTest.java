@@ -16,6 +16,7 @@ import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodConditionBuilder;
 import io.fabric8.kubernetes.api.model.PodStatusBuilder;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.BeforeEach;
@@ -567,6 +568,31 @@ class WorldLifecycleTest {
     assertThat(generation()).isEqualTo(2L);
     assertThat(job.getStatus().transition).isNull();
     assertThat(job.getStatus().restarts).isZero();
+  }
+
+  @Test
+  void aWorldWithinItsClassesMinimumRuntimeIsPreemptedOnlyOnceItHasRunThatLong() {
+    sim.nodes("n0", "n1");
+    TrainingJob high = lowPriorityJobAndAWaitingOne("high");
+    sim.priorities = new dev.ballast.operator.observe.Priorities(sim.priorities.byName(), null, java.util.Set.of(),
+        java.util.Map.of("low", java.time.Duration.ofMinutes(10)), List.of());
+    Instant until = Instant.parse(job.getStatus().worldRunningTime).plusSeconds(600);
+    sim.settle(3);
+    assertThat(high.getStatus().phase).isEqualTo(Phase.Pending);
+    assertThat(job.getStatus().transition).isNull();
+    assertThat(sim.reconcile(job, false).wakeAt()).as("it looks again when its minimum runtime is over")
+        .isEqualTo(until);
+
+    sim.now = until.minusSeconds(1);
+    sim.settle(3);
+    assertThat(job.getStatus().transition).isNull();
+    sim.now = until;
+    sim.reconcile(job, false);
+    assertThat(job.getStatus().transition.reason).isEqualTo("Preempted");
+    assertThat(job.getStatus().transition.forJob).isEqualTo("team-a/high");
+    sim.settle(8);
+    assertThat(sim.live(high)).hasSize(2);
+    assertThat(high.getStatus().phase).isEqualTo(Phase.Running);
   }
 
   /**

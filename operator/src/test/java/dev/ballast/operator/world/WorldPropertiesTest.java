@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
 import dev.ballast.operator.TestJobs;
+import dev.ballast.operator.admission.Reclaim;
 import dev.ballast.operator.admission.WorldSizes;
 import dev.ballast.operator.api.ParallelismSpec;
 import dev.ballast.operator.api.TrainingJob;
@@ -37,6 +38,7 @@ class WorldPropertiesTest {
 
   /** What the histories exercised, so that a change making them trivial fails too. */
   final Map<String, Integer> seen = new TreeMap<>();
+  int guardedGaveWay;
 
   @Test
   void randomHistoriesKeepTheInvariants() {
@@ -55,14 +57,16 @@ class WorldPropertiesTest {
       assertThat(seen).as("decisions the histories reached: " + seen).allSatisfy((kind, n) -> assertThat(n).isGreaterThan(20))
           .containsKeys("Commit", "WorkerFailed", "NodeLost", "WorkerLost", "CapacityAvailable", "WorkersChanged",
               "NodeDrained", "SpecChanged", "Suspend", "Finish", "RollBack", "ForceDelete", "Reclaimed", "Preempted");
+      assertThat(guardedGaveWay).as("jobs of the class with a minimum runtime gave way after it").isPositive();
     }
   }
 
   private void history(long seed) {
     Random rnd = new Random(seed);
     WorldSim sim = new WorldSim();
-    sim.priorities = new Priorities(Map.of("high", 1000, "low", 10, "never", 1000), null, Set.of("never"));
-    String[] classes = {null, "low", "high", "never"};
+    sim.priorities = new Priorities(Map.of("high", 1000, "low", 10, "never", 1000, "guarded", 10), null,
+        Set.of("never"), Map.of("guarded", java.time.Duration.ofSeconds(60)), List.of());
+    String[] classes = {null, "low", "high", "never", "guarded"};
     int nodeCount = 2 + rnd.nextInt(5);
     for (int i = 0; i < nodeCount; i++) sim.addNode("n" + i, "d" + (i / 2), "r" + (i / 4));
     int[] next = {nodeCount};
@@ -145,7 +149,16 @@ class WorldPropertiesTest {
       int reconciles = 1 + rnd.nextInt(4);
       for (int r = 0; r < reconciles; r++) {
         TrainingJob j = jobs.get(rnd.nextInt(jobs.size()));
+        boolean wasGivingWay = WorldLifecycle.givingWay(j);
+        var guarded = Reclaim.protectedUntil(j, sim.priorities, sim.now);
         Decision d = sim.reconcile(j, rnd.nextInt(10) == 0);
+        if (d.step() instanceof WorldStep.Transition t && !wasGivingWay
+            && List.of("Reclaimed", "Preempted").contains(t.transition().reason)) {
+          assertThat(guarded).as(WorldLifecycle.key(j) + " gives way only after its class's minimum runtime").isEmpty();
+          if ("guarded".equals(j.getSpec().template.getSpec().getPriorityClassName())) {
+            guardedGaveWay++;
+          }
+        }
         if (d.step() instanceof WorldStep.Transition t && "Preempted".equals(t.transition().reason)) {
           var template = jobs.stream().filter(o -> WorldLifecycle.key(o).equals(t.transition().forJob)).findFirst()
               .orElseThrow().getSpec().template;

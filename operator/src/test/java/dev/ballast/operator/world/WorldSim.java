@@ -110,8 +110,10 @@ final class WorldSim {
         ? GangAdmission.room(job.getSpec(), capacity(job.getMetadata().getName())) : null;
     Reclaim.Yield giveWay = waiting.isEmpty() ? null
         : Reclaim.forJob(job, jobs, j -> capacity(j.getMetadata().getName()), priorities, now).orElse(null);
+    Instant protectedUntil = waiting.isEmpty() || !WorldLifecycle.mayGiveWay(job) ? null
+        : Reclaim.protectedUntil(job, priorities, now).orElse(null);
     Decision d = WorldLifecycle.decide(job, podsOf(job),
-        ClusterView.of(nodes, room, waiting, null, giveWay, job, jobs, now), now);
+        ClusterView.of(nodes, room, waiting, null, giveWay, protectedUntil, job, jobs, now), now);
     for (Pod p : d.stop()) {
       Pod live = pods.get(p.getMetadata().getName());
       if (live == null) continue;
