@@ -10,6 +10,7 @@ import dev.ballast.e2e.support.Jobs;
 import dev.ballast.e2e.support.PriorityClasses;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Tag;
@@ -161,6 +162,44 @@ class ResizeTest extends ElasticScenario {
       env.kubectl("delete", "trainingjob", "high", "-n", jobs.namespace(), "--wait=false").ok();
       awaitWorld("low", 2, 2);
       assertThat(jobs.restarts("low")).isZero();
+      assertThat(invariants.violations()).isEmpty();
+    }
+  }
+
+  /**
+   * A minimum runtime (docs/elastic.md, "Preemption"): a world of a job whose PriorityClass carries
+   * ballast.dev/min-runtime-seconds is preempted for a job of higher priority only once it has run that long. Until
+   * then the waiting job's Admitted message names it and when it may give way; then it stops at once (woken at that
+   * time, not by a periodic recheck) and the waiting job runs on its nodes.
+   */
+  @Test
+  void aWorldWithinItsClassesMinimumRuntimeIsPreemptedOnlyOnceItHasRunThatLong() {
+    try (var classes = PriorityClasses.apply(env, "ballast-e2e")) {
+      pool = new GpuNodes(env, "resize-guard", 28);
+      pool.add(2);
+      jobs.apply(Jobs.elasticManifest("guarded", 2, 2, pool, "priorityClassName: " + classes.guarded() + "\n", "",
+          FAST));
+      List<String> nodes = awaitWorld("guarded", 1, 2);
+      Instant end = Instant.parse((String) jobs.status("guarded").get("worldRunningTime"))
+          .plusSeconds(PriorityClasses.GUARDED_MIN_RUNTIME_SECONDS);
+      Instant until = end.getNano() == 0 ? end : end.truncatedTo(ChronoUnit.SECONDS).plusSeconds(1);
+      jobs.apply(Jobs.elasticManifest("high", 2, 2, pool, "priorityClassName: " + classes.high() + "\n", "", FAST));
+      await().atMost(WAIT).untilAsserted(() -> assertThat(jobs.condition("high", "Admitted"))
+          .hasValueSatisfying(c -> {
+            assertThat(c.get("reason")).isEqualTo("InsufficientGPUs");
+            assertThat((String) c.get("message")).endsWith("; " + jobs.namespace() + "/guarded (until " + until
+                + ") would make room but runs within the minimum runtime of its PriorityClass"
+                + " (ballast.dev/min-runtime-seconds)");
+          }));
+      assertThat(Instant.now()).as("the test saw the wait before the minimum runtime ended").isBefore(until);
+      await().atMost(WAIT).until(() -> transitionReason("guarded").equals("Preempted"));
+      @SuppressWarnings("unchecked")
+      Instant preempted = Instant.parse((String) ((Map<String, Object>) jobs.status("guarded").get("transition"))
+          .get("since"));
+      assertThat(preempted).as("not before its minimum runtime ended").isAfterOrEqualTo(until);
+      assertThat(Duration.between(until, preempted)).as("woken when it ended").isLessThan(Duration.ofSeconds(5));
+      assertThat(awaitWorld("high", 1, 2)).containsExactlyInAnyOrderElementsOf(nodes);
+      assertThat(jobs.restarts("guarded")).isZero();
       assertThat(invariants.violations()).isEmpty();
     }
   }

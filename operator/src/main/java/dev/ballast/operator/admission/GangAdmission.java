@@ -30,6 +30,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -53,7 +54,19 @@ public class GangAdmission {
     record Admitted(World world) implements Result {}
 
     /** @param reason the Admitted condition's reason, naming the short resource ({@link InsufficientRoom}) */
-    record Unschedulable(String reason, String message) implements Result {}
+    record Unschedulable(String reason, String message) implements Result {
+      /**
+       * The same, naming the jobs that would make the room but for their class's minimum runtime ({@link
+       * Reclaim#heldBackFor}), each with when it ends.
+       */
+      public Unschedulable heldBackBy(Map<String, Instant> held) {
+        if (held.isEmpty()) return this;
+        return new Unschedulable(reason, message + "; " + held.entrySet().stream()
+            .map(e -> e.getKey() + " (until " + e.getValue() + ")").collect(Collectors.joining(", "))
+            + (held.size() == 1 ? " would make room but runs" : " would make room but run")
+            + " within the minimum runtime of its PriorityClass (" + Priorities.MIN_RUNTIME + ")");
+      }
+    }
 
     /**
      * The API server refused a worker pod (admission, e.g. Pod Security, or validation); {@code message} is its
@@ -189,6 +202,15 @@ public class GangAdmission {
   public synchronized Optional<Reclaim.Yield> giveWay(TrainingJob job, Collection<TrainingJob> jobs,
       ExistingJobs reconciled, Priorities priorities, Instant now) {
     return Reclaim.forJob(job, jobs, j -> capacity(j, p -> true, reconciled).capacity(), priorities, now);
+  }
+
+  /**
+   * The jobs that would give way to the waiting {@code job} but for their class's minimum runtime ({@link
+   * Reclaim#heldBackFor}), each job's room read from admission's view.
+   */
+  public synchronized Map<String, Instant> heldBack(TrainingJob job, Collection<TrainingJob> jobs,
+      ExistingJobs reconciled, Priorities priorities, Instant now) {
+    return Reclaim.heldBackFor(job, jobs, j -> capacity(j, p -> true, reconciled).capacity(), priorities, now);
   }
 
   private static boolean ownedBy(Pod pod, TrainingJob job) {

@@ -12,6 +12,7 @@ import dev.ballast.operator.world.Seat;
 import dev.ballast.operator.world.WorldLifecycle;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -104,42 +105,84 @@ public final class Reclaim {
   public static Optional<Yield> forJob(TrainingJob job, Collection<TrainingJob> jobs,
       Function<TrainingJob, ClusterCapacity> roomWithout, Priorities priorities, Instant now) {
     if (!WorldLifecycle.mayGiveWay(job) || protectedUntil(job, priorities, now).isPresent()) return Optional.empty();
-    Function<TrainingJob, Lender> lender = j -> new Lender(WorldLifecycle.key(j), priorities.of(j.getSpec().template),
-        created(j), j.getSpec(), j.getStatus().world.nodes.size(), roomWithout.apply(j), WorldLifecycle.mayLend(j));
-    Map<String, TrainingJob> byKey = new TreeMap<>();
-    jobs.forEach(j -> byKey.put(WorldLifecycle.key(j), j));
-    List<Waiting> waiting = jobs.stream().filter(WorldLifecycle::waitingForRoom)
-        .map(j -> new Waiting(WorldLifecycle.key(j), priorities.of(j.getSpec().template), created(j), j.getSpec(),
-            roomWithout.apply(j), priorities.mayPreempt(j.getSpec().template),
-            WorldLifecycle.givingWayFor(j, jobs, now).stream().map(byKey::get)
-                .map(g -> new Giving(lender.apply(g), nextSize(g))).toList()))
-        .filter(w -> minimumOf(w) != null)
-        .toList();
-    // only a job that could give way to one of them is looked at (and its room read): often none is
-    int top = waiting.stream().mapToInt(Waiting::priority).max().orElse(Integer.MIN_VALUE);
-    int topPreempting = waiting.stream().filter(Waiting::mayPreempt).mapToInt(Waiting::priority).max()
-        .orElse(Integer.MIN_VALUE);
-    Predicate<TrainingJob> mayMatter = j -> {
-      int p = priorities.of(j.getSpec().template);
-      return (WorldLifecycle.mayLend(j) && p <= top) || p < topPreempting;
-    };
-    if (!mayMatter.test(job)) return Optional.empty();
-    List<Lender> lenders = jobs.stream().filter(WorldLifecycle::mayGiveWay)
-        .filter(j -> protectedUntil(j, priorities, now).isEmpty()).filter(mayMatter).map(lender).toList();
+    Turn turn = Turn.of(jobs, roomWithout, priorities, now);
+    if (!turn.mayMatter().test(job)) return Optional.empty();
     String key = WorldLifecycle.key(job);
-    return choose(waiting, lenders).stream().filter(y -> y.lender().equals(key)).findFirst();
+    return choose(turn.waiting(), turn.lenders(jobs, j -> protectedUntil(j, priorities, now).isEmpty())).stream()
+        .filter(y -> y.lender().equals(key)).findFirst();
+  }
+
+  /**
+   * The jobs that would give way to the waiting {@code job} now but for their class's minimum runtime, each with when
+   * that runtime ends; empty when none would, when other jobs make the room, or when no world is kept by a minimum
+   * runtime (then no room is read).
+   */
+  public static Map<String, Instant> heldBackFor(TrainingJob job, Collection<TrainingJob> jobs,
+      Function<TrainingJob, ClusterCapacity> roomWithout, Priorities priorities, Instant now) {
+    Map<String, Instant> kept = new TreeMap<>();
+    jobs.stream().filter(WorldLifecycle::mayGiveWay)
+        .forEach(j -> protectedUntil(j, priorities, now).ifPresent(until -> kept.put(WorldLifecycle.key(j), until)));
+    if (kept.isEmpty() || !WorldLifecycle.waitingForRoom(job)) return Map.of();
+    Turn turn = Turn.of(jobs, roomWithout, priorities, now);
+    String key = WorldLifecycle.key(job);
+    if (choose(turn.waiting(), turn.lenders(jobs, j -> !kept.containsKey(WorldLifecycle.key(j)))).stream()
+        .anyMatch(y -> y.forJob().equals(key))) {
+      return Map.of(); // others make the room
+    }
+    Map<String, Instant> held = new TreeMap<>();
+    choose(turn.waiting(), turn.lenders(jobs, j -> true)).stream()
+        .filter(y -> y.forJob().equals(key) && kept.containsKey(y.lender()))
+        .forEach(y -> held.put(y.lender(), kept.get(y.lender())));
+    return held;
+  }
+
+  /**
+   * One turn of the rule over {@code jobs}: the waiting jobs, and which running jobs could give way to one of them
+   * ({@code mayMatter}: only those are looked at, and their room read; often none is).
+   */
+  private record Turn(List<Waiting> waiting, Predicate<TrainingJob> mayMatter, Function<TrainingJob, Lender> lender) {
+    static Turn of(Collection<TrainingJob> jobs, Function<TrainingJob, ClusterCapacity> roomWithout,
+        Priorities priorities, Instant now) {
+      Function<TrainingJob, Lender> lender = j -> new Lender(WorldLifecycle.key(j),
+          priorities.of(j.getSpec().template), created(j), j.getSpec(), j.getStatus().world.nodes.size(),
+          roomWithout.apply(j), WorldLifecycle.mayLend(j));
+      Map<String, TrainingJob> byKey = new TreeMap<>();
+      jobs.forEach(j -> byKey.put(WorldLifecycle.key(j), j));
+      List<Waiting> waiting = jobs.stream().filter(WorldLifecycle::waitingForRoom)
+          .map(j -> new Waiting(WorldLifecycle.key(j), priorities.of(j.getSpec().template), created(j), j.getSpec(),
+              roomWithout.apply(j), priorities.mayPreempt(j.getSpec().template),
+              WorldLifecycle.givingWayFor(j, jobs, now).stream().map(byKey::get)
+                  .map(g -> new Giving(lender.apply(g), nextSize(g))).toList()))
+          .filter(w -> minimumOf(w) != null)
+          .toList();
+      int top = waiting.stream().mapToInt(Waiting::priority).max().orElse(Integer.MIN_VALUE);
+      int topPreempting = waiting.stream().filter(Waiting::mayPreempt).mapToInt(Waiting::priority).max()
+          .orElse(Integer.MIN_VALUE);
+      Predicate<TrainingJob> mayMatter = j -> {
+        int p = priorities.of(j.getSpec().template);
+        return (WorldLifecycle.mayLend(j) && p <= top) || p < topPreempting;
+      };
+      return new Turn(waiting, mayMatter, lender);
+    }
+
+    /** The running jobs of {@code jobs} that may give way to a waiting job and that {@code chosen} allows. */
+    List<Lender> lenders(Collection<TrainingJob> jobs, Predicate<TrainingJob> chosen) {
+      return jobs.stream().filter(WorldLifecycle::mayGiveWay).filter(chosen).filter(mayMatter).map(lender).toList();
+    }
   }
 
   /**
    * Until when {@code job}'s world is kept from giving way by its class's minimum runtime, counted from when the world
-   * ran (all its workers running), or from its commit while it has not run yet; empty when it is not kept.
+   * ran (all its workers running), or from its commit while it has not run yet, to the next whole second; empty when
+   * it is not kept.
    */
   public static Optional<Instant> protectedUntil(TrainingJob job, Priorities priorities, Instant now) {
     Duration minRuntime = priorities.minRuntime(job.getSpec().template);
     var s = job.getStatus();
     String since = s == null ? null : s.worldRunningTime != null ? s.worldRunningTime : s.worldCommitTime;
     if (minRuntime.isZero() || since == null) return Optional.empty();
-    Instant until = Instant.parse(since).plus(minRuntime);
+    Instant end = Instant.parse(since).plus(minRuntime);
+    Instant until = end.getNano() == 0 ? end : end.truncatedTo(ChronoUnit.SECONDS).plusSeconds(1); // as people read it
     return now.isBefore(until) ? Optional.of(until) : Optional.empty();
   }
 

@@ -302,11 +302,7 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
     @SuppressWarnings("unchecked")
     var nodeCache = (Cache<Node>) ctx.eventSourceRetriever().getEventSourceFor(Node.class, NODES);
     var nodes = NodeStates.of(nodeCache.list().toList(), job.getSpec().topology);
-    // the other jobs from the job informer, not the primary cache: a reconcile it woke sees the change that woke it
-    // (the primary informer, a separate watch, may deliver that change a moment later)
-    @SuppressWarnings("unchecked")
-    var jobCache = (Cache<TrainingJob>) ctx.eventSourceRetriever().getEventSourceFor(TrainingJob.class, JOBS);
-    List<TrainingJob> jobs = jobCache.list().toList();
+    List<TrainingJob> jobs = allJobs(ctx);
     ExistingJobs reconciled = ExistingJobs.of(ctx.getPrimaryCache().list());
     List<String> waiting = WorldLifecycle.jobsToYieldTo(job, jobs, nodes.values().stream().map(NodeState::node).toList());
     Integer room = WorldLifecycle.wantsRoom(job, waiting, now) ? admission.placeableWorkers(job, reconciled) : null;
@@ -319,6 +315,16 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
     }
     return ClusterView.of(nodes, room, waiting, admission.unseenPods(job, workers, now), giveWay, protectedUntil, job,
         jobs, now);
+  }
+
+  /**
+   * Every job, from the job informer, not the primary cache: a reconcile it woke sees the change that woke it (the
+   * primary informer, a separate watch, may deliver that change a moment later).
+   */
+  @SuppressWarnings("unchecked")
+  private static List<TrainingJob> allJobs(Context<TrainingJob> ctx) {
+    var jobCache = (Cache<TrainingJob>) ctx.eventSourceRetriever().getEventSourceFor(TrainingJob.class, JOBS);
+    return jobCache.list().toList();
   }
 
   /** Deletes what the decision stops: gracefully (the checkpoint grace for voluntary stops), or forced where allowed. */
@@ -368,8 +374,11 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
   /** Carries out the decided step. Returns the admission outcome for {@link WorldStep.Place}. */
   private GangAdmission.Result act(TrainingJob job, WorldStep step, Context<TrainingJob> ctx, Instant now) {
     if (step instanceof WorldStep.Place place) {
-      GangAdmission.Result result =
-          admission.admit(job, place.generation(), place.maxWorkers(), ExistingJobs.of(ctx.getPrimaryCache().list()));
+      ExistingJobs reconciled = ExistingJobs.of(ctx.getPrimaryCache().list());
+      GangAdmission.Result result = admission.admit(job, place.generation(), place.maxWorkers(), reconciled);
+      if (result instanceof GangAdmission.Result.Unschedulable u) {
+        result = u.heldBackBy(admission.heldBack(job, allJobs(ctx), reconciled, priorities(ctx), now));
+      }
       if (result instanceof GangAdmission.Result.Admitted a) {
         events.normal(job, "Placed", "Placed " + a.world().size() + " workers for world " + a.world().generation()
             + ": " + describe(a.world()));

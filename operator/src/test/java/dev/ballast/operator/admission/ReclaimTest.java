@@ -280,6 +280,12 @@ class ReclaimTest {
     assertThat(Reclaim.forJob(recent, jobs, rooms, protecting, T0)).isEmpty();
     assertThat(Reclaim.forJob(old, jobs, rooms, protecting, T0)).as("the rule takes from the other lender")
         .contains(new Reclaim.Yield("team-a/old", 2, "team-a/waiting", 1));
+    assertThat(Reclaim.heldBackFor(waiting, jobs, rooms, protecting, T0)).as("the other makes the room").isEmpty();
+    old.getSpec().elastic.reclaimable = false;
+    assertThat(Reclaim.forJob(old, jobs, rooms, protecting, T0)).isEmpty();
+    assertThat(Reclaim.heldBackFor(waiting, jobs, rooms, protecting, T0)).as("only the kept one could")
+        .isEqualTo(Map.of("team-a/recent", T0.plusSeconds(540)));
+    assertThat(Reclaim.heldBackFor(waiting, jobs, rooms, plain, T0)).isEmpty();
 
     Instant over = T0.plusSeconds(540);
     assertThat(Reclaim.protectedUntil(recent, protecting, over)).isEmpty();

@@ -582,6 +582,12 @@ class WorldLifecycleTest {
     assertThat(job.getStatus().transition).isNull();
     assertThat(sim.reconcile(job, false).wakeAt()).as("it looks again when its minimum runtime is over")
         .isEqualTo(until);
+    assertThat(high.getStatus().conditions).filteredOn(c -> c.getType().equals(Conditions.ADMITTED)).singleElement()
+        .satisfies(c -> {
+          assertThat(c.getReason()).isEqualTo("InsufficientGPUs");
+          assertThat(c.getMessage()).endsWith("; team-a/olmoe (until " + until + ") would make room but runs within"
+              + " the minimum runtime of its PriorityClass (ballast.dev/min-runtime-seconds)");
+        });
 
     sim.now = until.minusSeconds(1);
     sim.settle(3);

@@ -128,6 +128,10 @@ final class WorldSim {
     if (d.step() instanceof WorldStep.Place place) {
       admitted = GangAdmission.choose(job.getSpec(), place.maxWorkers(), capacity(null), place.generation(),
           GangAdmission.avoidedNodes(job.getStatus()));
+      if (admitted instanceof GangAdmission.Result.Unschedulable u) {
+        admitted = u.heldBackBy(Reclaim.heldBackFor(job, jobs, j -> capacity(j.getMetadata().getName()), priorities,
+            now));
+      }
       if (admitted instanceof GangAdmission.Result.Admitted a) {
         for (Pod p : podsOf(job)) {
           var v = new WorkerPodView(p);
