@@ -53,16 +53,22 @@ class IndexPageTest {
   void aPersonSeesOnlyTheJobsTheyMayGetAndWhyAWaitingJobWaits() throws Exception {
     // more GPUs than the cluster has: admission says why it waits
     mine.apply(Jobs.manifest("too-big", 64, 64, 8, 16, "env: []"));
+    // admitted, but its workers cannot start: the kubelet's reason is why it waits
+    mine.apply(Jobs.manifest("unconfigured", 2, 2,
+        "[{name: API_TOKEN, valueFrom: {secretKeyRef: {name: index-credentials, key: token}}}]"));
     theirs.apply(Jobs.manifest("elsewhere", 2, 2, "[]"));
     String ns = mine.namespace();
     env.kubectl("create", "serviceaccount", "viewer", "-n", ns).ok();
     env.kubectl("create", "role", "viewer", "--verb=get", "--resource=trainingjobs.ballast.dev",
-        "--resource-name=too-big", "-n", ns).ok();
+        "--resource-name=too-big", "--resource-name=unconfigured", "-n", ns).ok();
     env.kubectl("create", "rolebinding", "viewer", "--role=viewer", "--serviceaccount=" + ns + ":viewer", "-n", ns).ok();
     String token = env.kubectl("create", "token", "viewer", "-n", ns).ok().stdout().trim();
     await().atMost(WAIT).untilAsserted(() -> assertThat(mine.condition("too-big", "Admitted"))
         .hasValueSatisfying(c -> assertThat(c).containsEntry("status", "False")));
     await().atMost(WAIT).untilAsserted(() -> assertThat(theirs.status("elsewhere")).isNotEmpty());
+    await().atMost(WAIT).untilAsserted(() -> assertThat(whyWaiting("unconfigured")).startsWith("ContainerWaiting: 0 of 2"
+        + " workers are running; pod unconfigured-g1-w").contains("container trainer: CreateContainerConfigError"
+        + " (secret \"index-credentials\" not found)"));
 
     URI data = env.operatorUri("/dashboard/api/jobs");
     assertThat(get(data, null).statusCode()).isEqualTo(401);
@@ -78,9 +84,11 @@ class IndexPageTest {
         .extracting(r -> r.get("namespace") + "/" + r.get("name")).containsExactly(other + "/elsewhere"));
     await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
       List<Map<String, Object>> rows = rows(get(data, token));
-      assertThat(rows).extracting(r -> r.get("namespace") + "/" + r.get("name")).containsExactly(ns + "/too-big");
-      assertThat(rows.get(0)).containsEntry("phase", "Pending").containsEntry("waiting", whyWaiting())
+      assertThat(rows).extracting(r -> r.get("namespace") + "/" + r.get("name"))
+          .containsExactly(ns + "/too-big", ns + "/unconfigured");
+      assertThat(rows.get(0)).containsEntry("phase", "Pending").containsEntry("waiting", whyWaiting("too-big"))
           .containsEntry("open", "bin/ballast dashboard too-big -n " + ns);
+      assertThat(rows.get(1)).containsEntry("phase", "Admitted").containsEntry("waiting", whyWaiting("unconfigured"));
     });
 
     try (Browser browser = new Browser()) {
@@ -94,11 +102,15 @@ class IndexPageTest {
       assertThat(driver.findElement(By.id("viewer")).getText())
           .isEqualTo("signed in as system:serviceaccount:" + ns + ":viewer");
       var rows = driver.findElements(By.cssSelector("#jobs tbody tr"));
-      assertThat(rows).hasSize(1);
+      assertThat(rows).hasSize(2);
       assertThat(rows.get(0).getText()).contains(ns + "/too-big").contains("Pending").doesNotContain("elsewhere");
+      assertThat(rows.get(1).getText()).contains(ns + "/unconfigured").contains("Admitted");
       await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(
-          driver.findElement(By.cssSelector("#jobs tbody td.waiting")).getText()).isEqualTo(whyWaiting()));
+          driver.findElements(By.cssSelector("#jobs tbody td.waiting"))).extracting(e -> e.getText())
+          .containsExactly(whyWaiting("too-big"), whyWaiting("unconfigured")));
       assertThat(driver.executeScript("return window.notReloaded === true")).as("the same document").isEqualTo(true);
+      assertThat(driver.executeScript("const t = document.getElementById('jobs');"
+          + " return t.scrollWidth <= t.parentElement.clientWidth")).as("the table stays inside its card").isEqualTo(true);
       assertThat(browser.consoleErrors()).as("console errors").isEmpty();
       browser.screenshot(Path.of("target/dashboard-index.png"), env.root().resolve("docs/dashboard-index.png"));
     }
@@ -106,10 +118,14 @@ class IndexPageTest {
     theirs.deleteAll();
   }
 
-  /** The waiting job's Admitted condition as the index shows it (its numbers change as other jobs come and go). */
-  String whyWaiting() {
-    Map<String, Object> admitted = mine.condition("too-big", "Admitted").orElseThrow();
-    return admitted.get("reason") + ": " + admitted.get("message");
+  /**
+   * Why a job waits as the index shows it: its first False condition of Admitted and Ready (the numbers change as
+   * other jobs come and go).
+   */
+  String whyWaiting(String job) {
+    Map<String, Object> c = mine.condition(job, "Admitted").filter(a -> "False".equals(a.get("status")))
+        .or(() -> mine.condition(job, "Ready")).orElseThrow();
+    return c.get("reason") + ": " + c.get("message");
   }
 
   static long renders(Browser browser) {

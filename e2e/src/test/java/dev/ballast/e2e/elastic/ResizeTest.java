@@ -204,6 +204,32 @@ class ResizeTest extends ElasticScenario {
     }
   }
 
+  /**
+   * Admission order (docs/elastic.md): two jobs of one priority wait for the same room; when it frees, the older takes
+   * it, whichever of them looks first (without the order, the newer took it whenever its periodic recheck came first),
+   * and the newer waits on.
+   */
+  @Test
+  void waitingJobsOfOnePriorityTakeTheRoomOldestFirst() throws InterruptedException {
+    pool = new GpuNodes(env, "resize-queue", 31);
+    pool.add(2);
+    jobs.apply(Jobs.elasticManifest("holder", 2, 2, pool, "", FAST));
+    List<String> nodes = awaitWorld("holder", 1, 2);
+    for (String job : List.of("older", "newer")) {
+      jobs.apply(Jobs.elasticManifest(job, 2, 2, pool, "", FAST));
+      await().atMost(WAIT).untilAsserted(() -> assertThat(jobs.condition(job, "Admitted"))
+          .hasValueSatisfying(c -> assertThat(c.get("reason")).isEqualTo("InsufficientGPUs")));
+      Thread.sleep(1100); // creation times have whole seconds: the second job is newer
+    }
+    env.kubectl("delete", "trainingjob", "holder", "-n", jobs.namespace(), "--wait=false").ok();
+    assertThat(awaitWorld("older", 1, 2)).containsExactlyInAnyOrderElementsOf(nodes);
+    await().atMost(WAIT).untilAsserted(() -> assertThat(jobs.condition("newer", "Admitted"))
+        .hasValueSatisfying(c -> assertThat(c.get("reason")).isEqualTo("InsufficientGPUs")));
+    assertThat(jobs.workers("newer")).isEmpty();
+    assertThat(jobs.phase("newer")).isEqualTo("Pending");
+    assertThat(invariants.violations()).isEmpty();
+  }
+
   private String transitionReason(String job) {
     return jobs.status(job).get("transition") instanceof Map<?, ?> t ? String.valueOf(t.get("reason")) : "";
   }

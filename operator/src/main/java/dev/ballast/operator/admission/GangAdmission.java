@@ -117,15 +117,18 @@ public class GangAdmission {
   /**
    * @param reconciled the jobs this operator reconciles (its primary cache): their pods' promises count even in
    *     the moment before the cluster-wide job informer shows a job that was just created
+   * @param ahead the jobs waiting for room ahead of this one ({@link AdmissionQueue#ahead})
    */
-  public synchronized Result admit(TrainingJob job, long generation, int maxWorkers, ExistingJobs reconciled) {
+  public synchronized Result admit(TrainingJob job, long generation, int maxWorkers, ExistingJobs reconciled,
+      List<AdmissionQueue.Ahead> ahead) {
     long start = System.nanoTime();
     // The job's own pods of past worlds are left out: admission runs only once the decision found every one of them
     // stopped, and the admission cache may still show them for a moment (it would place a smaller world).
     long committed = WorldLifecycle.committedGeneration(job);
     Read read = capacity(job, p -> new WorkerPodView(p).generation() <= committed, reconciled);
     long viewRead = System.nanoTime();
-    Result result = choose(job.getSpec(), maxWorkers, read.capacity(), generation, avoidedNodes(job.getStatus()));
+    Result result = choose(job.getSpec(), maxWorkers, read.capacity(), generation, avoidedNodes(job.getStatus()),
+        ahead);
     long placed = System.nanoTime();
     if (result instanceof Result.Admitted a) result = createGated(job, a.world());
     long done = System.nanoTime();
@@ -223,6 +226,26 @@ public class GangAdmission {
     Placement placement = GangPlacer.place(capacity.nodes(), capacity.used(),
         WorkerRequest.of(spec).withWorkers(1, spec.workers.max));
     return placement instanceof Placement.Placed p ? p.workers().size() : 0;
+  }
+
+  /**
+   * As {@link #choose(TrainingJobSpec, int, ClusterCapacity, long, Set)}, in the room the jobs {@code ahead} of this one
+   * leave ({@link AdmissionQueue}): {@link InsufficientRoom#QUEUED_BEHIND} when only that room is too small. Pure.
+   */
+  public static Result choose(TrainingJobSpec spec, int maxWorkers, ClusterCapacity capacity, long generation,
+      Set<String> avoid, List<AdmissionQueue.Ahead> ahead) {
+    Result alone = choose(spec, maxWorkers, capacity, generation, avoid);
+    if (!(alone instanceof Result.Admitted) || ahead.isEmpty()) return alone;
+    AdmissionQueue.Left left = AdmissionQueue.after(capacity, ahead);
+    if (left.taking().isEmpty()) return alone;
+    Result beside = choose(spec, maxWorkers, left.left(), generation, avoid);
+    if (!(beside instanceof Result.Unschedulable u)) return beside;
+    return new Result.Unschedulable(InsufficientRoom.QUEUED_BEHIND, left.taking().stream()
+        .map(t -> t.job().job() + " (priority " + t.job().priority() + ", " + t.workers()
+            + (t.workers() == 1 ? " worker)" : " workers)"))
+        .collect(Collectors.joining(", ")) + (left.taking().size() == 1 ? " waits" : " wait")
+        + " ahead of this job (a higher priority, or as high and older) and takes the room first; beside "
+        + (left.taking().size() == 1 ? "it" : "them") + ": " + u.message());
   }
 
   /**

@@ -37,9 +37,19 @@ public final class InsufficientRoom {
    */
   public static final String PREEMPTED = "Preempted";
 
-  /** Whether an Admitted condition's reason says the job waits for room (any resource, a reclaim, a preemption). */
+  /**
+   * The reason of {@code Admitted=False} of a job whose world would fit, but not beside the worlds of the jobs waiting
+   * ahead of it, which take the room first ({@link AdmissionQueue}).
+   */
+  public static final String QUEUED_BEHIND = "QueuedBehind";
+
+  /**
+   * Whether an Admitted condition's reason says the job waits for room (any resource, a reclaim, a preemption, its
+   * turn).
+   */
   public static boolean isWaitingForRoom(String reason) {
-    return reason != null && (reason.startsWith(PREFIX) || awaitsJobsGivingWay(reason) || reason.equals(PREEMPTED));
+    return reason != null && (reason.startsWith(PREFIX) || awaitsJobsGivingWay(reason) || reason.equals(PREEMPTED)
+        || reason.equals(QUEUED_BEHIND));
   }
 
   /** Whether an Admitted condition's reason says other jobs give way to this one ({@link #AWAITING_RECLAIM}, ...). */

@@ -11,7 +11,9 @@ import java.util.stream.Stream;
  * concerns the jobs that may give way to it; a job that starts giving way concerns the job it gives way to (which
  * then waits for it, rather than finding the room taken); a job that stops giving way (a reclaim's next world
  * committed, a preempted job's workers stopped, or the job gone) concerns the jobs awaiting one; a job that stops
- * waiting (admitted or gone) concerns the jobs preempted for it.
+ * waiting (admitted or gone) concerns the jobs preempted for it. A job that starts queuing behind others
+ * (docs/elastic.md, "Admission order") concerns the jobs waiting, so that the one ahead takes the room now; and every
+ * such change concerns the jobs queued behind, which look again once the one ahead is admitted or gone.
  */
 final class JobChange {
   private JobChange() {}
@@ -20,7 +22,8 @@ final class JobChange {
     boolean waits = WorldLifecycle.waitingForRoom(updated) && (!WorldLifecycle.waitingForRoom(old)
         || !Objects.equals(old.getMetadata().getGeneration(), updated.getMetadata().getGeneration()));
     return waits || WorldLifecycle.givingWay(old) != WorldLifecycle.givingWay(updated)
-        || (WorldLifecycle.waitingForRoom(old) && !WorldLifecycle.waitingForRoom(updated));
+        || (WorldLifecycle.waitingForRoom(old) && !WorldLifecycle.waitingForRoom(updated))
+        || (WorldLifecycle.queuedBehind(updated) && !WorldLifecycle.queuedBehind(old));
   }
 
   /** Whether a deleted job concerns any other: one that gave way, or one that waited. */
@@ -33,8 +36,10 @@ final class JobChange {
     boolean waits = WorldLifecycle.waitingForRoom(changed);
     String key = WorldLifecycle.key(changed);
     String givesWayTo = WorldLifecycle.givingWay(changed) ? changed.getStatus().transition.forJob : null;
+    boolean queued = WorldLifecycle.queuedBehind(changed);
     return jobs.filter(j -> !j.getMetadata().getUid().equals(changed.getMetadata().getUid()))
         .filter(j -> (waits && WorldLifecycle.mayGiveWay(j)) || WorldLifecycle.awaitingJobsGivingWay(j)
-            || WorldLifecycle.preempted(j, key) || WorldLifecycle.key(j).equals(givesWayTo));
+            || WorldLifecycle.preempted(j, key) || WorldLifecycle.key(j).equals(givesWayTo)
+            || WorldLifecycle.queuedBehind(j) || (queued && WorldLifecycle.waitingForRoom(j)));
   }
 }

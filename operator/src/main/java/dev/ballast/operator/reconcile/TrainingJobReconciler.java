@@ -1,6 +1,8 @@
 package dev.ballast.operator.reconcile;
 
+import dev.ballast.operator.admission.AdmissionQueue;
 import dev.ballast.operator.admission.GangAdmission;
+import dev.ballast.operator.admission.InsufficientRoom;
 import dev.ballast.operator.admission.Reclaim;
 import dev.ballast.operator.api.BalancerSpec;
 import dev.ballast.operator.api.TrainingJob;
@@ -375,9 +377,13 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
   private GangAdmission.Result act(TrainingJob job, WorldStep step, Context<TrainingJob> ctx, Instant now) {
     if (step instanceof WorldStep.Place place) {
       ExistingJobs reconciled = ExistingJobs.of(ctx.getPrimaryCache().list());
-      GangAdmission.Result result = admission.admit(job, place.generation(), place.maxWorkers(), reconciled);
-      if (result instanceof GangAdmission.Result.Unschedulable u) {
-        result = u.heldBackBy(admission.heldBack(job, allJobs(ctx), reconciled, priorities(ctx), now));
+      List<TrainingJob> jobs = allJobs(ctx);
+      Priorities priorities = priorities(ctx);
+      GangAdmission.Result result = admission.admit(job, place.generation(), place.maxWorkers(), reconciled,
+          AdmissionQueue.ahead(job, jobs, priorities));
+      if (result instanceof GangAdmission.Result.Unschedulable u
+          && !InsufficientRoom.QUEUED_BEHIND.equals(u.reason())) {
+        result = u.heldBackBy(admission.heldBack(job, jobs, reconciled, priorities, now));
       }
       if (result instanceof GangAdmission.Result.Admitted a) {
         events.normal(job, "Placed", "Placed " + a.world().size() + " workers for world " + a.world().generation()

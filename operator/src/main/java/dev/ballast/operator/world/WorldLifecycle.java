@@ -146,6 +146,12 @@ public final class WorldLifecycle {
         Conditions.falseReason(job.getStatus().conditions, Conditions.ADMITTED));
   }
 
+  /** Whether the job waits for jobs ahead of it to take the room first ({@link InsufficientRoom#QUEUED_BEHIND}). */
+  public static boolean queuedBehind(TrainingJob job) {
+    return job.getStatus() != null && InsufficientRoom.QUEUED_BEHIND.equals(
+        Conditions.falseReason(job.getStatus().conditions, Conditions.ADMITTED));
+  }
+
   /**
    * The jobs ("namespace/name") giving way to {@code waiting} now, begun less than their checkpoint grace plus
    * {@link #RECLAIM_SLACK} ago (a job whose pods take longer to stop holds the waiting one back no longer): a reclaim

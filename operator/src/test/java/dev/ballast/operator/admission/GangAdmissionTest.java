@@ -73,7 +73,7 @@ class GangAdmissionTest {
 
   /** Admits {@code job} as the reconciler does: the job is in the operator's primary cache, the view lists the rest. */
   static GangAdmission.Result admit(GangAdmission admission, LaggingView view, TrainingJob job) {
-    GangAdmission.Result result = admission.admit(job, 1, job.getSpec().workers.max, ExistingJobs.of(java.util.stream.Stream.of(job)));
+    GangAdmission.Result result = admission.admit(job, 1, job.getSpec().workers.max, ExistingJobs.of(java.util.stream.Stream.of(job)), java.util.List.of());
     view.jobs.add(job);
     return result;
   }
@@ -186,17 +186,17 @@ class GangAdmissionTest {
     var admission = new GangAdmission(client, OperatorSettings.defaults(), view);
     TrainingJob job = job("next", 2);
     var reconciled = ExistingJobs.of(java.util.stream.Stream.of(job));
-    admission.admit(job, 1, job.getSpec().workers.max, reconciled);
+    admission.admit(job, 1, job.getSpec().workers.max, reconciled, java.util.List.of());
     // world 1 is committed, then stopped: its pods are gone from the API, but the admission cache lags
     view.pods.addAll(created("next"));
     job.setStatus(new dev.ballast.operator.api.TrainingJobStatus());
     job.getStatus().world = new dev.ballast.operator.api.WorldStatus();
     job.getStatus().world.generation = 1L;
     client.pods().inNamespace("team-a").withLabel("ballast.dev/job", "next").delete();
-    assertThat(admission.admit(job, 2, job.getSpec().workers.max, reconciled)).isInstanceOfSatisfying(GangAdmission.Result.Admitted.class,
+    assertThat(admission.admit(job, 2, job.getSpec().workers.max, reconciled, java.util.List.of())).isInstanceOfSatisfying(GangAdmission.Result.Admitted.class,
         a -> assertThat(a.world().size()).isEqualTo(2));
     TrainingJob other = job("other", 1);
-    assertThat(admission.admit(other, 1, other.getSpec().workers.max, ExistingJobs.of(java.util.stream.Stream.of(job, other)))).as("another job still sees world 2's promises")
+    assertThat(admission.admit(other, 1, other.getSpec().workers.max, ExistingJobs.of(java.util.stream.Stream.of(job, other)), java.util.List.of())).as("another job still sees world 2's promises")
         .isInstanceOf(GangAdmission.Result.Unschedulable.class);
   }
 
@@ -216,7 +216,7 @@ class GangAdmissionTest {
 
     TrainingJob job = job("refused", 2);
     var result = new GangAdmission(client, OperatorSettings.defaults(), view)
-        .admit(job, 1, job.getSpec().workers.max, ExistingJobs.of(java.util.stream.Stream.of(job)));
+        .admit(job, 1, job.getSpec().workers.max, ExistingJobs.of(java.util.stream.Stream.of(job)), java.util.List.of());
 
     assertThat(result).isEqualTo(new GangAdmission.Result.Refused("refused-g1-w1", message));
     assertThat(server.getLastRequest().getMethod()).as("the pod created before the refusal is deleted").isEqualTo("DELETE");

@@ -104,4 +104,22 @@ class JobChangeTest {
     assertThat(JobChange.mattersWhenDeleted(awaiting)).isTrue();
     assertThat(JobChange.mattersWhenDeleted(running("other", 2))).isFalse();
   }
+
+  @Test
+  void aJobStartingToQueueBehindConcernsTheWaitingJobsAndEveryChangeConcernsTheJobsQueued() {
+    TrainingJob waits = waiting("w", "InsufficientGPUs");
+    TrainingJob queued = waiting("w", "QueuedBehind");
+    assertThat(JobChange.matters(waits, queued)).as("still waiting, but now behind another").isTrue();
+    assertThat(JobChange.matters(queued, queued)).isFalse();
+    TrainingJob ahead = waiting("ahead", "InsufficientGPUs");
+    TrainingJob lender = running("lender", 2);
+    assertThat(JobChange.concerned(queued, Stream.of(ahead, lender)).toList()).as("the one ahead takes the room now")
+        .containsExactly(ahead, lender);
+
+    TrainingJob admitted = waiting("ahead", "Placed");
+    assertThat(JobChange.matters(ahead, admitted)).isTrue();
+    TrainingJob other = waiting("other", "InsufficientGPUs");
+    assertThat(JobChange.concerned(admitted, Stream.of(queued, other)).toList()).as("the job queued behind looks again")
+        .containsExactly(queued);
+  }
 }

@@ -570,6 +570,58 @@ class WorldLifecycleTest {
     assertThat(job.getStatus().restarts).isZero();
   }
 
+  /**
+   * The job runs 2..2 on both nodes; "first" (class high, at least {@code firstMin} of 2) and then "second" (1..2) wait. The job
+   * finishes; the second job is reconciled first.
+   */
+  TrainingJob[] twoWaitingWhenRoomAppears(int firstMin) {
+    sim.nodes("n0", "n1");
+    sim.priorities = new dev.ballast.operator.observe.Priorities(java.util.Map.of("high", 1000), null,
+        java.util.Set.of());
+    job.getSpec().workers.max = 2;
+    runWorld();
+    TrainingJob first = waitingJob("first", firstMin, Math.max(firstMin, 2));
+    TrainingJob second = waitingJob("second", 1, 2);
+    second.getMetadata().setCreationTimestamp(sim.now.plusSeconds(2).toString());
+    first.getSpec().template.getSpec().setPriorityClassName("high"); // now: it would preempt the job while it runs
+    sim.podsOf(job).forEach(p -> sim.exit(p.getMetadata().getName(), 0));
+    for (int i = 0; i < 3; i++) {
+      sim.reconcile(job, false);
+      sim.kubelets();
+    }
+    assertThat(job.getStatus().phase).isEqualTo(Phase.Succeeded);
+    assertThat(sim.live(job)).isEmpty();
+    sim.reconcile(second, false);
+    return new TrainingJob[] {first, second};
+  }
+
+  @Test
+  void waitingJobsTakeRoomInTurnTheHigherPriorityFirst() {
+    TrainingJob[] jobs = twoWaitingWhenRoomAppears(2);
+    TrainingJob first = jobs[0];
+    TrainingJob second = jobs[1];
+    assertThat(second.getStatus().conditions).filteredOn(c -> c.getType().equals(Conditions.ADMITTED))
+        .singleElement().satisfies(c -> {
+          assertThat(c.getReason()).isEqualTo("QueuedBehind");
+          assertThat(c.getMessage()).startsWith("team-a/first (priority 1000, 2 workers) waits ahead of this job");
+        });
+    assertThat(sim.live(second)).isEmpty();
+    assertThat(WorldLifecycle.waitingForRoom(second)).as("growth and reclaim still count it as waiting").isTrue();
+    sim.settle(6);
+    assertThat(sim.live(first)).hasSize(2);
+    assertThat(first.getStatus().phase).isEqualTo(Phase.Running);
+    assertThat(second.getStatus().phase).isEqualTo(Phase.Pending);
+  }
+
+  @Test
+  void aJobBehindOneThatDoesNotFitTakesTheRoom() {
+    TrainingJob[] jobs = twoWaitingWhenRoomAppears(3);
+    assertThat(sim.live(jobs[1])).as("the first job needs three nodes of two: it holds no one back").hasSize(2);
+    sim.settle(6);
+    assertThat(jobs[1].getStatus().phase).isEqualTo(Phase.Running);
+    assertThat(jobs[0].getStatus().phase).isEqualTo(Phase.Pending);
+  }
+
   @Test
   void aWorldWithinItsClassesMinimumRuntimeIsPreemptedOnlyOnceItHasRunThatLong() {
     sim.nodes("n0", "n1");

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
 import dev.ballast.operator.TestJobs;
+import dev.ballast.operator.admission.AdmissionQueue;
+import dev.ballast.operator.admission.GangAdmission;
 import dev.ballast.operator.admission.Reclaim;
 import dev.ballast.operator.admission.WorldSizes;
 import dev.ballast.operator.api.ParallelismSpec;
@@ -39,6 +41,7 @@ class WorldPropertiesTest {
   /** What the histories exercised, so that a change making them trivial fails too. */
   final Map<String, Integer> seen = new TreeMap<>();
   int guardedGaveWay;
+  int queuedAdmissions;
 
   @Test
   void randomHistoriesKeepTheInvariants() {
@@ -58,6 +61,7 @@ class WorldPropertiesTest {
           .containsKeys("Commit", "WorkerFailed", "NodeLost", "WorkerLost", "CapacityAvailable", "WorkersChanged",
               "NodeDrained", "SpecChanged", "Suspend", "Finish", "RollBack", "ForceDelete", "Reclaimed", "Preempted");
       assertThat(guardedGaveWay).as("jobs of the class with a minimum runtime gave way after it").isPositive();
+      assertThat(queuedAdmissions).as("admissions beside a job waiting ahead that fitted").isPositive();
     }
   }
 
@@ -151,7 +155,17 @@ class WorldPropertiesTest {
         TrainingJob j = jobs.get(rnd.nextInt(jobs.size()));
         boolean wasGivingWay = WorldLifecycle.givingWay(j);
         var guarded = Reclaim.protectedUntil(j, sim.priorities, sim.now);
+        List<AdmissionQueue.Ahead> fittingAhead = AdmissionQueue.ahead(j, sim.jobs, sim.priorities).stream()
+            .filter(ahead -> fits(ahead, sim)).toList();
         Decision d = sim.reconcile(j, rnd.nextInt(10) == 0);
+        if (d.step() instanceof WorldStep.Place place && sim.podsOf(j).stream()
+            .anyMatch(p -> new WorkerPodView(p).generation() == place.generation())) {
+          for (AdmissionQueue.Ahead ahead : fittingAhead) {
+            assertThat(fits(ahead, sim)).as(WorldLifecycle.key(j) + " was admitted in the room of " + ahead.job()
+                + ", which waited ahead of it").isTrue();
+            queuedAdmissions++;
+          }
+        }
         if (d.step() instanceof WorldStep.Transition t && !wasGivingWay
             && List.of("Reclaimed", "Preempted").contains(t.transition().reason)) {
           assertThat(guarded).as(WorldLifecycle.key(j) + " gives way only after its class's minimum runtime").isEmpty();
@@ -171,6 +185,16 @@ class WorldPropertiesTest {
       }
       if (rnd.nextInt(4) != 0) sim.kubelets();
       check(sim, committed);
+    }
+  }
+
+  /** Whether the world of a job waiting ahead fits in the room now. */
+  private static boolean fits(AdmissionQueue.Ahead a, WorldSim sim) {
+    try {
+      return GangAdmission.choose(a.spec(), a.spec().workers.max, sim.capacity(null), 0, a.avoid())
+          instanceof GangAdmission.Result.Admitted;
+    } catch (IllegalArgumentException e) {
+      return false;
     }
   }
 

@@ -1,6 +1,8 @@
 package dev.ballast.operator.world;
 
+import dev.ballast.operator.admission.AdmissionQueue;
 import dev.ballast.operator.admission.GangAdmission;
+import dev.ballast.operator.admission.InsufficientRoom;
 import dev.ballast.operator.admission.Reclaim;
 import dev.ballast.operator.observe.Priorities;
 import dev.ballast.operator.api.TrainingJob;
@@ -127,8 +129,8 @@ final class WorldSim {
     GangAdmission.Result admitted = null;
     if (d.step() instanceof WorldStep.Place place) {
       admitted = GangAdmission.choose(job.getSpec(), place.maxWorkers(), capacity(null), place.generation(),
-          GangAdmission.avoidedNodes(job.getStatus()));
-      if (admitted instanceof GangAdmission.Result.Unschedulable u) {
+          GangAdmission.avoidedNodes(job.getStatus()), AdmissionQueue.ahead(job, jobs, priorities));
+      if (admitted instanceof GangAdmission.Result.Unschedulable u && !InsufficientRoom.QUEUED_BEHIND.equals(u.reason())) {
         admitted = u.heldBackBy(Reclaim.heldBackFor(job, jobs, j -> capacity(j.getMetadata().getName()), priorities,
             now));
       }

@@ -1,0 +1,97 @@
+package dev.ballast.operator.admission;
+
+import dev.ballast.operator.api.TrainingJob;
+import dev.ballast.operator.api.TrainingJobSpec;
+import dev.ballast.operator.api.TrainingJobStatus;
+import dev.ballast.operator.observe.ClusterCapacity;
+import dev.ballast.operator.observe.Priorities;
+import dev.ballast.operator.placement.Resources;
+import dev.ballast.operator.world.Seat;
+import dev.ballast.operator.world.WorldLifecycle;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * Jobs waiting for room take it in turn (docs/elastic.md, "Admission order"): by priority, highest first, then oldest
+ * first (creation time, then namespace/name), the order reclaim serves them in. A job admits its world only in the
+ * room the jobs ahead of it leave: each job ahead whose world fits now takes it, placed as its own admission will place
+ * it. Room no job ahead can use is taken by the jobs behind (backfill, as Kueue's default BestEffortFIFO), so a large
+ * job that does not fit holds no one back. Pure.
+ */
+public final class AdmissionQueue {
+  private AdmissionQueue() {}
+
+  /** A job waiting ahead of the one being admitted, with the nodes its admission avoids. */
+  public record Ahead(String job, int priority, TrainingJobSpec spec, Set<String> avoid) {
+    public Ahead {
+      avoid = Set.copyOf(avoid);
+    }
+  }
+
+  /** A job ahead whose world fits now, and its size. */
+  public record Taking(Ahead job, int workers) {}
+
+  /** The room the jobs ahead leave ({@code left}), and the jobs ahead that take room. */
+  public record Left(ClusterCapacity left, List<Taking> taking) {}
+
+  /**
+   * The jobs of {@code jobs} waiting for room ahead of {@code job}, first first; none for a job that does not queue:
+   * one whose running world is being replaced (a restart, a resize) keeps its place until its next world finds no
+   * room, as growth, reclaim and preemption already weigh it.
+   */
+  public static List<Ahead> ahead(TrainingJob job, Collection<TrainingJob> jobs, Priorities priorities) {
+    if (!queues(job)) return List.of();
+    Comparator<TrainingJob> first = order(priorities);
+    String uid = job.getMetadata().getUid();
+    return jobs.stream().filter(j -> uid == null || !uid.equals(j.getMetadata().getUid()))
+        .filter(WorldLifecycle::waitingForRoom)
+        .filter(j -> first.compare(j, job) < 0)
+        .sorted(first)
+        .map(j -> new Ahead(WorldLifecycle.key(j), priorities.of(j.getSpec().template), j.getSpec(),
+            GangAdmission.avoidedNodes(j.getStatus())))
+        .toList();
+  }
+
+  /** Whether {@code job} takes a place in the queue: it is new, has no world, or waits for room already. */
+  static boolean queues(TrainingJob job) {
+    TrainingJobStatus s = job.getStatus();
+    return s == null || s.world == null || WorldLifecycle.waitingForRoom(job);
+  }
+
+  /** Priority, highest first; then creation time, oldest first; then namespace/name. */
+  static Comparator<TrainingJob> order(Priorities priorities) {
+    return Comparator.comparingInt((TrainingJob j) -> -priorities.of(j.getSpec().template))
+        .thenComparing(AdmissionQueue::created).thenComparing(WorldLifecycle::key);
+  }
+
+  static Instant created(TrainingJob job) {
+    String t = job.getMetadata().getCreationTimestamp();
+    return t == null ? Instant.EPOCH : Instant.parse(t);
+  }
+
+  /** The room left in {@code capacity} once every job of {@code ahead} whose world fits has taken it, in turn. */
+  public static Left after(ClusterCapacity capacity, List<Ahead> ahead) {
+    Map<String, Resources> used = new TreeMap<>(capacity.used());
+    List<Taking> taking = new ArrayList<>();
+    for (Ahead a : ahead) {
+      GangAdmission.Result r;
+      try {
+        r = GangAdmission.choose(a.spec(), a.spec().workers.max, new ClusterCapacity(capacity.nodes(), used), 0,
+            a.avoid());
+      } catch (IllegalArgumentException e) {
+        continue; // a spec it cannot run with: its own reconcile says so, and it takes nothing
+      }
+      if (!(r instanceof GangAdmission.Result.Admitted admitted)) continue;
+      Resources perWorker = WorkerRequest.of(a.spec()).perWorker();
+      for (Seat seat : admitted.world().seats()) used.merge(seat.node(), perWorker, Resources::plus);
+      taking.add(new Taking(a, admitted.world().size()));
+    }
+    return new Left(new ClusterCapacity(capacity.nodes(), used), taking);
+  }
+}

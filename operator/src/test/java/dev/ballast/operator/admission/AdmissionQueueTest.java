@@ -1,0 +1,87 @@
+package dev.ballast.operator.admission;
+
+import static dev.ballast.operator.admission.ReclaimTest.job;
+import static dev.ballast.operator.admission.ReclaimTest.room;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ballast.operator.api.TrainingJob;
+import dev.ballast.operator.api.TrainingJobStatus;
+import dev.ballast.operator.api.WorldTransition;
+import dev.ballast.operator.observe.Priorities;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** The order waiting jobs take room in (docs/elastic.md, "Admission order"), and admission beside the jobs ahead. */
+class AdmissionQueueTest {
+  static final Priorities CLASSES = new Priorities(Map.of("high", 1000, "low", 10), null, Set.of());
+
+  static TrainingJob created(TrainingJob job, String at) {
+    job.getMetadata().setCreationTimestamp(at);
+    return job;
+  }
+
+  /** Nodes n0..n5, the first {@code busy} of them taken by a running job. */
+  static List<String> owners(int busy) {
+    String[] owners = new String[6];
+    Arrays.fill(owners, 0, busy, "busy");
+    return Arrays.asList(owners);
+  }
+
+  @Test
+  void waitingJobsAreAheadByPriorityThenAgeAndOnlyAJobWithoutARunningWorldQueues() {
+    var low = created(job("low", 1, 0, "low"), "2026-12-06T10:00:00Z");
+    var highOld = created(job("high-old", 1, 0, "high"), "2026-12-06T11:00:00Z");
+    var highNew = created(job("high-new", 1, 0, "high"), "2026-12-06T11:30:00Z");
+    var running = created(job("running", 1, 2, "high"), "2026-12-06T09:00:00Z");
+    var fresh = created(job("fresh", 1, 0, null), "2026-12-06T12:00:00Z");
+    fresh.setStatus(null); // never reconciled: it queues too
+    List<TrainingJob> jobs = List.of(low, highOld, highNew, running, fresh);
+
+    assertThat(AdmissionQueue.ahead(fresh, jobs, CLASSES)).extracting(AdmissionQueue.Ahead::job)
+        .as("a running job is not waiting; priority first, then age")
+        .containsExactly("team-a/high-old", "team-a/high-new", "team-a/low");
+    assertThat(AdmissionQueue.ahead(highNew, jobs, CLASSES)).extracting(AdmissionQueue.Ahead::job)
+        .containsExactly("team-a/high-old");
+    assertThat(AdmissionQueue.ahead(highOld, jobs, CLASSES)).isEmpty();
+
+    var restarting = job("restarting", 1, 2, null);
+    restarting.getStatus().phase = TrainingJobStatus.Phase.Restarting;
+    restarting.getStatus().transition = new WorldTransition("WorkerFailed", "", 1, false, null,
+        "2026-12-06T12:00:00Z", null);
+    assertThat(AdmissionQueue.ahead(restarting, jobs, CLASSES)).as("its next world keeps its place").isEmpty();
+  }
+
+  @Test
+  void aJobIsAdmittedOnlyBesideTheWorldsOfTheJobsAheadThatFitAndBackfillsRoomTheyCannotUse() {
+    var capacity = room(owners(2), null); // four free nodes
+    var ahead = new AdmissionQueue.Ahead("team-a/first", 1000, job("first", 2, 0, "high").getSpec(), Set.of());
+    ahead.spec().workers.max = 2;
+    var elastic = job("elastic", 1, 0, null).getSpec(); // 1..4
+
+    assertThat(GangAdmission.choose(elastic, 4, capacity, 1, Set.of(), List.of(ahead)))
+        .as("beside the first job's two workers")
+        .isInstanceOfSatisfying(GangAdmission.Result.Admitted.class, a -> assertThat(a.world().size()).isEqualTo(2));
+
+    var three = job("three", 3, 0, null).getSpec(); // 3..4
+    assertThat(GangAdmission.choose(three, 4, capacity, 1, Set.of(), List.of(ahead)))
+        .isInstanceOfSatisfying(GangAdmission.Result.Unschedulable.class, u -> {
+          assertThat(u.reason()).isEqualTo("QueuedBehind");
+          assertThat(u.message()).isEqualTo("team-a/first (priority 1000, 2 workers) waits ahead of this job (a higher"
+              + " priority, or as high and older) and takes the room first; beside it: needs 3 workers × 8 GPUs"
+              + " (workers.min 3, workers.max 4) but only 2 fit: 2 of 6 GPU nodes can host a worker; excluded: 4 nodes"
+              + " lack 8 free GPUs (0 GPUs free on them in all)");
+        });
+
+    var big = new AdmissionQueue.Ahead("team-a/big", 1000, job("big", 5, 0, "high").getSpec(), Set.of());
+    assertThat(GangAdmission.choose(three, 4, capacity, 1, Set.of(), List.of(big)))
+        .as("a job ahead that does not fit holds no one back")
+        .isInstanceOfSatisfying(GangAdmission.Result.Admitted.class, a -> assertThat(a.world().size()).isEqualTo(4));
+    assertThat(GangAdmission.choose(three, 4, room(owners(4), null), 1, Set.of(), List.of(ahead)))
+        .as("where the job itself does not fit, the room is short, whoever waits")
+        .isInstanceOfSatisfying(GangAdmission.Result.Unschedulable.class,
+            u -> assertThat(u.reason()).isEqualTo("InsufficientGPUs"));
+  }
+}
