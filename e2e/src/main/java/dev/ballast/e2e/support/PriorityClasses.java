@@ -20,7 +20,8 @@ public final class PriorityClasses implements AutoCloseable {
   public static PriorityClasses apply(BallastEnvironment env, String prefix) {
     String yaml = klass(prefix + "-high", 1000, "", "") + "---\n" + klass(prefix + "-low", 10, "", "") + "---\n"
         + klass(prefix + "-never", 1000, "", "preemptionPolicy: Never\n") + "---\n"
-        + klass(prefix + "-guarded", 10, "ballast.dev/min-runtime-seconds: \"" + GUARDED_MIN_RUNTIME_SECONDS + "\"", "");
+        + klass(prefix + "-guarded", 10, "ballast.dev/min-runtime-seconds: \"" + GUARDED_MIN_RUNTIME_SECONDS + "\"",
+            "");
     env.kubectlStdin(yaml, "apply", "-f", "-").ok();
     return new PriorityClasses(env, prefix);
   }

@@ -66,8 +66,9 @@ class IndexPageTest {
     await().atMost(WAIT).untilAsserted(() -> assertThat(mine.condition("too-big", "Admitted"))
         .hasValueSatisfying(c -> assertThat(c).containsEntry("status", "False")));
     await().atMost(WAIT).untilAsserted(() -> assertThat(theirs.status("elsewhere")).isNotEmpty());
-    await().atMost(WAIT).untilAsserted(() -> assertThat(whyWaiting("unconfigured")).startsWith("ContainerWaiting: 0 of 2"
-        + " workers are running; pod unconfigured-g1-w").contains("container trainer: CreateContainerConfigError"
+    await().atMost(WAIT).untilAsserted(() -> assertThat(whyWaiting("unconfigured"))
+        .startsWith("ContainerWaiting: 0 of 2 workers are running; pod unconfigured-g1-w")
+        .contains("container trainer: CreateContainerConfigError"
         + " (secret \"index-credentials\" not found)"));
 
     URI data = env.operatorUri("/dashboard/api/jobs");
@@ -110,7 +111,8 @@ class IndexPageTest {
           .containsExactly(whyWaiting("too-big"), whyWaiting("unconfigured")));
       assertThat(driver.executeScript("return window.notReloaded === true")).as("the same document").isEqualTo(true);
       assertThat(driver.executeScript("const t = document.getElementById('jobs');"
-          + " return t.scrollWidth <= t.parentElement.clientWidth")).as("the table stays inside its card").isEqualTo(true);
+          + " return t.scrollWidth <= t.parentElement.clientWidth")).as("the table stays inside its card")
+          .isEqualTo(true);
       assertThat(browser.consoleErrors()).as("console errors").isEmpty();
       browser.screenshot(Path.of("target/dashboard-index.png"), env.root().resolve("docs/dashboard-index.png"));
     }

@@ -229,8 +229,8 @@ public class GangAdmission {
   }
 
   /**
-   * As {@link #choose(TrainingJobSpec, int, ClusterCapacity, long, Set)}, in the room the jobs {@code ahead} of this one
-   * leave ({@link AdmissionQueue}): {@link InsufficientRoom#QUEUED_BEHIND} when only that room is too small. Pure.
+   * As {@link #choose(TrainingJobSpec, int, ClusterCapacity, long, Set)}, in the room the jobs {@code ahead} of this
+   * one leave ({@link AdmissionQueue}): {@link InsufficientRoom#QUEUED_BEHIND} when only that room is too small. Pure.
    */
   public static Result choose(TrainingJobSpec spec, int maxWorkers, ClusterCapacity capacity, long generation,
       Set<String> avoid, List<AdmissionQueue.Ahead> ahead) {

@@ -144,13 +144,13 @@ public final class Reclaim {
     static Turn of(Collection<TrainingJob> jobs, Function<TrainingJob, ClusterCapacity> roomWithout,
         Priorities priorities, Instant now) {
       Function<TrainingJob, Lender> lender = j -> new Lender(WorldLifecycle.key(j),
-          priorities.of(j.getSpec().template), created(j), j.getSpec(), j.getStatus().world.nodes.size(),
-          roomWithout.apply(j), WorldLifecycle.mayLend(j));
+          priorities.of(j.getSpec().template), AdmissionQueue.created(j), j.getSpec(),
+          j.getStatus().world.nodes.size(), roomWithout.apply(j), WorldLifecycle.mayLend(j));
       Map<String, TrainingJob> byKey = new TreeMap<>();
       jobs.forEach(j -> byKey.put(WorldLifecycle.key(j), j));
       List<Waiting> waiting = jobs.stream().filter(WorldLifecycle::waitingForRoom)
-          .map(j -> new Waiting(WorldLifecycle.key(j), priorities.of(j.getSpec().template), created(j), j.getSpec(),
-              roomWithout.apply(j), priorities.mayPreempt(j.getSpec().template),
+          .map(j -> new Waiting(WorldLifecycle.key(j), priorities.of(j.getSpec().template), AdmissionQueue.created(j),
+              j.getSpec(), roomWithout.apply(j), priorities.mayPreempt(j.getSpec().template),
               WorldLifecycle.givingWayFor(j, jobs, now).stream().map(byKey::get)
                   .map(g -> new Giving(lender.apply(g), nextSize(g))).toList()))
           .filter(w -> minimumOf(w) != null)
@@ -191,11 +191,6 @@ public final class Reclaim {
     var t = giving.getStatus().transition;
     if (WorldLifecycle.PREEMPTED.equals(t.reason)) return 0;
     return t.workers != null ? t.workers : giving.getStatus().world.nodes.size();
-  }
-
-  private static Instant created(TrainingJob job) {
-    String t = job.getMetadata().getCreationTimestamp();
-    return t == null ? Instant.EPOCH : Instant.parse(t);
   }
 
   /**

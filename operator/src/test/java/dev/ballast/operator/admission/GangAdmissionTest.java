@@ -73,7 +73,8 @@ class GangAdmissionTest {
 
   /** Admits {@code job} as the reconciler does: the job is in the operator's primary cache, the view lists the rest. */
   static GangAdmission.Result admit(GangAdmission admission, LaggingView view, TrainingJob job) {
-    GangAdmission.Result result = admission.admit(job, 1, job.getSpec().workers.max, ExistingJobs.of(java.util.stream.Stream.of(job)), java.util.List.of());
+    GangAdmission.Result result = admission.admit(job, 1, job.getSpec().workers.max,
+        ExistingJobs.of(java.util.stream.Stream.of(job)), java.util.List.of());
     view.jobs.add(job);
     return result;
   }
@@ -193,10 +194,13 @@ class GangAdmissionTest {
     job.getStatus().world = new dev.ballast.operator.api.WorldStatus();
     job.getStatus().world.generation = 1L;
     client.pods().inNamespace("team-a").withLabel("ballast.dev/job", "next").delete();
-    assertThat(admission.admit(job, 2, job.getSpec().workers.max, reconciled, java.util.List.of())).isInstanceOfSatisfying(GangAdmission.Result.Admitted.class,
+    assertThat(admission.admit(job, 2, job.getSpec().workers.max, reconciled, java.util.List.of()))
+        .isInstanceOfSatisfying(GangAdmission.Result.Admitted.class,
         a -> assertThat(a.world().size()).isEqualTo(2));
     TrainingJob other = job("other", 1);
-    assertThat(admission.admit(other, 1, other.getSpec().workers.max, ExistingJobs.of(java.util.stream.Stream.of(job, other)), java.util.List.of())).as("another job still sees world 2's promises")
+    assertThat(admission.admit(other, 1, other.getSpec().workers.max,
+        ExistingJobs.of(java.util.stream.Stream.of(job, other)), java.util.List.of()))
+        .as("another job still sees world 2's promises")
         .isInstanceOf(GangAdmission.Result.Unschedulable.class);
   }
 
@@ -216,7 +220,8 @@ class GangAdmissionTest {
 
     TrainingJob job = job("refused", 2);
     var result = new GangAdmission(client, OperatorSettings.defaults(), view)
-        .admit(job, 1, job.getSpec().workers.max, ExistingJobs.of(java.util.stream.Stream.of(job)), java.util.List.of());
+        .admit(job, 1, job.getSpec().workers.max, ExistingJobs.of(java.util.stream.Stream.of(job)),
+            java.util.List.of());
 
     assertThat(result).isEqualTo(new GangAdmission.Result.Refused("refused-g1-w1", message));
     assertThat(server.getLastRequest().getMethod()).as("the pod created before the refusal is deleted").isEqualTo("DELETE");

@@ -571,8 +571,8 @@ class WorldLifecycleTest {
   }
 
   /**
-   * The job runs 2..2 on both nodes; "first" (class high, at least {@code firstMin} of 2) and then "second" (1..2) wait. The job
-   * finishes; the second job is reconciled first.
+   * The job runs 2..2 on both nodes; "first" (class high, at least {@code firstMin} of 2) and then "second" (1..2)
+   * wait. The job finishes; the second job is reconciled first.
    */
   TrainingJob[] twoWaitingWhenRoomAppears(int firstMin) {
     sim.nodes("n0", "n1");

@@ -130,7 +130,8 @@ final class WorldSim {
     if (d.step() instanceof WorldStep.Place place) {
       admitted = GangAdmission.choose(job.getSpec(), place.maxWorkers(), capacity(null), place.generation(),
           GangAdmission.avoidedNodes(job.getStatus()), AdmissionQueue.ahead(job, jobs, priorities));
-      if (admitted instanceof GangAdmission.Result.Unschedulable u && !InsufficientRoom.QUEUED_BEHIND.equals(u.reason())) {
+      if (admitted instanceof GangAdmission.Result.Unschedulable u
+          && !InsufficientRoom.QUEUED_BEHIND.equals(u.reason())) {
         admitted = u.heldBackBy(Reclaim.heldBackFor(job, jobs, j -> capacity(j.getMetadata().getName()), priorities,
             now));
       }
