@@ -79,7 +79,13 @@ public final class AdmissionQueue {
   public static Left after(ClusterCapacity capacity, List<Ahead> ahead) {
     Map<String, Resources> used = new TreeMap<>(capacity.used());
     List<Taking> taking = new ArrayList<>();
+    long freeGpus = 0; // a bound that skips placing a job that could not fit the free GPUs of all nodes together
+    for (var node : capacity.nodes()) {
+      long inUse = used.getOrDefault(node.name(), Resources.NONE).get(Resources.GPU);
+      freeGpus += Math.max(0, node.allocatableGpus() - inUse);
+    }
     for (Ahead a : ahead) {
+      if ((long) a.spec().workers.min * a.spec().gpusPerWorker > freeGpus) continue;
       GangAdmission.Result r;
       try {
         r = GangAdmission.choose(a.spec(), a.spec().workers.max, new ClusterCapacity(capacity.nodes(), used), 0,
@@ -90,6 +96,7 @@ public final class AdmissionQueue {
       if (!(r instanceof GangAdmission.Result.Admitted admitted)) continue;
       Resources perWorker = WorkerRequest.of(a.spec()).perWorker();
       for (Seat seat : admitted.world().seats()) used.merge(seat.node(), perWorker, Resources::plus);
+      freeGpus -= (long) admitted.world().size() * a.spec().gpusPerWorker;
       taking.add(new Taking(a, admitted.world().size()));
     }
     return new Left(new ClusterCapacity(capacity.nodes(), used), taking);
