@@ -230,6 +230,44 @@ class ResizeTest extends ElasticScenario {
     assertThat(invariants.violations()).isEmpty();
   }
 
+  /**
+   * A reservation (docs/elastic.md, "Admission order"): a job of 4 that has waited longer than its
+   * spec.elastic.reserveAfterSeconds keeps a newer job of 2 from the two free nodes (without it, the newer job would
+   * backfill them); when the job holding the other two ends, the waiting job runs on all four.
+   */
+  @Test
+  void aJobThatHasWaitedLongerThanItsReserveAfterSecondsKeepsTheJobsBehindItOffTheRoomItNeeds() {
+    pool = new GpuNodes(env, "resize-reserve", 32);
+    pool.add(4);
+    jobs.apply(Jobs.elasticManifest("holder", 2, 2, pool, "", FAST));
+    awaitWorld("holder", 1, 2);
+    jobs.apply(Jobs.elasticManifest("big", 4, 4, pool, "",
+        "elastic: {cooldownSeconds: 0, checkpointTimeoutSeconds: 10, reserveAfterSeconds: 5}"));
+    await().atMost(WAIT).untilAsserted(() -> assertThat(jobs.condition("big", "Admitted"))
+        .hasValueSatisfying(c -> assertThat(c.get("reason")).isEqualTo("InsufficientGPUs")));
+    Instant reserving = Instant.parse(jobs.get("big").getMetadata().getCreationTimestamp()).plusSeconds(5);
+    await().atMost(Duration.ofSeconds(10)).until(() -> Instant.now().isAfter(reserving));
+
+    jobs.apply(Jobs.elasticManifest("small", 2, 2, pool, "", FAST));
+    await().atMost(WAIT).untilAsserted(() -> assertThat(jobs.condition("small", "Admitted")).hasValueSatisfying(c -> {
+      assertThat(c.get("reason")).isEqualTo("QueuedBehind");
+      assertThat((String) c.get("message")).startsWith(jobs.namespace() + "/big (priority 0) waits ahead of this job")
+          .endsWith("longer than its spec.elastic.reserveAfterSeconds (5): it reserves the room for its workers.min"
+              + " (4), and this job waits until it runs");
+    }));
+    await().during(Duration.ofSeconds(10)).atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
+      assertThat(jobs.workers("small")).as("two nodes are free, but reserved").isEmpty();
+      assertThat(jobs.phase("small")).isEqualTo("Pending");
+    });
+
+    env.kubectl("delete", "trainingjob", "holder", "-n", jobs.namespace(), "--wait=false").ok();
+    awaitWorld("big", 1, 4);
+    await().atMost(WAIT).untilAsserted(() -> assertThat(jobs.condition("small", "Admitted"))
+        .hasValueSatisfying(c -> assertThat(c.get("reason")).isEqualTo("InsufficientGPUs")));
+    assertThat(jobs.workers("small")).isEmpty();
+    assertThat(invariants.violations()).isEmpty();
+  }
+
   private String transitionReason(String job) {
     return jobs.status(job).get("transition") instanceof Map<?, ?> t ? String.valueOf(t.get("reason")) : "";
   }

@@ -5,6 +5,10 @@ import dev.ballast.operator.api.TrainingJobSpec;
 import dev.ballast.operator.api.TrainingJobStatus;
 import dev.ballast.operator.observe.ClusterCapacity;
 import dev.ballast.operator.observe.Priorities;
+import dev.ballast.operator.placement.GangPlacer;
+import dev.ballast.operator.placement.GangRequest;
+import dev.ballast.operator.placement.GpuNode;
+import dev.ballast.operator.placement.Placement;
 import dev.ballast.operator.placement.Resources;
 import dev.ballast.operator.world.Seat;
 import dev.ballast.operator.world.WorldLifecycle;
@@ -22,30 +26,46 @@ import java.util.TreeMap;
  * first (creation time, then namespace/name), the order reclaim serves them in. A job admits its world only in the
  * room the jobs ahead of it leave: each job ahead whose world fits now takes it, placed as its own admission will place
  * it. Room no job ahead can use is taken by the jobs behind (backfill, as Kueue's default BestEffortFIFO), so a large
- * job that does not fit holds no one back. Pure.
+ * job that does not fit holds no one back, until it has waited its spec.elastic.reserveAfterSeconds: then it reserves
+ * the room it needs, and the jobs behind it that could use its nodes wait until it runs (as Volcano's
+ * sla-waiting-time), so that room freed by ending jobs gathers for it. Pure.
  */
 public final class AdmissionQueue {
   private AdmissionQueue() {}
 
-  /** A job waiting ahead of the one being admitted, with the nodes its admission avoids. */
-  public record Ahead(String job, int priority, TrainingJobSpec spec, Set<String> avoid) {
+  /**
+   * A job waiting ahead of the one being admitted, with the nodes its admission avoids.
+   *
+   * @param reservingSince since when it waits, once that is longer than its spec.elastic.reserveAfterSeconds; null
+   *     while it does not reserve
+   */
+  public record Ahead(String job, int priority, TrainingJobSpec spec, Set<String> avoid, Instant reservingSince) {
     public Ahead {
       avoid = Set.copyOf(avoid);
+    }
+
+    /** A job ahead that does not reserve. */
+    public Ahead(String job, int priority, TrainingJobSpec spec, Set<String> avoid) {
+      this(job, priority, spec, avoid, null);
     }
   }
 
   /** A job ahead whose world fits now, and its size. */
   public record Taking(Ahead job, int workers) {}
 
-  /** The room the jobs ahead leave ({@code left}), and the jobs ahead that take room. */
-  public record Left(ClusterCapacity left, List<Taking> taking) {}
+  /**
+   * The room the jobs ahead leave ({@code left}), the jobs ahead that take room, and those that do not fit but reserve
+   * the room they need (and would fit the cluster were it empty: one that never could reserves nothing).
+   */
+  public record Left(ClusterCapacity left, List<Taking> taking, List<Ahead> reserving) {}
 
   /**
    * The jobs of {@code jobs} waiting for room ahead of {@code job}, first first; none for a job that does not queue:
    * one whose running world is being replaced (a restart, a resize) keeps its place until its next world finds no
    * room, as growth, reclaim and preemption already weigh it.
    */
-  public static List<Ahead> ahead(TrainingJob job, Collection<TrainingJob> jobs, Priorities priorities) {
+  public static List<Ahead> ahead(TrainingJob job, Collection<TrainingJob> jobs, Priorities priorities,
+      Instant now) {
     if (!queues(job)) return List.of();
     Comparator<TrainingJob> first = order(priorities);
     String uid = job.getMetadata().getUid();
@@ -54,8 +74,24 @@ public final class AdmissionQueue {
         .filter(j -> first.compare(j, job) < 0)
         .sorted(first)
         .map(j -> new Ahead(WorldLifecycle.key(j), priorities.of(j.getSpec().template), j.getSpec(),
-            GangAdmission.avoidedNodes(j.getStatus())))
+            GangAdmission.avoidedNodes(j.getStatus()), reservingSince(j, now)))
         .toList();
+  }
+
+  /** Since when {@code job} waits, once that is longer than its spec.elastic.reserveAfterSeconds; else null. */
+  static Instant reservingSince(TrainingJob job, Instant now) {
+    Integer after = job.getSpec().elastic.reserveAfterSeconds;
+    String since = WorldLifecycle.waitingSince(job);
+    if (after == null || since == null) return null;
+    Instant from = Instant.parse(since);
+    return now.isBefore(from.plusSeconds(after)) ? null : from;
+  }
+
+  /** Whether some node is eligible for a worker of both specs (the test growth yields by, too). */
+  static boolean shareNodes(TrainingJobSpec a, TrainingJobSpec b, List<GpuNode> nodes) {
+    GangRequest first = WorkerRequest.of(a);
+    GangRequest second = WorkerRequest.of(b);
+    return nodes.stream().anyMatch(n -> GangPlacer.eligible(n, first) && GangPlacer.eligible(n, second));
   }
 
   /** Whether {@code job} takes a place in the queue: it is new, has no world, or waits for room already. */
@@ -79,17 +115,23 @@ public final class AdmissionQueue {
   public static Left after(ClusterCapacity capacity, List<Ahead> ahead) {
     Map<String, Resources> used = new TreeMap<>(capacity.used());
     List<Taking> taking = new ArrayList<>();
+    List<Ahead> reserving = new ArrayList<>();
     long freeGpus = 0; // a bound that skips placing a job that could not fit the free GPUs of all nodes together
     for (var node : capacity.nodes()) {
       long inUse = used.getOrDefault(node.name(), Resources.NONE).get(Resources.GPU);
       freeGpus += Math.max(0, node.allocatableGpus() - inUse);
     }
     for (Ahead a : ahead) {
-      if ((long) a.spec().workers.min * a.spec().gpusPerWorker > freeGpus) continue;
       GangAdmission.Result r;
       try {
-        r = GangAdmission.choose(a.spec(), a.spec().workers.max, new ClusterCapacity(capacity.nodes(), used), 0,
-            a.avoid());
+        r = (long) a.spec().workers.min * a.spec().gpusPerWorker > freeGpus ? null
+            : GangAdmission.choose(a.spec(), a.spec().workers.max, new ClusterCapacity(capacity.nodes(), used), 0,
+                a.avoid());
+        if (!(r instanceof GangAdmission.Result.Admitted) && a.reservingSince() != null
+            && GangPlacer.place(capacity.nodes(), Map.of(), WorkerRequest.of(a.spec())
+                .withWorkers(a.spec().workers.min, a.spec().workers.min)) instanceof Placement.Placed) {
+          reserving.add(a);
+        }
       } catch (IllegalArgumentException e) {
         continue; // a spec it cannot run with: its own reconcile says so, and it takes nothing
       }
@@ -99,6 +141,6 @@ public final class AdmissionQueue {
       freeGpus -= (long) admitted.world().size() * a.spec().gpusPerWorker;
       taking.add(new Taking(a, admitted.world().size()));
     }
-    return new Left(new ClusterCapacity(capacity.nodes(), used), taking);
+    return new Left(new ClusterCapacity(capacity.nodes(), used), taking, reserving);
   }
 }

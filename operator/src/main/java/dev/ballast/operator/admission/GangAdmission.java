@@ -237,6 +237,15 @@ public class GangAdmission {
     Result alone = choose(spec, maxWorkers, capacity, generation, avoid);
     if (!(alone instanceof Result.Admitted) || ahead.isEmpty()) return alone;
     AdmissionQueue.Left left = AdmissionQueue.after(capacity, ahead);
+    var reserved = left.reserving().stream()
+        .filter(r -> AdmissionQueue.shareNodes(spec, r.spec(), capacity.nodes())).findFirst();
+    if (reserved.isPresent()) {
+      AdmissionQueue.Ahead r = reserved.get();
+      return new Result.Unschedulable(InsufficientRoom.QUEUED_BEHIND, r.job() + " (priority " + r.priority()
+          + ") waits ahead of this job since " + r.reservingSince() + ", longer than its"
+          + " spec.elastic.reserveAfterSeconds (" + r.spec().elastic.reserveAfterSeconds + "): it reserves the room"
+          + " for its workers.min (" + r.spec().workers.min + "), and this job waits until it runs");
+    }
     if (left.taking().isEmpty()) return alone;
     Result beside = choose(spec, maxWorkers, left.left(), generation, avoid);
     if (!(beside instanceof Result.Unschedulable u)) return beside;

@@ -34,6 +34,14 @@ public class ElasticSpec {
       + " creation if it never had one) before it fails with reason BelowMinTimeout. Unset: wait forever.")
   public Integer belowMinTimeoutSeconds;
 
+  @Min(1)
+  @JsonPropertyDescription("Seconds a job may wait without room for workers.min workers (counted as for"
+      + " belowMinTimeoutSeconds) before it reserves the room it needs: from then on, jobs behind it in the admission"
+      + " order (a lower priority, or as high and newer) that could use its nodes are not admitted until it runs, so"
+      + " room freed by ending jobs gathers for it (as Volcano's sla-waiting-time). Unset: jobs behind it take room it"
+      + " cannot use yet, however long it waits (backfill; docs/elastic.md, Admission order).")
+  public Integer reserveAfterSeconds;
+
   @Default("true")
   @JsonPropertyDescription("Whether workers above workers.min may be reclaimed: when another job waits for room to reach its"
       + " own workers.min and this job alone can make that room by shrinking, it shrinks (a voluntary resize, reason"

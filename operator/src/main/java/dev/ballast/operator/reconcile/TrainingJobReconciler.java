@@ -380,7 +380,7 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
       List<TrainingJob> jobs = allJobs(ctx);
       Priorities priorities = priorities(ctx);
       GangAdmission.Result result = admission.admit(job, place.generation(), place.maxWorkers(), reconciled,
-          AdmissionQueue.ahead(job, jobs, priorities));
+          AdmissionQueue.ahead(job, jobs, priorities, now));
       if (result instanceof GangAdmission.Result.Unschedulable u
           && !InsufficientRoom.QUEUED_BEHIND.equals(u.reason())) {
         result = u.heldBackBy(admission.heldBack(job, jobs, reconciled, priorities, now));

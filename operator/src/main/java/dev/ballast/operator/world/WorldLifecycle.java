@@ -146,6 +146,15 @@ public final class WorldLifecycle {
         Conditions.falseReason(job.getStatus().conditions, Conditions.ADMITTED));
   }
 
+  /**
+   * Since when a job without a world waits for one: its last world's end ({@code status.transition.since}), or its
+   * creation if it never had one; null when neither is known.
+   */
+  public static String waitingSince(TrainingJob job) {
+    WorldTransition t = job.getStatus() == null ? null : job.getStatus().transition;
+    return t != null ? t.since : job.getMetadata().getCreationTimestamp();
+  }
+
   /** Whether the job waits for jobs ahead of it to take the room first ({@link InsufficientRoom#QUEUED_BEHIND}). */
   public static boolean queuedBehind(TrainingJob job) {
     return job.getStatus() != null && InsufficientRoom.QUEUED_BEHIND.equals(
@@ -330,7 +339,7 @@ public final class WorldLifecycle {
       Integer timeout = spec.elastic.belowMinTimeoutSeconds;
       var admitted = status.conditions.stream().filter(c -> Conditions.ADMITTED.equals(c.getType())).findFirst();
       if (timeout != null && admitted.isPresent() && InsufficientRoom.isWaitingForRoom(admitted.get().getReason())) {
-        String since = transition != null ? transition.since : job.getMetadata().getCreationTimestamp();
+        String since = waitingSince(job);
         if (since != null) {
           Instant deadline = Instant.parse(since).plusSeconds(timeout);
           if (!now.isBefore(deadline)) {

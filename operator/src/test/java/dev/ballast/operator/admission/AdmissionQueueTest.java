@@ -8,6 +8,7 @@ import dev.ballast.operator.api.TrainingJob;
 import dev.ballast.operator.api.TrainingJobStatus;
 import dev.ballast.operator.api.WorldTransition;
 import dev.ballast.operator.observe.Priorities;
+import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.Test;
 /** The order waiting jobs take room in (docs/elastic.md, "Admission order"), and admission beside the jobs ahead. */
 class AdmissionQueueTest {
   static final Priorities CLASSES = new Priorities(Map.of("high", 1000, "low", 10), null, Set.of());
+  static final Instant NOW = Instant.parse("2026-12-06T12:00:00Z");
 
   static TrainingJob created(TrainingJob job, String at) {
     job.getMetadata().setCreationTimestamp(at);
@@ -40,18 +42,18 @@ class AdmissionQueueTest {
     fresh.setStatus(null); // never reconciled: it queues too
     List<TrainingJob> jobs = List.of(low, highOld, highNew, running, fresh);
 
-    assertThat(AdmissionQueue.ahead(fresh, jobs, CLASSES)).extracting(AdmissionQueue.Ahead::job)
+    assertThat(AdmissionQueue.ahead(fresh, jobs, CLASSES, NOW)).extracting(AdmissionQueue.Ahead::job)
         .as("a running job is not waiting; priority first, then age")
         .containsExactly("team-a/high-old", "team-a/high-new", "team-a/low");
-    assertThat(AdmissionQueue.ahead(highNew, jobs, CLASSES)).extracting(AdmissionQueue.Ahead::job)
+    assertThat(AdmissionQueue.ahead(highNew, jobs, CLASSES, NOW)).extracting(AdmissionQueue.Ahead::job)
         .containsExactly("team-a/high-old");
-    assertThat(AdmissionQueue.ahead(highOld, jobs, CLASSES)).isEmpty();
+    assertThat(AdmissionQueue.ahead(highOld, jobs, CLASSES, NOW)).isEmpty();
 
     var restarting = job("restarting", 1, 2, null);
     restarting.getStatus().phase = TrainingJobStatus.Phase.Restarting;
     restarting.getStatus().transition = new WorldTransition("WorkerFailed", "", 1, false, null,
         "2026-12-06T12:00:00Z", null);
-    assertThat(AdmissionQueue.ahead(restarting, jobs, CLASSES)).as("its next world keeps its place").isEmpty();
+    assertThat(AdmissionQueue.ahead(restarting, jobs, CLASSES, NOW)).as("its next world keeps its place").isEmpty();
   }
 
   @Test
@@ -83,5 +85,38 @@ class AdmissionQueueTest {
         .as("where the job itself does not fit, the room is short, whoever waits")
         .isInstanceOfSatisfying(GangAdmission.Result.Unschedulable.class,
             u -> assertThat(u.reason()).isEqualTo("InsufficientGPUs"));
+  }
+
+  @Test
+  void aJobThatHasWaitedLongerThanItsReserveAfterSecondsKeepsTheJobsBehindItFromTakingRoomItCannotUseYet() {
+    var big = created(job("big", 3, 0, null), "2026-12-06T11:00:00Z"); // 3..4, waiting for an hour
+    var small = created(job("small", 1, 0, null), "2026-12-06T11:59:00Z");
+    small.setStatus(null);
+    var capacity = room(owners(4), null); // two free nodes
+    List<TrainingJob> jobs = List.of(big, small);
+
+    big.getSpec().elastic.reserveAfterSeconds = 7200;
+    assertThat(GangAdmission.choose(small.getSpec(), 4, capacity, 1, Set.of(),
+        AdmissionQueue.ahead(small, jobs, CLASSES, NOW))).as("within two hours it does not reserve: backfill")
+        .isInstanceOf(GangAdmission.Result.Admitted.class);
+
+    big.getSpec().elastic.reserveAfterSeconds = 3600;
+    assertThat(AdmissionQueue.ahead(small, jobs, CLASSES, NOW)).singleElement()
+        .satisfies(a -> assertThat(a.reservingSince()).isEqualTo(Instant.parse("2026-12-06T11:00:00Z")));
+    assertThat(GangAdmission.choose(small.getSpec(), 4, capacity, 1, Set.of(),
+        AdmissionQueue.ahead(small, jobs, CLASSES, NOW)))
+        .isInstanceOfSatisfying(GangAdmission.Result.Unschedulable.class, u -> {
+          assertThat(u.reason()).isEqualTo("QueuedBehind");
+          assertThat(u.message()).isEqualTo("team-a/big (priority 0) waits ahead of this job since"
+              + " 2026-12-06T11:00:00Z, longer than its spec.elastic.reserveAfterSeconds (3600): it reserves the room"
+              + " for its workers.min (3), and this job waits until it runs");
+        });
+
+    big.getSpec().workers.min = 7;
+    big.getSpec().workers.max = 7;
+    assertThat(GangAdmission.choose(small.getSpec(), 4, capacity, 1, Set.of(),
+        AdmissionQueue.ahead(small, jobs, CLASSES, NOW)))
+        .as("a job that could not fit even the empty cluster (six nodes) reserves nothing")
+        .isInstanceOf(GangAdmission.Result.Admitted.class);
   }
 }

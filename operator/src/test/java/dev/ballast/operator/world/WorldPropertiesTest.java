@@ -42,6 +42,7 @@ class WorldPropertiesTest {
   final Map<String, Integer> seen = new TreeMap<>();
   int guardedGaveWay;
   int queuedAdmissions;
+  int reservedWaits;
 
   @Test
   void randomHistoriesKeepTheInvariants() {
@@ -62,6 +63,7 @@ class WorldPropertiesTest {
               "NodeDrained", "SpecChanged", "Suspend", "Finish", "RollBack", "ForceDelete", "Reclaimed", "Preempted");
       assertThat(guardedGaveWay).as("jobs of the class with a minimum runtime gave way after it").isPositive();
       assertThat(queuedAdmissions).as("admissions beside a job waiting ahead that fitted").isPositive();
+      assertThat(reservedWaits).as("waits behind a job that reserves").isPositive();
     }
   }
 
@@ -87,6 +89,7 @@ class WorldPropertiesTest {
       j.getSpec().restartLimit = 3 + rnd.nextInt(5);
       j.getSpec().elastic.cooldownSeconds = rnd.nextInt(60);
       j.getSpec().recovery.nodeLostAfterSeconds = rnd.nextInt(40);
+      j.getSpec().elastic.reserveAfterSeconds = rnd.nextInt(3) == 0 ? 30 + rnd.nextInt(120) : null;
       j.getMetadata().setCreationTimestamp(sim.now.toString());
       j.getSpec().template.getSpec().setPriorityClassName(classes[rnd.nextInt(classes.length)]);
       sim.jobs.add(j);
@@ -155,9 +158,13 @@ class WorldPropertiesTest {
         TrainingJob j = jobs.get(rnd.nextInt(jobs.size()));
         boolean wasGivingWay = WorldLifecycle.givingWay(j);
         var guarded = Reclaim.protectedUntil(j, sim.priorities, sim.now);
-        List<AdmissionQueue.Ahead> fittingAhead = AdmissionQueue.ahead(j, sim.jobs, sim.priorities).stream()
+        List<AdmissionQueue.Ahead> fittingAhead = AdmissionQueue.ahead(j, sim.jobs, sim.priorities, sim.now).stream()
             .filter(ahead -> fits(ahead, sim)).toList();
         Decision d = sim.reconcile(j, rnd.nextInt(10) == 0);
+        if (j.getStatus() != null && j.getStatus().conditions.stream().anyMatch(cond -> cond.getMessage() != null
+            && cond.getMessage().contains("reserves the room"))) {
+          reservedWaits++;
+        }
         if (d.step() instanceof WorldStep.Place place && sim.podsOf(j).stream()
             .anyMatch(p -> new WorkerPodView(p).generation() == place.generation())) {
           for (AdmissionQueue.Ahead ahead : fittingAhead) {

@@ -129,7 +129,7 @@ final class WorldSim {
     GangAdmission.Result admitted = null;
     if (d.step() instanceof WorldStep.Place place) {
       admitted = GangAdmission.choose(job.getSpec(), place.maxWorkers(), capacity(null), place.generation(),
-          GangAdmission.avoidedNodes(job.getStatus()), AdmissionQueue.ahead(job, jobs, priorities));
+          GangAdmission.avoidedNodes(job.getStatus()), AdmissionQueue.ahead(job, jobs, priorities, now));
       if (admitted instanceof GangAdmission.Result.Unschedulable u
           && !InsufficientRoom.QUEUED_BEHIND.equals(u.reason())) {
         admitted = u.heldBackBy(Reclaim.heldBackFor(job, jobs, j -> capacity(j.getMetadata().getName()), priorities,
