@@ -80,8 +80,7 @@ class ResizeTest extends ElasticScenario {
           "elastic: {cooldownSeconds: 0, checkpointTimeoutSeconds: 10, reclaimable: false}"));
       awaitWorld("lender", 1, 4);
       jobs.apply(Jobs.elasticManifest("waiting", 2, 2, pool, "priorityClassName: ballast-e2e-low\n", "", FAST));
-      await().atMost(WAIT).untilAsserted(() -> assertThat(jobs.condition("waiting", "Admitted"))
-          .hasValueSatisfying(c -> assertThat(c.get("reason")).isEqualTo("InsufficientGPUs")));
+      awaitsRoom("waiting");
       keepsItsWorkers("not reclaimable");
 
       jobs.patch("lender", "{\"spec\":{\"elastic\":{\"reclaimable\":true}}}");
@@ -124,8 +123,7 @@ class ResizeTest extends ElasticScenario {
       jobs.apply(Jobs.elasticManifest("lender", 2, 4, pool, "priorityClassName: ballast-e2e-high\n", "", FAST));
       awaitWorld("lender", 1, 4);
       jobs.apply(Jobs.elasticManifest("high", 4, 4, pool, "priorityClassName: ballast-e2e-never\n", "", FAST));
-      await().atMost(WAIT).untilAsserted(() -> assertThat(jobs.condition("high", "Admitted"))
-          .hasValueSatisfying(c -> assertThat(c.get("reason")).isEqualTo("InsufficientGPUs")));
+      awaitsRoom("high");
       await().during(Duration.ofSeconds(10)).atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
         for (String job : List.of("low", "lender")) {
           assertThat(jobs.worldGeneration(job)).as("preemptionPolicy: Never preempts nothing").isEqualTo(1);
@@ -217,14 +215,12 @@ class ResizeTest extends ElasticScenario {
     List<String> nodes = awaitWorld("holder", 1, 2);
     for (String job : List.of("older", "newer")) {
       jobs.apply(Jobs.elasticManifest(job, 2, 2, pool, "", FAST));
-      await().atMost(WAIT).untilAsserted(() -> assertThat(jobs.condition(job, "Admitted"))
-          .hasValueSatisfying(c -> assertThat(c.get("reason")).isEqualTo("InsufficientGPUs")));
+      awaitsRoom(job);
       Thread.sleep(1100); // creation times have whole seconds: the second job is newer
     }
     env.kubectl("delete", "trainingjob", "holder", "-n", jobs.namespace(), "--wait=false").ok();
     assertThat(awaitWorld("older", 1, 2)).containsExactlyInAnyOrderElementsOf(nodes);
-    await().atMost(WAIT).untilAsserted(() -> assertThat(jobs.condition("newer", "Admitted"))
-        .hasValueSatisfying(c -> assertThat(c.get("reason")).isEqualTo("InsufficientGPUs")));
+    awaitsRoom("newer");
     assertThat(jobs.workers("newer")).isEmpty();
     assertThat(jobs.phase("newer")).isEqualTo("Pending");
     assertThat(invariants.violations()).isEmpty();
@@ -243,8 +239,7 @@ class ResizeTest extends ElasticScenario {
     awaitWorld("holder", 1, 2);
     jobs.apply(Jobs.elasticManifest("big", 4, 4, pool, "",
         "elastic: {cooldownSeconds: 0, checkpointTimeoutSeconds: 10, reserveAfterSeconds: 5}"));
-    await().atMost(WAIT).untilAsserted(() -> assertThat(jobs.condition("big", "Admitted"))
-        .hasValueSatisfying(c -> assertThat(c.get("reason")).isEqualTo("InsufficientGPUs")));
+    awaitsRoom("big");
     Instant reserving = Instant.parse(jobs.get("big").getMetadata().getCreationTimestamp()).plusSeconds(5);
     await().atMost(Duration.ofSeconds(10)).until(() -> Instant.now().isAfter(reserving));
 
@@ -262,10 +257,15 @@ class ResizeTest extends ElasticScenario {
 
     env.kubectl("delete", "trainingjob", "holder", "-n", jobs.namespace(), "--wait=false").ok();
     awaitWorld("big", 1, 4);
-    await().atMost(WAIT).untilAsserted(() -> assertThat(jobs.condition("small", "Admitted"))
-        .hasValueSatisfying(c -> assertThat(c.get("reason")).isEqualTo("InsufficientGPUs")));
+    awaitsRoom("small");
     assertThat(jobs.workers("small")).isEmpty();
     assertThat(invariants.violations()).isEmpty();
+  }
+
+  /** Waits until {@code job} waits for room: Admitted=False, InsufficientGPUs. */
+  private void awaitsRoom(String job) {
+    await().atMost(WAIT).untilAsserted(() -> assertThat(jobs.condition(job, "Admitted"))
+        .hasValueSatisfying(c -> assertThat(c.get("reason")).isEqualTo("InsufficientGPUs")));
   }
 
   private String transitionReason(String job) {
