@@ -87,6 +87,13 @@ public final class AdmissionQueue {
     return now.isBefore(from.plusSeconds(after)) ? null : from;
   }
 
+  /** Whether a job ahead reserves: it has waited long enough, and its workers.min would fit the empty cluster. */
+  private static boolean reserves(Ahead a, List<GpuNode> nodes) {
+    int min = a.spec().workers.min;
+    return a.reservingSince() != null && GangPlacer.place(nodes, Map.of(),
+        WorkerRequest.of(a.spec()).withWorkers(min, min)) instanceof Placement.Placed;
+  }
+
   /** Whether some node is eligible for a worker of both specs (the test growth yields by, too). */
   static boolean shareNodes(TrainingJobSpec a, TrainingJobSpec b, List<GpuNode> nodes) {
     GangRequest first = WorkerRequest.of(a);
@@ -124,14 +131,10 @@ public final class AdmissionQueue {
     for (Ahead a : ahead) {
       GangAdmission.Result r;
       try {
-        r = (long) a.spec().workers.min * a.spec().gpusPerWorker > freeGpus ? null
-            : GangAdmission.choose(a.spec(), a.spec().workers.max, new ClusterCapacity(capacity.nodes(), used), 0,
-                a.avoid());
-        if (!(r instanceof GangAdmission.Result.Admitted) && a.reservingSince() != null
-            && GangPlacer.place(capacity.nodes(), Map.of(), WorkerRequest.of(a.spec())
-                .withWorkers(a.spec().workers.min, a.spec().workers.min)) instanceof Placement.Placed) {
-          reserving.add(a);
-        }
+        boolean mayFit = (long) a.spec().workers.min * a.spec().gpusPerWorker <= freeGpus;
+        r = mayFit ? GangAdmission.choose(a.spec(), a.spec().workers.max,
+            new ClusterCapacity(capacity.nodes(), used), 0, a.avoid()) : null;
+        if (!(r instanceof GangAdmission.Result.Admitted) && reserves(a, capacity.nodes())) reserving.add(a);
       } catch (IllegalArgumentException e) {
         continue; // a spec it cannot run with: its own reconcile says so, and it takes nothing
       }

@@ -90,7 +90,6 @@ import org.jboss.logging.Logger;
 public class TrainingJobReconciler implements Reconciler<TrainingJob> {
   public static final String NAME = "ballast-operator";
   private static final Logger LOG = Logger.getLogger(TrainingJobReconciler.class);
-  private final Set<String> priorityClassProblems = ConcurrentHashMap.newKeySet();
   private static final String CHILD_SELECTOR = Labels.JOB;
   private static final String NODES = "node";
   private static final String JOBS = "jobs";
@@ -98,6 +97,8 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
 
   private final KubernetesClient client;
   private final OperatorSettings settings;
+  /** The PriorityClass annotations logged as unreadable, each once. */
+  private final Set<String> priorityClassProblems = ConcurrentHashMap.newKeySet();
   private final int pendingRetrySeconds;
   private final GangAdmission admission;
   private final JobEvents events;
