@@ -1,7 +1,7 @@
 -- Argo CD health check for ballast.dev/TrainingJob.
 -- Install: argocd-cm key `resource.customizations.health.ballast.dev_TrainingJob` (docs/gitops.md).
 -- Maps the operator's status onto Argo CD's health states:
---   Succeeded=True -> Healthy, Failed=True -> Degraded, Suspended=True -> Suspended,
+--   Succeeded=True -> Healthy, Failed=True -> Degraded, Suspended=True or ReconciliationPaused=True -> Suspended,
 --   Ready=True -> Healthy, anything else (admitting, waiting for GPUs, starting) -> Progressing.
 local hs = { status = "Progressing", message = "Waiting for the Ballast operator" }
 
@@ -20,6 +20,7 @@ local conditions = obj.status.conditions
 local succeeded = condition(conditions, "Succeeded")
 local failed = condition(conditions, "Failed")
 local suspended = condition(conditions, "Suspended")
+local paused = condition(conditions, "ReconciliationPaused")
 local ready = condition(conditions, "Ready")
 local admitted = condition(conditions, "Admitted")
 
@@ -29,6 +30,9 @@ if failed ~= nil and failed.status == "True" then
 elseif succeeded ~= nil and succeeded.status == "True" then
   hs.status = "Healthy"
   hs.message = succeeded.message
+elseif paused ~= nil and paused.status == "True" then
+  hs.status = "Suspended"
+  hs.message = paused.message
 elseif suspended ~= nil and suspended.status == "True" then
   hs.status = "Suspended"
   hs.message = suspended.message

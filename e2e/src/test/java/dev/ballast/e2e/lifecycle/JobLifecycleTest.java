@@ -175,6 +175,51 @@ class JobLifecycleTest {
   }
 
   /**
+   * Pausing reconciliation (annotation ballast.dev/pause-reconciliation, as Strimzi's): a paused running job whose
+   * worker is deleted is left as it is (no restart, no new world), says so in status, in the REASON column and to
+   * Argo CD (Suspended); removing the annotation alone wakes the operator, which then replaces the lost worker's world
+   * (a counted restart).
+   */
+  @Test
+  void aPausedJobIsLeftAloneUntilTheAnnotationIsRemoved() {
+    jobs.apply(manifest("maintained", null, 0));
+    await().atMost(WAIT).untilAsserted(() -> assertThat(jobs.phase("maintained")).isEqualTo("Running"));
+    env.kubectl("annotate", "tj", "maintained", "-n", jobs.namespace(), "ballast.dev/pause-reconciliation=true").ok();
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(jobs.condition("maintained", "ReconciliationPaused"))
+          .hasValueSatisfying(c -> assertThat(c.get("status")).isEqualTo("True"));
+      assertThat(jobs.status("maintained").get("reason")).as("the REASON column").isEqualTo("ReconciliationPaused");
+    });
+    assertThat(argo.of(jobs.get("maintained"))).as("Argo CD health").satisfies(h -> {
+      assertThat(h.status()).isEqualTo("Suspended");
+      assertThat(h.message()).contains("ballast.dev/pause-reconciliation");
+    });
+
+    env.kubectl("delete", "pod", "maintained-g1-w0", "-n", jobs.namespace()).ok();
+    await().during(Duration.ofSeconds(10)).atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
+      assertThat(jobs.workers("maintained")).extracting(p -> p.getMetadata().getName())
+          .as("the lost worker is not replaced while paused").containsExactly("maintained-g1-w1");
+      assertThat(jobs.worldGeneration("maintained")).isEqualTo(1);
+      assertThat(jobs.restarts("maintained")).isZero();
+    });
+
+    env.kubectl("annotate", "tj", "maintained", "-n", jobs.namespace(), "ballast.dev/pause-reconciliation-").ok();
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(jobs.condition("maintained", "ReconciliationPaused")).hasValueSatisfying(c -> {
+        assertThat(c.get("status")).isEqualTo("False");
+        assertThat(c.get("reason")).isEqualTo("Resumed");
+      });
+      assertThat(jobs.worldGeneration("maintained")).as("the lost worker's world is replaced").isEqualTo(2);
+      assertThat(jobs.phase("maintained")).isEqualTo("Running");
+    });
+    assertThat(jobs.restarts("maintained")).isEqualTo(1);
+    assertThat(env.kubectl("get", "events", "-n", jobs.namespace(), "--field-selector",
+        "involvedObject.name=maintained", "-o", "jsonpath={.items[*].reason}").ok().stdout())
+        .contains("ReconciliationPaused", "ReconciliationResumed");
+    env.kubectl("delete", "tj", "maintained", "-n", jobs.namespace(), "--wait=false").ok();
+  }
+
+  /**
    * A worker whose container cannot be created (its environment names a Secret that does not exist yet): the kubelet
    * keeps it Pending with CreateContainerConfigError, and the job says so in Ready, the REASON column, and to Argo CD
    * and Flux, instead of "1 of 2 workers are running" with no why. Creating the Secret lets the world run.

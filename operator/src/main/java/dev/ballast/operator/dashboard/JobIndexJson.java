@@ -53,21 +53,30 @@ public final class JobIndexJson {
   }
 
   /**
-   * Why a job that is not running waits: the reason and message of its first False condition of Admitted and Ready
-   * (admission before the world's pods), "" when it runs or neither says.
+   * Why a job waits: a paused reconciliation, whatever its phase; else, for a job that is not running, the reason and
+   * message of its first False condition of Admitted and Ready (admission before the world's pods); "" when it runs or
+   * neither says.
    */
   static String waiting(TrainingJobStatus s) {
+    Condition paused = first(s, Conditions.RECONCILIATION_PAUSED, "True");
+    if (paused != null) return said(paused);
     if (s.phase == Phase.Running) return "";
     for (String type : List.of(Conditions.ADMITTED, Conditions.READY)) {
-      for (Condition c : s.conditions) {
-        if (type.equals(c.getType()) && "False".equals(c.getStatus())) {
-          String reason = c.getReason() == null ? "" : c.getReason();
-          String message = c.getMessage() == null ? "" : c.getMessage();
-          return reason.isEmpty() || message.isEmpty() ? reason + message : reason + ": " + message;
-        }
-      }
+      Condition c = first(s, type, "False");
+      if (c != null) return said(c);
     }
     return "";
+  }
+
+  private static Condition first(TrainingJobStatus s, String type, String status) {
+    return s.conditions.stream().filter(c -> type.equals(c.getType()) && status.equals(c.getStatus())).findFirst()
+        .orElse(null);
+  }
+
+  private static String said(Condition c) {
+    String reason = c.getReason() == null ? "" : c.getReason();
+    String message = c.getMessage() == null ? "" : c.getMessage();
+    return reason.isEmpty() || message.isEmpty() ? reason + message : reason + ": " + message;
   }
 
   private static void optional(JsonWriter w, String key, Double value) {

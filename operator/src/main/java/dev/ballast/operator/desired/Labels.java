@@ -8,6 +8,11 @@ public final class Labels {
   private Labels() {}
 
   public static final String JOB = "ballast.dev/job";
+  /**
+   * Annotation on a TrainingJob: "true" pauses its reconciliation (docs/elastic.md, "Pausing reconciliation"), as
+   * Strimzi's strimzi.io/pause-reconciliation.
+   */
+  public static final String PAUSE_RECONCILIATION = "ballast.dev/pause-reconciliation";
   public static final String ROLE = "ballast.dev/role";
   public static final String INDEX = "ballast.dev/index";
   public static final String MANAGED_BY = "app.kubernetes.io/managed-by";

@@ -1,6 +1,7 @@
 package dev.ballast.operator.reconcile;
 
 import dev.ballast.operator.api.TrainingJob;
+import dev.ballast.operator.status.Conditions;
 import dev.ballast.operator.world.WorldLifecycle;
 import java.util.Objects;
 import java.util.stream.Stream;
@@ -23,7 +24,17 @@ final class JobChange {
         || !Objects.equals(old.getMetadata().getGeneration(), updated.getMetadata().getGeneration()));
     return waits || WorldLifecycle.givingWay(old) != WorldLifecycle.givingWay(updated)
         || (WorldLifecycle.waitingForRoom(old) && !WorldLifecycle.waitingForRoom(updated))
-        || (WorldLifecycle.queuedBehind(updated) && !WorldLifecycle.queuedBehind(old));
+        || (WorldLifecycle.queuedBehind(updated) && !WorldLifecycle.queuedBehind(old)) || pauseChanged(updated);
+  }
+
+  /**
+   * Whether the job's own reconcile must run to catch up with its pause annotation (paused, or resumed): an annotation
+   * changes no generation, so the job's own informer does not deliver it.
+   */
+  static boolean pauseChanged(TrainingJob job) {
+    boolean said = job.getStatus() != null
+        && Conditions.isTrue(job.getStatus().conditions, Conditions.RECONCILIATION_PAUSED);
+    return WorldLifecycle.paused(job) != said;
   }
 
   /** Whether a deleted job concerns any other: one that gave way, or one that waited. */

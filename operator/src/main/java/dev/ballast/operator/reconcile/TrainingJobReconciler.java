@@ -76,6 +76,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.jboss.logging.Logger;
 
 /**
@@ -187,7 +188,9 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
   private static InformerEventSource<TrainingJob, TrainingJob> jobInformer(EventSourceContext<TrainingJob> context) {
     var config = InformerEventSourceConfiguration.from(TrainingJob.class, TrainingJob.class)
         .withName(JOBS)
-        .withSecondaryToPrimaryMapper(changed -> JobChange.concerned(changed, context.getPrimaryCache().list())
+        .withSecondaryToPrimaryMapper(changed -> Stream.concat(
+                JobChange.concerned(changed, context.getPrimaryCache().list()),
+                JobChange.pauseChanged(changed) ? Stream.of(changed) : Stream.empty())
             .map(ResourceID::fromResource).collect(Collectors.toSet()))
         .withOnAddFilter(WorldLifecycle::waitingForRoom)
         .withOnUpdateFilter((updated, old) -> JobChange.matters(old, updated))
@@ -228,6 +231,18 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
     jobGauges.observe(() -> ctx.getPrimaryCache().list());
     if (jobIndex != null) jobIndex.observe(() -> ctx.getPrimaryCache().list());
     Instant now = Instant.now();
+    boolean wasPaused = job.getStatus() != null
+        && Conditions.isTrue(job.getStatus().conditions, Conditions.RECONCILIATION_PAUSED);
+    if (WorldLifecycle.paused(job)) {
+      TrainingJobStatus next = StatusAggregator.paused(job, now);
+      if (!wasPaused) {
+        events.normal(job, Conditions.RECONCILIATION_PAUSED, "Reconciliation paused (annotation "
+            + Labels.PAUSE_RECONCILIATION + "): the operator changes nothing of this job until it is removed");
+      }
+      return StatusChange.changed(job, next) ? UpdateControl.patchStatus(statusPatch(job, next))
+          : UpdateControl.noUpdate();
+    }
+    if (wasPaused) events.normal(job, "ReconciliationResumed", "Reconciliation resumed");
     List<String> problems = steps.time(ReconcileStep.VALIDATE, () -> SpecValidator.validate(job.getSpec()));
     if (!problems.isEmpty()) {
       return steps.time(ReconcileStep.STATUS, () -> {

@@ -32,6 +32,12 @@ public final class Conditions {
   /** Set once a reconcile threw: False with the failed step and error while the last reconcile did, True after. */
   public static final String RECONCILED = "Reconciled";
 
+  /**
+   * Set once the job was paused (annotation ballast.dev/pause-reconciliation): True while it is, False (Resumed)
+   * after.
+   */
+  public static final String RECONCILIATION_PAUSED = "ReconciliationPaused";
+
   private Conditions() {}
 
   /** Returns {@code previous} with {@code type} set; the list keeps a stable order (insertion). */

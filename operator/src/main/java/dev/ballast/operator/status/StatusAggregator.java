@@ -11,6 +11,7 @@ import dev.ballast.operator.api.TrainingJobStatus.Phase;
 import dev.ballast.operator.api.WorldNode;
 import dev.ballast.operator.api.WorldStatus;
 import dev.ballast.operator.api.WorldTransition;
+import dev.ballast.operator.desired.Labels;
 import dev.ballast.operator.desired.Names;
 import dev.ballast.operator.world.Backoff;
 import dev.ballast.operator.world.Decision;
@@ -72,11 +73,32 @@ public final class StatusAggregator {
     return s;
   }
 
-  /** Sets Reconciled True on {@code next} once a job that had the condition reconciles without error. */
+  /**
+   * The previous status with ReconciliationPaused True: the operator acts on nothing of the job while its annotation
+   * ballast.dev/pause-reconciliation is "true"; everything else as it was.
+   */
+  public static TrainingJobStatus paused(TrainingJob job, Instant now) {
+    TrainingJobStatus s = carriedOver(job);
+    new ConditionSetter(s, generation(job), now.toString()).set(Conditions.RECONCILIATION_PAUSED, true,
+        Conditions.RECONCILIATION_PAUSED, "the annotation " + Labels.PAUSE_RECONCILIATION + " is \"true\": the"
+            + " operator changes nothing of this job (no admission, restart, resize or preemption; its pods and"
+            + " children are left as they are, and its status as it was) until the annotation is removed");
+    summarize(job, s, now);
+    return s;
+  }
+
+  /**
+   * Sets Reconciled True on {@code next} once a job that had the condition reconciles without error, and
+   * ReconciliationPaused False once a job that was paused reconciles again.
+   */
   public static void reconciled(TrainingJob job, TrainingJobStatus next, Instant now) {
+    var c = new ConditionSetter(next, generation(job), now.toString());
     if (Conditions.has(next.conditions, Conditions.RECONCILED)) {
-      new ConditionSetter(next, generation(job), now.toString())
-          .set(Conditions.RECONCILED, true, "Reconciled", "the last reconcile completed");
+      c.set(Conditions.RECONCILED, true, "Reconciled", "the last reconcile completed");
+    }
+    if (Conditions.has(next.conditions, Conditions.RECONCILIATION_PAUSED)) {
+      c.set(Conditions.RECONCILIATION_PAUSED, false, "Resumed", "the annotation " + Labels.PAUSE_RECONCILIATION
+          + " is not \"true\": the operator reconciles the job");
     }
   }
 

@@ -14,6 +14,7 @@ public final class StatusReason {
   private StatusReason() {}
 
   public static String of(TrainingJobStatus s) {
+    if (Conditions.isTrue(s.conditions, Conditions.RECONCILIATION_PAUSED)) return Conditions.RECONCILIATION_PAUSED;
     String r = firstFalse(s.conditions, Conditions.RECONCILED, Conditions.CHILDREN_OWNED);
     if (r != null) return r;
     Phase phase = s.phase == null ? Phase.Pending : s.phase;

@@ -11,6 +11,7 @@ import dev.ballast.operator.api.TrainingJobStatus;
 import dev.ballast.operator.api.TrainingJobStatus.Phase;
 import dev.ballast.operator.api.WorldNode;
 import dev.ballast.operator.api.WorldTransition;
+import dev.ballast.operator.desired.Labels;
 import dev.ballast.operator.desired.Names;
 import dev.ballast.operator.desired.WorldSpecHash;
 import dev.ballast.operator.placement.Exclusion;
@@ -115,7 +116,16 @@ public final class WorldLifecycle {
   public static boolean mayGiveWay(TrainingJob job) {
     TrainingJobStatus s = job.getStatus();
     return s != null && s.world != null && s.transition == null && s.phase == Phase.Running
-        && !Boolean.TRUE.equals(job.getSpec().suspend);
+        && !Boolean.TRUE.equals(job.getSpec().suspend) && !paused(job);
+  }
+
+  /**
+   * Whether the job's reconciliation is paused (annotation ballast.dev/pause-reconciliation: "true"): the operator
+   * acts on nothing of it, so it neither waits for room nor gives way.
+   */
+  public static boolean paused(TrainingJob job) {
+    var annotations = job.getMetadata().getAnnotations();
+    return annotations != null && "true".equals(annotations.get(Labels.PAUSE_RECONCILIATION));
   }
 
   /**
@@ -220,7 +230,7 @@ public final class WorldLifecycle {
    */
   public static boolean waitingForRoom(TrainingJob other) {
     TrainingJobStatus s = other.getStatus();
-    if (s == null || Boolean.TRUE.equals(other.getSpec().suspend)) return false;
+    if (s == null || Boolean.TRUE.equals(other.getSpec().suspend) || paused(other)) return false;
     if (s.phase == Phase.Succeeded || s.phase == Phase.Failed || s.phase == Phase.Suspended) return false;
     if (s.world != null && s.transition == null) return false;
     return InsufficientRoom.isWaitingForRoom(Conditions.falseReason(s.conditions, Conditions.ADMITTED));

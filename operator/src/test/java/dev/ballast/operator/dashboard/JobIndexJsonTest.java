@@ -88,6 +88,16 @@ class JobIndexJsonTest {
   }
 
   @Test
+  void aPausedJobSaysSoWhateverItsPhase() {
+    TrainingJob job = running();
+    job.getStatus().conditions = Conditions.set(List.of(), Conditions.RECONCILIATION_PAUSED, true,
+        "ReconciliationPaused", "the annotation ballast.dev/pause-reconciliation is \"true\"", 1,
+        "2026-12-04T15:00:00Z");
+    assertThat(rows(List.of(job)).get(0)).containsEntry("waiting",
+        "ReconciliationPaused: the annotation ballast.dev/pause-reconciliation is \"true\"");
+  }
+
+  @Test
   void aRunningJobDoesNotWaitEvenWithAnOldFalseCondition() {
     TrainingJob job = running();
     job.getStatus().conditions = Conditions.set(List.of(), Conditions.READY, false, "WorkersStarting", "1 of 2",

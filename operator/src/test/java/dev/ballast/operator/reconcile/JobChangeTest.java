@@ -122,4 +122,20 @@ class JobChangeTest {
     assertThat(JobChange.concerned(admitted, Stream.of(queued, other)).toList()).as("the job queued behind looks again")
         .containsExactly(queued);
   }
+
+  @Test
+  void aPauseAnnotationThatTheStatusDoesNotShowYetConcernsTheJobItself() {
+    TrainingJob running = running("job", 2);
+    assertThat(JobChange.pauseChanged(running)).isFalse();
+    TrainingJob annotated = Serialization.clone(running);
+    annotated.getMetadata().setAnnotations(java.util.Map.of("ballast.dev/pause-reconciliation", "true"));
+    assertThat(JobChange.pauseChanged(annotated)).isTrue();
+    assertThat(JobChange.matters(running, annotated)).isTrue();
+    annotated.getStatus().conditions.add(new ConditionBuilder().withType("ReconciliationPaused").withStatus("True")
+        .build());
+    assertThat(JobChange.pauseChanged(annotated)).as("the status says so: done").isFalse();
+    TrainingJob removed = Serialization.clone(annotated);
+    removed.getMetadata().setAnnotations(java.util.Map.of());
+    assertThat(JobChange.pauseChanged(removed)).as("resumed, the status not yet").isTrue();
+  }
 }

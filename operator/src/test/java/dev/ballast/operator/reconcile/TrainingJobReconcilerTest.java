@@ -158,6 +158,41 @@ class TrainingJobReconcilerTest {
   }
 
   @Test
+  void aJobWhoseReconciliationIsPausedIsLeftAloneUntilTheAnnotationIsRemoved() {
+    gpuNodes(2);
+    TrainingJob paused = TestJobs.job("paused", 2, 2, 8);
+    paused.getMetadata().setUid(null);
+    paused.getMetadata().setGeneration(null);
+    paused.getMetadata().setAnnotations(Map.of(Labels.PAUSE_RECONCILIATION, "true"));
+    client.resource(paused).create();
+    await().atMost(WAIT).untilAsserted(() -> {
+      var status = job("paused").getStatus();
+      assertThat(status).isNotNull();
+      assertThat(status.reason).isEqualTo("ReconciliationPaused");
+      assertThat(status.conditions).anySatisfy(c -> {
+        assertThat(c.getType()).isEqualTo("ReconciliationPaused");
+        assertThat(c.getStatus()).isEqualTo("True");
+      });
+    });
+    await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3))
+        .untilAsserted(() -> assertThat(workers("paused")).as("no admission while paused").isEmpty());
+
+    client.resources(TrainingJob.class).inNamespace(NS).withName("paused")
+        .edit(j -> {
+          j.getMetadata().getAnnotations().remove(Labels.PAUSE_RECONCILIATION);
+          return j;
+        });
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(workers("paused")).as("the annotation's removal alone wakes the job").hasSize(2);
+      assertThat(job("paused").getStatus().conditions).anySatisfy(c -> {
+        assertThat(c.getType()).isEqualTo("ReconciliationPaused");
+        assertThat(c.getStatus()).isEqualTo("False");
+        assertThat(c.getReason()).isEqualTo("Resumed");
+      });
+    });
+  }
+
+  @Test
   void aChildNameHeldByAnotherObjectIsReportedInStatusUntilItIsFreed() {
     gpuNodes(1);
     // someone's Service holds the name of train's balancer Service (as job train-balancer's headless Service would)
