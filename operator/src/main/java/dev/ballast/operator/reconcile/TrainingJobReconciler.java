@@ -233,14 +233,16 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
     Instant now = Instant.now();
     boolean wasPaused = job.getStatus() != null
         && Conditions.isTrue(job.getStatus().conditions, Conditions.RECONCILIATION_PAUSED);
-    if (WorldLifecycle.paused(job)) {
-      TrainingJobStatus next = StatusAggregator.paused(job, now);
+    TrainingJob newest = newest(job, ctx);
+    if (WorldLifecycle.paused(newest)) {
+      TrainingJobStatus next = StatusAggregator.paused(newest, now);
       if (!wasPaused) {
         events.normal(job, Conditions.RECONCILIATION_PAUSED, "Reconciliation paused (annotation "
             + Labels.PAUSE_RECONCILIATION + "): the operator changes nothing of this job until it is removed");
       }
-      return StatusChange.changed(job, next) ? UpdateControl.patchStatus(statusPatch(job, next))
-          : UpdateControl.noUpdate();
+      var control = StatusChange.changed(newest, next) ? UpdateControl.patchStatus(statusPatch(newest, next))
+          : UpdateControl.<TrainingJob>noUpdate();
+      return control.rescheduleAfter(PAUSE_RECHECK);
     }
     if (wasPaused) events.normal(job, "ReconciliationResumed", "Reconciliation resumed");
     List<String> problems = steps.time(ReconcileStep.VALIDATE, () -> SpecValidator.validate(job.getSpec()));
@@ -333,6 +335,25 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
     }
     return ClusterView.of(nodes, room, waiting, admission.unseenPods(job, workers, now), giveWay, protectedUntil, job,
         jobs, now);
+  }
+
+  /**
+   * The newer of the job as the primary cache and as the job informer hold it: an annotation edit changes no
+   * generation, so the primary informer does not reconcile on it, and when the job informer's event wakes this
+   * reconcile the primary cache may not hold the edit yet.
+   */
+  @SuppressWarnings("unchecked")
+  private static TrainingJob newest(TrainingJob job, Context<TrainingJob> ctx) {
+    var jobCache = (Cache<TrainingJob>) ctx.eventSourceRetriever().getEventSourceFor(TrainingJob.class, JOBS);
+    return jobCache.get(ResourceID.fromResource(job)).filter(other -> version(other) > version(job)).orElse(job);
+  }
+
+  private static long version(TrainingJob job) {
+    try {
+      return Long.parseLong(job.getMetadata().getResourceVersion());
+    } catch (NumberFormatException e) {
+      return -1; // not etcd's revision: keep the primary cache's copy
+    }
   }
 
   /**
@@ -522,6 +543,8 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
   static final Duration BALANCER_RECHECK = Duration.ofSeconds(5);
   /** How often a running job's status.balancer is read again once the balancer described its world. */
   static final Duration STRAGGLER_RECHECK = Duration.ofSeconds(30);
+  /** While paused, a look at the annotation now and then, in case an event was missed. */
+  static final Duration PAUSE_RECHECK = Duration.ofSeconds(60);
 
   /**
    * When to reconcile again: what the decision asks for, and while the balancer has not described the
