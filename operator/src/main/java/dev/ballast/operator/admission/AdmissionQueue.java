@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.stream.Stream;
 
 /**
  * Jobs waiting for room take it in turn (docs/elastic.md, "Admission order"): by priority, highest first, then oldest
@@ -62,7 +63,9 @@ public final class AdmissionQueue {
   /**
    * The jobs of {@code jobs} waiting for room ahead of {@code job}, first first; none for a job that does not queue:
    * one whose running world is being replaced (a restart, a resize) keeps its place until its next world finds no
-   * room, as growth, reclaim and preemption already weigh it.
+   * room, as growth, reclaim and preemption already weigh it. A job in a backoff (after a restart or a binding
+   * timeout) cannot take room before it ends, and holds no one back meanwhile (as Kueue requeues a workload only
+   * after its backoff).
    */
   public static List<Ahead> ahead(TrainingJob job, Collection<TrainingJob> jobs, Priorities priorities,
       Instant now) {
@@ -71,11 +74,19 @@ public final class AdmissionQueue {
     String uid = job.getMetadata().getUid();
     return jobs.stream().filter(j -> uid == null || !uid.equals(j.getMetadata().getUid()))
         .filter(WorldLifecycle::waitingForRoom)
+        .filter(j -> !inBackoff(j, now))
         .filter(j -> first.compare(j, job) < 0)
         .sorted(first)
         .map(j -> new Ahead(WorldLifecycle.key(j), priorities.of(j.getSpec().template), j.getSpec(),
             GangAdmission.avoidedNodes(j.getStatus()), reservingSince(j, now)))
         .toList();
+  }
+
+  static boolean inBackoff(TrainingJob job, Instant now) {
+    var s = job.getStatus();
+    String restart = s.transition == null ? null : s.transition.notBefore;
+    String binding = s.bindingBackoff == null ? null : s.bindingBackoff.notBefore;
+    return Stream.of(restart, binding).anyMatch(t -> t != null && now.isBefore(Instant.parse(t)));
   }
 
   /** Since when {@code job} waits, once that is longer than its spec.elastic.reserveAfterSeconds; else null. */

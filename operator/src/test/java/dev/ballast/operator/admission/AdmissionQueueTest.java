@@ -49,6 +49,13 @@ class AdmissionQueueTest {
         .containsExactly("team-a/high-old");
     assertThat(AdmissionQueue.ahead(highOld, jobs, CLASSES, NOW)).isEmpty();
 
+    highOld.getStatus().transition = new WorldTransition("WorkerFailed", "", 1, false, null, "2026-12-06T11:59:00Z",
+        "2026-12-06T12:00:10Z");
+    assertThat(AdmissionQueue.ahead(fresh, jobs, CLASSES, NOW)).extracting(AdmissionQueue.Ahead::job)
+        .as("a job in its restart backoff cannot take room yet").containsExactly("team-a/high-new", "team-a/low");
+    assertThat(AdmissionQueue.ahead(fresh, jobs, CLASSES, NOW.plusSeconds(10))).extracting(AdmissionQueue.Ahead::job)
+        .containsExactly("team-a/high-old", "team-a/high-new", "team-a/low");
+
     var restarting = job("restarting", 1, 2, null);
     restarting.getStatus().phase = TrainingJobStatus.Phase.Restarting;
     restarting.getStatus().transition = new WorldTransition("WorkerFailed", "", 1, false, null,
