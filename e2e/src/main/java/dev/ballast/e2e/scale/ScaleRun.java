@@ -38,6 +38,33 @@ public final class ScaleRun {
     this.timeout = timeout;
   }
 
+  /**
+   * Waits until every GPU node is Ready and untainted by the node lifecycle controller: jobs applied before that would
+   * measure the nodes' start (a job finds no room on a not-ready node and retries), not admission.
+   */
+  private void awaitNodesReady() throws InterruptedException {
+    Instant start = Instant.now();
+    Instant deadline = start.plus(timeout);
+    long ready = 0;
+    while (Instant.now().isBefore(deadline)) {
+      ready = env.admin().nodes().list().getItems().stream()
+          .filter(n -> n.getStatus() != null && n.getStatus().getAllocatable() != null
+              && n.getStatus().getAllocatable().containsKey("nvidia.com/gpu"))
+          .filter(n -> n.getStatus().getConditions().stream()
+              .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus())))
+          .filter(n -> n.getSpec().getTaints() == null || n.getSpec().getTaints().stream()
+              .noneMatch(t -> t.getKey().startsWith("node.kubernetes.io/")))
+          .count();
+      if (ready >= spec.nodes()) {
+        LOG.info("all " + ready + " GPU nodes Ready in " + Duration.between(start, Instant.now()).toMillis() + " ms");
+        return;
+      }
+      Thread.sleep(500);
+    }
+    throw new IllegalStateException("only " + ready + " of " + spec.nodes() + " GPU nodes became Ready within "
+        + timeout.toSeconds() + " s");
+  }
+
   public ScaleResult run() throws Exception {
     var admin = env.admin();
     if (admin.namespaces().withName(NAMESPACE).get() == null) {
@@ -72,6 +99,7 @@ public final class ScaleRun {
           }
         });
 
+    awaitNodesReady();
     Map<String, Double> before = probe.metrics();
     double cpuBefore = probe.cpuSeconds();
     Instant start = Instant.now();
