@@ -24,6 +24,12 @@ public final class GpuNodes {
   /** How long a written NotReady must hold before KWOK is known to have let go of the node. */
   private static final Duration SETTLE = Duration.ofSeconds(2);
 
+  /**
+   * Who holds each rack in this JVM: node names are the rack's ({@code rack-N-node-I}), so two pools on one rack would
+   * share nodes, and a node one test took down (its kubelet gone) would stay down for the other.
+   */
+  private static final Map<Integer, String> RACKS = new java.util.concurrent.ConcurrentHashMap<>();
+
   private final BallastEnvironment env;
   private final String pool;
   private final int rack;
@@ -31,21 +37,24 @@ public final class GpuNodes {
 
   /** Deletes the pool's nodes left by an earlier run on a kept cluster (-Dballast.e2e.keep=true). */
   public GpuNodes(BallastEnvironment env, String pool, int rack) {
-    this.env = env;
-    this.pool = pool;
-    this.rack = rack;
+    this(env, pool, rack, pool);
     deleteAll();
   }
 
-  private GpuNodes(BallastEnvironment env, int rack) {
+  private GpuNodes(BallastEnvironment env, String pool, int rack, String holder) {
+    String held = RACKS.putIfAbsent(rack, holder);
+    if (held != null && !held.equals(holder)) {
+      throw new IllegalStateException("rack " + rack + " is already " + held + "'s in this run (its nodes are named"
+          + " rack-" + rack + "-node-N): give " + holder + " a rack no other test uses");
+    }
     this.env = env;
-    this.pool = null;
+    this.pool = pool;
     this.rack = rack;
   }
 
   /** Nodes of a new rack open to every job, like the suite's own (no pool label, no taint). */
   public static GpuNodes shared(BallastEnvironment env, int rack) {
-    return new GpuNodes(env, rack);
+    return new GpuNodes(env, null, rack, "the shared nodes of rack " + rack);
   }
 
   /** Pod-template fields (YAML lines) that keep a job on this pool: its nodeSelector and the pool taint's toleration. */

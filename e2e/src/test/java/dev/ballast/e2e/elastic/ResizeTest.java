@@ -173,7 +173,7 @@ class ResizeTest extends ElasticScenario {
   @Test
   void aWorldWithinItsClassesMinimumRuntimeIsPreemptedOnlyOnceItHasRunThatLong() {
     try (var classes = PriorityClasses.apply(env, "ballast-e2e")) {
-      pool = new GpuNodes(env, "resize-guard", 28);
+      pool = new GpuNodes(env, "resize-guard", 33);
       pool.add(2);
       jobs.apply(Jobs.elasticManifest("guarded", 2, 2, pool, "priorityClassName: " + classes.guarded() + "\n", "",
           FAST));
