@@ -5,10 +5,7 @@ import dev.ballast.operator.api.TrainingJobSpec;
 import dev.ballast.operator.api.TrainingJobStatus;
 import dev.ballast.operator.observe.ClusterCapacity;
 import dev.ballast.operator.observe.Priorities;
-import dev.ballast.operator.placement.GangPlacer;
-import dev.ballast.operator.placement.GangRequest;
 import dev.ballast.operator.placement.GpuNode;
-import dev.ballast.operator.placement.Placement;
 import dev.ballast.operator.placement.Resources;
 import dev.ballast.operator.world.Seat;
 import dev.ballast.operator.world.WorldLifecycle;
@@ -100,16 +97,12 @@ public final class AdmissionQueue {
 
   /** Whether a job ahead reserves: it has waited long enough, and its workers.min would fit the empty cluster. */
   private static boolean reserves(Ahead a, List<GpuNode> nodes) {
-    int min = a.spec().workers.min;
-    return a.reservingSince() != null && GangPlacer.place(nodes, Map.of(),
-        WorkerRequest.of(a.spec()).withWorkers(min, min)) instanceof Placement.Placed;
+    return a.reservingSince() != null && WorkerRequest.minimumEverFitting(a.spec(), nodes) != null;
   }
 
   /** Whether some node is eligible for a worker of both specs (the test growth yields by, too). */
   static boolean shareNodes(TrainingJobSpec a, TrainingJobSpec b, List<GpuNode> nodes) {
-    GangRequest first = WorkerRequest.of(a);
-    GangRequest second = WorkerRequest.of(b);
-    return nodes.stream().anyMatch(n -> GangPlacer.eligible(n, first) && GangPlacer.eligible(n, second));
+    return !WorkerRequest.eligibleNodes(b, WorkerRequest.eligibleNodes(a, nodes)).isEmpty();
   }
 
   /** Whether {@code job} takes a place in the queue: it is new, has no world, or waits for room already. */

@@ -34,6 +34,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import org.jboss.logging.Logger;
@@ -54,19 +55,7 @@ public class GangAdmission {
     record Admitted(World world) implements Result {}
 
     /** @param reason the Admitted condition's reason, naming the short resource ({@link InsufficientRoom}) */
-    record Unschedulable(String reason, String message) implements Result {
-      /**
-       * The same, naming the jobs that would make the room but for their class's minimum runtime ({@link
-       * Reclaim#heldBackFor}), each with when it ends.
-       */
-      public Unschedulable heldBackBy(Map<String, Instant> held) {
-        if (held.isEmpty()) return this;
-        return new Unschedulable(reason, message + "; " + held.entrySet().stream()
-            .map(e -> e.getKey() + " (until " + e.getValue() + ")").collect(Collectors.joining(", "))
-            + (held.size() == 1 ? " would make room but runs" : " would make room but run")
-            + " within the minimum runtime of its PriorityClass (" + Priorities.MIN_RUNTIME + ")");
-      }
-    }
+    record Unschedulable(String reason, String message) implements Result {}
 
     /**
      * The API server refused a worker pod (admission, e.g. Pod Security, or validation); {@code message} is its
@@ -205,6 +194,22 @@ public class GangAdmission {
   public synchronized Optional<Reclaim.Yield> giveWay(TrainingJob job, Collection<TrainingJob> jobs,
       ExistingJobs reconciled, Priorities priorities, Instant now) {
     return Reclaim.forJob(job, jobs, j -> capacity(j, p -> true, reconciled).capacity(), priorities, now);
+  }
+
+  /**
+   * {@code result}, naming in an admission short of room the jobs that would make it but for their class's minimum
+   * runtime, each with when it ends ({@code held}: {@link Reclaim#heldBackFor}, asked only then). Pure.
+   */
+  public static Result withHeldBack(Result result, Supplier<Map<String, Instant>> held) {
+    if (!(result instanceof Result.Unschedulable u) || InsufficientRoom.QUEUED_BEHIND.equals(u.reason())) {
+      return result; // admitted, refused, or behind jobs that come first anyway
+    }
+    Map<String, Instant> kept = held.get();
+    if (kept.isEmpty()) return result;
+    return new Result.Unschedulable(u.reason(), u.message() + "; " + kept.entrySet().stream()
+        .map(e -> e.getKey() + " (until " + e.getValue() + ")").collect(Collectors.joining(", "))
+        + (kept.size() == 1 ? " would make room but runs" : " would make room but run")
+        + " within the minimum runtime of its PriorityClass (" + Priorities.MIN_RUNTIME + ")");
   }
 
   /**

@@ -322,12 +322,6 @@ public final class Reclaim {
    * cannot run with (its own reconcile says so), or it would not fit even an empty cluster.
    */
   private static GangRequest minimumOf(Waiting w) {
-    GangRequest wanted;
-    try {
-      wanted = WorkerRequest.of(w.spec()).withWorkers(w.spec().workers.min, w.spec().workers.min);
-    } catch (IllegalArgumentException e) {
-      return null;
-    }
-    return GangPlacer.place(w.now().nodes(), Map.of(), wanted) instanceof Placement.Placed ? wanted : null;
+    return WorkerRequest.minimumEverFitting(w.spec(), w.now().nodes());
   }
 }

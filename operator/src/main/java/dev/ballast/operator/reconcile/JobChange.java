@@ -1,7 +1,6 @@
 package dev.ballast.operator.reconcile;
 
 import dev.ballast.operator.api.TrainingJob;
-import dev.ballast.operator.status.Conditions;
 import dev.ballast.operator.world.WorldLifecycle;
 import java.util.Objects;
 import java.util.stream.Stream;
@@ -32,9 +31,7 @@ final class JobChange {
    * changes no generation, so the job's own informer does not deliver it.
    */
   static boolean pauseChanged(TrainingJob job) {
-    boolean said = job.getStatus() != null
-        && Conditions.isTrue(job.getStatus().conditions, Conditions.RECONCILIATION_PAUSED);
-    return WorldLifecycle.paused(job) != said;
+    return WorldLifecycle.paused(job) != WorldLifecycle.pauseShown(job);
   }
 
   /** Whether a deleted job concerns any other: one that gave way, or one that waited. */

@@ -2,7 +2,6 @@ package dev.ballast.operator.reconcile;
 
 import dev.ballast.operator.admission.AdmissionQueue;
 import dev.ballast.operator.admission.GangAdmission;
-import dev.ballast.operator.admission.InsufficientRoom;
 import dev.ballast.operator.admission.Reclaim;
 import dev.ballast.operator.api.BalancerSpec;
 import dev.ballast.operator.api.TrainingJob;
@@ -231,8 +230,7 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
     jobGauges.observe(() -> ctx.getPrimaryCache().list());
     if (jobIndex != null) jobIndex.observe(() -> ctx.getPrimaryCache().list());
     Instant now = Instant.now();
-    boolean wasPaused = job.getStatus() != null
-        && Conditions.isTrue(job.getStatus().conditions, Conditions.RECONCILIATION_PAUSED);
+    boolean wasPaused = WorldLifecycle.pauseShown(job);
     TrainingJob newest = newest(job, ctx);
     if (WorldLifecycle.paused(newest)) {
       TrainingJobStatus next = StatusAggregator.paused(newest, now);
@@ -416,12 +414,10 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
       ExistingJobs reconciled = ExistingJobs.of(ctx.getPrimaryCache().list());
       List<TrainingJob> jobs = allJobs(ctx);
       Priorities priorities = priorities(ctx);
-      GangAdmission.Result result = admission.admit(job, place.generation(), place.maxWorkers(), reconciled,
-          AdmissionQueue.ahead(job, jobs, priorities, now));
-      if (result instanceof GangAdmission.Result.Unschedulable u
-          && !InsufficientRoom.QUEUED_BEHIND.equals(u.reason())) {
-        result = u.heldBackBy(admission.heldBack(job, jobs, reconciled, priorities, now));
-      }
+      GangAdmission.Result result = GangAdmission.withHeldBack(
+          admission.admit(job, place.generation(), place.maxWorkers(), reconciled,
+              AdmissionQueue.ahead(job, jobs, priorities, now)),
+          () -> admission.heldBack(job, jobs, reconciled, priorities, now));
       if (result instanceof GangAdmission.Result.Admitted a) {
         events.normal(job, "Placed", "Placed " + a.world().size() + " workers for world " + a.world().generation()
             + ": " + describe(a.world()));

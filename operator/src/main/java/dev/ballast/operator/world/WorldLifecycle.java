@@ -16,7 +16,6 @@ import dev.ballast.operator.desired.Names;
 import dev.ballast.operator.desired.WorldSpecHash;
 import dev.ballast.operator.placement.Exclusion;
 import dev.ballast.operator.placement.GangPlacer;
-import dev.ballast.operator.placement.GangRequest;
 import dev.ballast.operator.placement.GpuNode;
 import dev.ballast.operator.placement.NodeProblem;
 import dev.ballast.operator.placement.Taint;
@@ -94,12 +93,11 @@ public final class WorldLifecycle {
    * for other nodes (another pool, another GPU shape) does not hold this one back.
    */
   public static List<String> jobsToYieldTo(TrainingJob job, Collection<TrainingJob> others, Collection<GpuNode> nodes) {
-    GangRequest growing = WorkerRequest.of(job.getSpec());
-    List<GpuNode> ours = nodes.stream().filter(n -> GangPlacer.eligible(n, growing)).toList();
+    List<GpuNode> ours = WorkerRequest.eligibleNodes(job.getSpec(), nodes);
     return others.stream()
         .filter(other -> !other.getMetadata().getUid().equals(job.getMetadata().getUid()))
         .filter(WorldLifecycle::waitingForRoom)
-        .filter(other -> couldUseAny(other, ours))
+        .filter(other -> !WorkerRequest.eligibleNodes(other.getSpec(), ours).isEmpty())
         .map(WorldLifecycle::key)
         .sorted().toList();
   }
@@ -126,6 +124,11 @@ public final class WorldLifecycle {
   public static boolean paused(TrainingJob job) {
     var annotations = job.getMetadata().getAnnotations();
     return annotations != null && "true".equals(annotations.get(Labels.PAUSE_RECONCILIATION));
+  }
+
+  /** Whether the job's status says its reconciliation is paused (ReconciliationPaused=True). */
+  public static boolean pauseShown(TrainingJob job) {
+    return job.getStatus() != null && Conditions.isTrue(job.getStatus().conditions, Conditions.RECONCILIATION_PAUSED);
   }
 
   /**
@@ -212,16 +215,6 @@ public final class WorldLifecycle {
     String since = job.getStatus().transition.since;
     return since != null && now.isBefore(Instant.parse(since)
         .plusSeconds(job.getSpec().elastic.checkpointTimeoutSeconds).plus(RECLAIM_SLACK));
-  }
-
-  private static boolean couldUseAny(TrainingJob other, List<GpuNode> nodes) {
-    GangRequest waiting;
-    try {
-      waiting = WorkerRequest.of(other.getSpec());
-    } catch (IllegalArgumentException e) {
-      return false; // its spec was edited into one it cannot run with: its own reconcile says so
-    }
-    return nodes.stream().anyMatch(n -> GangPlacer.eligible(n, waiting));
   }
 
   /**

@@ -29,7 +29,8 @@ import org.openjdk.jmh.annotations.State;
  * nodes, NVLink domains of 8, 85 % of the nodes taken whole, nodes in random order; {@code ahead} jobs wait ahead of
  * the one admitted, each for 2 to 16 whole nodes (the first of them fit the 150 free nodes and take them in turn, the
  * rest do not), and the job admitted asks for 4 nodes. The worst case for the queue: every admission of a job that
- * fits places the worlds of all the jobs ahead of it first. Run: bin/ballast jmh operator -f 1 -wi 3 -i 5 AdmissionQueue
+ * fits places the worlds of all the jobs ahead of it first.
+ * Run: bin/ballast jmh operator -f 1 -wi 3 -i 5 -w 2s -r 2s AdmissionQueue
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)

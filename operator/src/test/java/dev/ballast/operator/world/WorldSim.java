@@ -2,7 +2,6 @@ package dev.ballast.operator.world;
 
 import dev.ballast.operator.admission.AdmissionQueue;
 import dev.ballast.operator.admission.GangAdmission;
-import dev.ballast.operator.admission.InsufficientRoom;
 import dev.ballast.operator.admission.Reclaim;
 import dev.ballast.operator.observe.Priorities;
 import dev.ballast.operator.api.TrainingJob;
@@ -130,11 +129,8 @@ final class WorldSim {
     if (d.step() instanceof WorldStep.Place place) {
       admitted = GangAdmission.choose(job.getSpec(), place.maxWorkers(), capacity(null), place.generation(),
           GangAdmission.avoidedNodes(job.getStatus()), AdmissionQueue.ahead(job, jobs, priorities, now));
-      if (admitted instanceof GangAdmission.Result.Unschedulable u
-          && !InsufficientRoom.QUEUED_BEHIND.equals(u.reason())) {
-        admitted = u.heldBackBy(Reclaim.heldBackFor(job, jobs, j -> capacity(j.getMetadata().getName()), priorities,
-            now));
-      }
+      admitted = GangAdmission.withHeldBack(admitted,
+          () -> Reclaim.heldBackFor(job, jobs, j -> capacity(j.getMetadata().getName()), priorities, now));
       if (admitted instanceof GangAdmission.Result.Admitted a) {
         for (Pod p : podsOf(job)) {
           var v = new WorkerPodView(p);
