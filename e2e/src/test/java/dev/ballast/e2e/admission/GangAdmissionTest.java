@@ -10,6 +10,7 @@ import dev.ballast.e2e.support.FluxHealth;
 import dev.ballast.e2e.support.Jobs;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Quantity;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
@@ -193,6 +194,44 @@ class GangAdmissionTest {
     });
     assertThat(jobs.workers("cpu-starved")).isEmpty();
     env.kubectl("delete", "tj", "cpu-starved", "-n", jobs.namespace(), "--wait=false").ok();
+  }
+
+  @Test
+  void anElasticJobTakesWhatItsNamespaceQuotaAllowsAndAJobBeyondItWaitsUntilTheQuotaIsRaised() {
+    var team = new Jobs(env, jobs.namespace() + "-quota");
+    String quota = """
+        apiVersion: v1
+        kind: ResourceQuota
+        metadata: {name: gpus}
+        spec: {hard: {requests.nvidia.com/gpu: "%s"}}
+        """;
+    env.kubectlStdin(quota.formatted(16), "apply", "-n", team.namespace(), "-f", "-").ok();
+    // 2 to 4 workers of 8 GPUs in groups of 16: the cluster has room for 4, the quota for 2
+    team.apply(Jobs.manifest("elastic", 2, 4, "[]"));
+    await().atMost(WAIT).untilAsserted(() -> assertThat(team.phase("elastic")).isEqualTo("Running"));
+    assertThat(team.workers("elastic")).hasSize(2);
+
+    team.apply(Jobs.manifest("beyond", 1, 1, 8, 8, "env: []"));
+    await().atMost(WAIT).untilAsserted(() -> assertThat(team.condition("beyond", "Admitted"))
+        .hasValueSatisfying(c -> {
+          assertThat(c.get("reason")).isEqualTo("ExceedsQuota");
+          assertThat(c.get("message")).isEqualTo("the ResourceQuotas of namespace " + team.namespace() + " let in 0"
+              + " workers and workers.min is 1: ResourceQuota gpus (requests.nvidia.com/gpu): 16 GPUs of 16 GPUs used,"
+              + " 8 GPUs per worker; the job waits until the namespace's usage or its quota changes");
+        }));
+    String table = env.kubectl("get", "tj", "beyond", "-n", team.namespace()).ok().stdout();
+    assertThat(column(table, "PHASE")).isEqualTo("Pending");
+    assertThat(column(table, "REASON")).isEqualTo("ExceedsQuota");
+    assertThat(team.workers("beyond")).as("no pod created, none refused").isEmpty();
+    assertThat(env.admin().resourceQuotas().inNamespace(team.namespace()).withName("gpus").get().getStatus().getUsed())
+        .as("the API server's own count").containsEntry("requests.nvidia.com/gpu", new Quantity("16"));
+
+    // the namespace's admin raises the quota: the waiting job is admitted, the elastic one stays within it
+    env.kubectlStdin(quota.formatted(24), "apply", "-n", team.namespace(), "-f", "-").ok();
+    await().atMost(WAIT).untilAsserted(() -> assertThat(team.phase("beyond")).isEqualTo("Running"));
+    assertThat(team.workers("elastic")).hasSize(2);
+    assertThat(team.worldGeneration("elastic")).as("never resized beyond its quota").isEqualTo(1);
+    team.deleteAll();
   }
 
   @Test

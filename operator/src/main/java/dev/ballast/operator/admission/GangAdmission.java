@@ -22,6 +22,8 @@ import dev.ballast.operator.world.WorkerPodView;
 import dev.ballast.operator.world.World;
 import dev.ballast.operator.world.WorldLifecycle;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.ResourceQuota;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -37,6 +39,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.jboss.logging.Logger;
 
 /**
@@ -107,17 +110,27 @@ public class GangAdmission {
    * @param reconciled the jobs this operator reconciles (its primary cache): their pods' promises count even in
    *     the moment before the cluster-wide job informer shows a job that was just created
    * @param ahead the jobs waiting for room ahead of this one ({@link AdmissionQueue#ahead})
+   * @param quotas the ResourceQuotas of the job's namespace
    */
   public synchronized Result admit(TrainingJob job, long generation, int maxWorkers, ExistingJobs reconciled,
-      List<AdmissionQueue.Ahead> ahead) {
+      List<AdmissionQueue.Ahead> ahead, Collection<ResourceQuota> quotas) {
     long start = System.nanoTime();
     // The job's own pods of past worlds are left out: admission runs only once the decision found every one of them
     // stopped, and the admission cache may still show them for a moment (it would place a smaller world).
     long committed = WorldLifecycle.committedGeneration(job);
-    Read read = capacity(job, p -> new WorkerPodView(p).generation() <= committed, reconciled);
+    Predicate<Pod> pastWorlds = p -> new WorkerPodView(p).generation() <= committed;
+    NamespaceQuota.Room quota = quotaRoom(job, quotas, pastWorlds);
+    int allowed = WorldSizes.largestValid(quota.workers(), job.getSpec());
+    if (allowed < job.getSpec().workers.min) {
+      Result exceeds = new Result.Unschedulable(NamespaceQuota.EXCEEDS_QUOTA,
+          NamespaceQuota.message(job.getMetadata().getNamespace(), quota, job.getSpec().workers.min));
+      record(job, exceeds, 0, 0, System.nanoTime() - start, 0);
+      return exceeds;
+    }
+    Read read = capacity(job, pastWorlds, reconciled);
     long viewRead = System.nanoTime();
-    Result result = choose(job.getSpec(), maxWorkers, read.capacity(), generation, avoidedNodes(job.getStatus()),
-        ahead);
+    Result result = choose(job.getSpec(), Math.min(maxWorkers, allowed), read.capacity(), generation,
+        avoidedNodes(job.getStatus()), ahead);
     long placed = System.nanoTime();
     if (result instanceof Result.Admitted a) result = createGated(job, a.world());
     long done = System.nanoTime();
@@ -183,8 +196,30 @@ public class GangAdmission {
    * How many workers of this job would fit if its own pods were gone (the room a resize would have): the
    * same placement admission runs, with the job's pods left out of the GPUs in use.
    */
-  public synchronized int placeableWorkers(TrainingJob job, ExistingJobs reconciled) {
-    return room(job.getSpec(), capacity(job, p -> true, reconciled).capacity());
+  public synchronized int placeableWorkers(TrainingJob job, ExistingJobs reconciled,
+      Collection<ResourceQuota> quotas) {
+    return Math.min(quotaRoom(job, quotas, p -> true).workers(),
+        room(job.getSpec(), capacity(job, p -> true, reconciled).capacity()));
+  }
+
+  /**
+   * The room the namespace's {@code quotas} leave for the job's workers ({@link NamespaceQuota}): counting every
+   * unfinished pod of the namespace, and the pods admission created there that the cache does not show yet, but not
+   * the job's own pods that {@code leaveOut} names (its next world replaces them).
+   */
+  private NamespaceQuota.Room quotaRoom(TrainingJob job, Collection<ResourceQuota> quotas, Predicate<Pod> leaveOut) {
+    if (quotas.isEmpty()) return NamespaceQuota.Room.UNLIMITED;
+    String namespace = job.getMetadata().getNamespace();
+    List<Pod> listed = view.pods(namespace);
+    Set<String> shown = listed.stream().map(p -> p.getMetadata().getUid()).collect(Collectors.toSet());
+    List<PodSpec> counted = new ArrayList<>();
+    Stream.concat(listed.stream(), reservations.held(Instant.now()).stream()
+            .filter(p -> namespace.equals(p.getMetadata().getNamespace()) && !shown.contains(p.getMetadata().getUid())))
+        .filter(p -> !(ownedBy(p, job) && leaveOut.test(p)))
+        .forEach(p -> counted.add(p.getSpec()));
+    Seat sample = new Seat(0, 0, "", null, null);
+    PodSpec worker = WorkerPods.build(job, new World(0, List.of(sample)), sample, true, settings).getSpec();
+    return NamespaceQuota.of(quotas, worker, counted);
   }
 
   /**
@@ -340,12 +375,23 @@ public class GangAdmission {
         client.resource(p).delete();
         reservations.release(p.getMetadata().getUid());
       }
+      if (e instanceof KubernetesClientException k && exceededQuota(k)) {
+        // the API server counted usage the cache had not shown yet: the job waits for its quota like any other
+        return new Result.Unschedulable(NamespaceQuota.EXCEEDS_QUOTA, "the API server refused worker pod " + creating
+            + ": " + k.getStatus().getMessage() + "; the job waits until the namespace's usage or its quota changes");
+      }
       if (e instanceof KubernetesClientException k && refusedForWhatItIs(k.getCode())) {
         return new Result.Refused(creating, k.getStatus() != null && k.getStatus().getMessage() != null
             ? k.getStatus().getMessage() : k.getMessage());
       }
       throw e;
     }
+  }
+
+  /** A 403 from the ResourceQuota admission plugin: "pods ... is forbidden: exceeded quota: ...". */
+  static boolean exceededQuota(KubernetesClientException e) {
+    return e.getCode() == 403 && e.getStatus() != null && e.getStatus().getMessage() != null
+        && e.getStatus().getMessage().contains("exceeded quota:");
   }
 
   static boolean refusedForWhatItIs(int httpCode) {

@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Consumer;
@@ -95,6 +96,12 @@ public final class ClusterCache implements AdmissionView, AutoCloseable {
   public ExistingJobs jobs() {
     awaitSynced();
     return ExistingJobs.of(jobs.getStore().list().stream());
+  }
+
+  @Override
+  public List<Pod> pods(String namespace) {
+    awaitSynced();
+    return pods.getStore().list().stream().filter(p -> namespace.equals(p.getMetadata().getNamespace())).toList();
   }
 
   @Override

@@ -9,6 +9,7 @@ import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Function;
 
 /**
  * A pod's effective resource request as the scheduler computes it (k8s.io/component-helpers resource
@@ -23,12 +24,26 @@ public final class PodRequests {
   private PodRequests() {}
 
   public static Resources of(PodSpec spec) {
+    return effective(spec, PodRequests::requests, false);
+  }
+
+  /**
+   * A pod's effective limits, as the API server's quota counts {@code limits.*} (k8s.io/component-helpers resource
+   * PodLimits): the same sums as {@link #of} over the containers' limits; the overhead adds only to a resource that
+   * has a limit.
+   */
+  public static Resources limits(PodSpec spec) {
+    return effective(spec, r -> r == null || r.getLimits() == null ? Resources.NONE : resources(r.getLimits()), true);
+  }
+
+  private static Resources effective(PodSpec spec, Function<ResourceRequirements, Resources> amounts,
+      boolean overheadWhereSet) {
     Resources sum = Resources.NONE;
-    for (Container c : spec.getContainers()) sum = sum.plus(requests(c.getResources()));
+    for (Container c : spec.getContainers()) sum = sum.plus(amounts.apply(c.getResources()));
     Resources sidecars = Resources.NONE;
     Map<String, Long> initPeak = new TreeMap<>();
     for (Container c : spec.getInitContainers()) {
-      Resources own = requests(c.getResources());
+      Resources own = amounts.apply(c.getResources());
       Resources whileRunning;
       if ("Always".equals(c.getRestartPolicy())) {
         sum = sum.plus(own);
@@ -42,12 +57,16 @@ public final class PodRequests {
     Map<String, Long> effective = new TreeMap<>(sum.amounts());
     initPeak.forEach((name, amount) -> effective.merge(name, amount, Math::max));
     if (spec.getResources() != null) {
-      requests(spec.getResources()).amounts().forEach((name, amount) -> {
+      amounts.apply(spec.getResources()).amounts().forEach((name, amount) -> {
         if (isPodLevel(name)) effective.put(name, amount);
       });
     }
-    Resources total = new Resources(effective);
-    return spec.getOverhead() == null ? total : total.plus(resources(spec.getOverhead()));
+    if (spec.getOverhead() != null) {
+      resources(spec.getOverhead()).amounts().forEach((name, amount) -> {
+        if (!overheadWhereSet || effective.containsKey(name)) effective.merge(name, amount, Long::sum);
+      });
+    }
+    return new Resources(effective);
   }
 
   /** Requests, each defaulting to its limit where only the limit is set. */

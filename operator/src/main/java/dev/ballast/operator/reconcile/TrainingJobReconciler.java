@@ -2,6 +2,7 @@ package dev.ballast.operator.reconcile;
 
 import dev.ballast.operator.admission.AdmissionQueue;
 import dev.ballast.operator.admission.GangAdmission;
+import dev.ballast.operator.admission.NamespaceQuota;
 import dev.ballast.operator.admission.Reclaim;
 import dev.ballast.operator.api.BalancerSpec;
 import dev.ballast.operator.api.TrainingJob;
@@ -45,6 +46,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.ResourceQuota;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
@@ -94,6 +96,7 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
   private static final String NODES = "node";
   private static final String JOBS = "jobs";
   private static final String PRIORITY_CLASSES = "priorityclasses";
+  private static final String QUOTAS = "resourcequotas";
 
   private final KubernetesClient client;
   private final OperatorSettings settings;
@@ -151,6 +154,7 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
     sources.add(nodeInformer(context));
     sources.add(jobInformer(context));
     sources.add(priorityClassInformer(context));
+    sources.add(quotaInformer(context));
     return sources;
   }
 
@@ -210,6 +214,32 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
         .withSecondaryToPrimaryMapper(priorityClass -> Set.of())
         .build();
     return new InformerEventSource<>(config, context);
+  }
+
+  /**
+   * ResourceQuotas, in the namespaces the operator watches: read when a world is admitted or a job may grow
+   * ({@link NamespaceQuota}); a change (the quota raised, or its usage fallen as the quota controller counts it)
+   * wakes the jobs of its namespace that wait for their quota.
+   */
+  private static InformerEventSource<ResourceQuota, TrainingJob> quotaInformer(
+      EventSourceContext<TrainingJob> context) {
+    var config = InformerEventSourceConfiguration.from(ResourceQuota.class, TrainingJob.class)
+        .withName(QUOTAS)
+        .withSecondaryToPrimaryMapper(quota -> context.getPrimaryCache()
+            .list(j -> quota.getMetadata().getNamespace().equals(j.getMetadata().getNamespace())
+                && j.getStatus() != null && NamespaceQuota.EXCEEDS_QUOTA.equals(
+                    Conditions.falseReason(j.getStatus().conditions, Conditions.ADMITTED)))
+            .map(ResourceID::fromResource).collect(Collectors.toSet()))
+        .build();
+    return new InformerEventSource<>(config, context);
+  }
+
+  /** The ResourceQuotas of the job's namespace, read now. */
+  @SuppressWarnings("unchecked")
+  private static List<ResourceQuota> quotas(TrainingJob job, Context<TrainingJob> ctx) {
+    var quotas = (InformerEventSource<ResourceQuota, TrainingJob>) ctx.eventSourceRetriever()
+        .getEventSourceFor(ResourceQuota.class, QUOTAS);
+    return quotas.list(job.getMetadata().getNamespace(), q -> true).toList();
   }
 
   /** The classes read now; a class's annotation that cannot be read is logged once. */
@@ -323,7 +353,8 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
     List<TrainingJob> jobs = allJobs(ctx);
     ExistingJobs reconciled = ExistingJobs.of(ctx.getPrimaryCache().list());
     List<String> waiting = WorldLifecycle.jobsToYieldTo(job, jobs, nodes.values().stream().map(NodeState::node).toList());
-    Integer room = WorldLifecycle.wantsRoom(job, waiting, now) ? admission.placeableWorkers(job, reconciled) : null;
+    Integer room = WorldLifecycle.wantsRoom(job, waiting, now) ? admission.placeableWorkers(job, reconciled, quotas(job, ctx))
+        : null;
     Reclaim.Yield giveWay = null;
     Instant protectedUntil = null;
     if (!waiting.isEmpty() && WorldLifecycle.mayGiveWay(job)) {
@@ -416,7 +447,7 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
       Priorities priorities = priorities(ctx);
       GangAdmission.Result result = GangAdmission.withHeldBack(
           admission.admit(job, place.generation(), place.maxWorkers(), reconciled,
-              AdmissionQueue.ahead(job, jobs, priorities, now)),
+              AdmissionQueue.ahead(job, jobs, priorities, now), quotas(job, ctx)),
           () -> admission.heldBack(job, jobs, reconciled, priorities, now));
       if (result instanceof GangAdmission.Result.Admitted a) {
         events.normal(job, "Placed", "Placed " + a.world().size() + " workers for world " + a.world().generation()

@@ -1,6 +1,7 @@
 package dev.ballast.operator.world;
 
 import dev.ballast.operator.admission.InsufficientRoom;
+import dev.ballast.operator.admission.NamespaceQuota;
 import dev.ballast.operator.admission.Reclaim;
 import dev.ballast.operator.admission.WorkerRequest;
 import dev.ballast.operator.admission.WorldSizes;
@@ -341,7 +342,8 @@ public final class WorldLifecycle {
     private Decision place(long used, WorldTransition transition) {
       Integer timeout = spec.elastic.belowMinTimeoutSeconds;
       var admitted = status.conditions.stream().filter(c -> Conditions.ADMITTED.equals(c.getType())).findFirst();
-      if (timeout != null && admitted.isPresent() && InsufficientRoom.isWaitingForRoom(admitted.get().getReason())) {
+      if (timeout != null && admitted.isPresent() && (InsufficientRoom.isWaitingForRoom(admitted.get().getReason())
+          || NamespaceQuota.EXCEEDS_QUOTA.equals(admitted.get().getReason()))) {
         String since = waitingSince(job);
         if (since != null) {
           Instant deadline = Instant.parse(since).plusSeconds(timeout);

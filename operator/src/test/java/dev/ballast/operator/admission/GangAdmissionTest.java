@@ -52,6 +52,11 @@ class GangAdmissionTest {
       afterNextRead = () -> {};
       return read;
     }
+
+    @Override
+    public List<Pod> pods(String namespace) {
+      return pods.stream().filter(p -> namespace.equals(p.getMetadata().getNamespace())).toList();
+    }
   }
 
   static Node gpuNode(String name) {
@@ -74,7 +79,7 @@ class GangAdmissionTest {
   /** Admits {@code job} as the reconciler does: the job is in the operator's primary cache, the view lists the rest. */
   static GangAdmission.Result admit(GangAdmission admission, LaggingView view, TrainingJob job) {
     GangAdmission.Result result = admission.admit(job, 1, job.getSpec().workers.max,
-        ExistingJobs.of(java.util.stream.Stream.of(job)), java.util.List.of());
+        ExistingJobs.of(java.util.stream.Stream.of(job)), java.util.List.of(), java.util.List.of());
     view.jobs.add(job);
     return result;
   }
@@ -187,19 +192,19 @@ class GangAdmissionTest {
     var admission = new GangAdmission(client, OperatorSettings.defaults(), view);
     TrainingJob job = job("next", 2);
     var reconciled = ExistingJobs.of(java.util.stream.Stream.of(job));
-    admission.admit(job, 1, job.getSpec().workers.max, reconciled, java.util.List.of());
+    admission.admit(job, 1, job.getSpec().workers.max, reconciled, java.util.List.of(), java.util.List.of());
     // world 1 is committed, then stopped: its pods are gone from the API, but the admission cache lags
     view.pods.addAll(created("next"));
     job.setStatus(new dev.ballast.operator.api.TrainingJobStatus());
     job.getStatus().world = new dev.ballast.operator.api.WorldStatus();
     job.getStatus().world.generation = 1L;
     client.pods().inNamespace("team-a").withLabel("ballast.dev/job", "next").delete();
-    assertThat(admission.admit(job, 2, job.getSpec().workers.max, reconciled, java.util.List.of()))
+    assertThat(admission.admit(job, 2, job.getSpec().workers.max, reconciled, java.util.List.of(), java.util.List.of()))
         .isInstanceOfSatisfying(GangAdmission.Result.Admitted.class,
         a -> assertThat(a.world().size()).isEqualTo(2));
     TrainingJob other = job("other", 1);
     assertThat(admission.admit(other, 1, other.getSpec().workers.max,
-        ExistingJobs.of(java.util.stream.Stream.of(job, other)), java.util.List.of()))
+        ExistingJobs.of(java.util.stream.Stream.of(job, other)), java.util.List.of(), java.util.List.of()))
         .as("another job still sees world 2's promises")
         .isInstanceOf(GangAdmission.Result.Unschedulable.class);
   }
@@ -221,10 +226,66 @@ class GangAdmissionTest {
     TrainingJob job = job("refused", 2);
     var result = new GangAdmission(client, OperatorSettings.defaults(), view)
         .admit(job, 1, job.getSpec().workers.max, ExistingJobs.of(java.util.stream.Stream.of(job)),
-            java.util.List.of());
+            java.util.List.of(), java.util.List.of());
 
     assertThat(result).isEqualTo(new GangAdmission.Result.Refused("refused-g1-w1", message));
     assertThat(server.getLastRequest().getMethod()).as("the pod created before the refusal is deleted").isEqualTo("DELETE");
+  }
+
+  static io.fabric8.kubernetes.api.model.ResourceQuota gpuQuota(String gpus) {
+    return new io.fabric8.kubernetes.api.model.ResourceQuotaBuilder().withNewMetadata().withName("gpus")
+        .withNamespace("team-a").endMetadata().withNewSpec().addToHard("requests.nvidia.com/gpu", new Quantity(gpus))
+        .endSpec().build();
+  }
+
+  @Test
+  void anElasticJobIsAdmittedAtTheSizeItsQuotaAllowsAndOneItCannotTakeWaitsWithoutCreatingAPod() {
+    var view = new LaggingView();
+    view.nodes.addAll(List.of(gpuNode("a"), gpuNode("b"), gpuNode("c")));
+    var admission = new GangAdmission(client, OperatorSettings.defaults(), view);
+    var quotas = List.of(gpuQuota("16"));
+    TrainingJob elastic = dev.ballast.operator.TestJobs.job("elastic", 1, 3, 8);
+    var reconciled = ExistingJobs.of(java.util.stream.Stream.of(elastic));
+
+    assertThat(admission.admit(elastic, 1, 3, reconciled, List.of(), quotas))
+        .isInstanceOfSatisfying(GangAdmission.Result.Admitted.class, a -> assertThat(a.world().size())
+            .as("three nodes have room for 3, the quota for 2").isEqualTo(2));
+    view.pods.addAll(created("elastic"));
+    assertThat(admission.placeableWorkers(elastic, reconciled, quotas))
+        .as("its own pods are left out of the quota's usage as of the room").isEqualTo(2);
+    assertThat(admission.placeableWorkers(elastic, reconciled, List.of(gpuQuota("24")))).isEqualTo(3);
+
+    TrainingJob other = dev.ballast.operator.TestJobs.job("other", 1, 1, 8);
+    assertThat(admission.admit(other, 1, 1, ExistingJobs.of(java.util.stream.Stream.of(elastic, other)), List.of(),
+        quotas)).isEqualTo(new GangAdmission.Result.Unschedulable(NamespaceQuota.EXCEEDS_QUOTA,
+        "the ResourceQuotas of namespace team-a let in 0 workers and workers.min is 1: ResourceQuota gpus"
+            + " (requests.nvidia.com/gpu): 16 GPUs of 16 GPUs used, 8 GPUs per worker; the job waits until the"
+            + " namespace's usage or its quota changes"));
+    assertThat(created("other")).isEmpty();
+  }
+
+  @Test
+  void aQuotaRefusalTheCacheDidNotForeseeIsAWaitNotARefusalAndNoPodIsKept() throws InterruptedException {
+    var view = new LaggingView();
+    view.nodes.addAll(List.of(gpuNode("a"), gpuNode("b")));
+    String message = "pods \"quota-g1-w1\" is forbidden: exceeded quota: gpus, requested: requests.nvidia.com/gpu=8,"
+        + " used: requests.nvidia.com/gpu=8, limited: requests.nvidia.com/gpu=8";
+    server.expect().post().withPath("/api/v1/namespaces/team-a/pods")
+        .andReturn(201, new io.fabric8.kubernetes.api.model.PodBuilder().withNewMetadata().withName("quota-g1-w0")
+            .withNamespace("team-a").withUid("u0").endMetadata().build()).once();
+    server.expect().post().withPath("/api/v1/namespaces/team-a/pods")
+        .andReturn(403, new io.fabric8.kubernetes.api.model.StatusBuilder().withStatus("Failure").withCode(403)
+            .withReason("Forbidden").withMessage(message).build()).once();
+    server.expect().delete().withPath("/api/v1/namespaces/team-a/pods/quota-g1-w0").andReturn(200, "{}").once();
+
+    TrainingJob job = job("quota", 2);
+    var result = new GangAdmission(client, OperatorSettings.defaults(), view).admit(job, 1, 2,
+        ExistingJobs.of(java.util.stream.Stream.of(job)), List.of(), List.of(gpuQuota("16")));
+
+    assertThat(result).isEqualTo(new GangAdmission.Result.Unschedulable(NamespaceQuota.EXCEEDS_QUOTA,
+        "the API server refused worker pod quota-g1-w1: " + message
+            + "; the job waits until the namespace's usage or its quota changes"));
+    assertThat(server.getLastRequest().getMethod()).isEqualTo("DELETE");
   }
 
   @Test

@@ -73,4 +73,20 @@ class PodRequestsTest {
         .build();
     assertThat(PodRequests.of(spec)).isEqualTo(new Resources(Map.of(Resources.CPU, 1L, Resources.MEMORY, 2L)));
   }
+
+  @Test
+  void limitsSumTheContainersLimitsAndTheOverheadAddsOnlyWhereALimitIsSet() {
+    PodSpec spec = new PodSpecBuilder()
+        .withContainers(new ContainerBuilder().withName("a").withNewResources()
+            .addToLimits(Map.of("cpu", new Quantity("2"), "nvidia.com/gpu", new Quantity("8")))
+            .addToRequests("memory", new Quantity("1Gi")).endResources().build(),
+            new ContainerBuilder().withName("b").withNewResources().addToLimits("cpu", new Quantity("500m"))
+                .endResources().build())
+        .withInitContainers(new ContainerBuilder().withName("setup").withNewResources()
+            .addToLimits("cpu", new Quantity("4")).endResources().build())
+        .withOverhead(Map.of("cpu", new Quantity("250m"), "memory", new Quantity("120Mi")))
+        .build();
+    assertThat(PodRequests.limits(spec)).as("max(2 + 0.5, init 4) + overhead; memory has no limit")
+        .isEqualTo(new Resources(Map.of(Resources.CPU, 4250L, Resources.GPU, 8L)));
+  }
 }

@@ -952,6 +952,18 @@ class WorldLifecycleTest {
   }
 
   @Test
+  void waitingForItsNamespaceQuotaCountsTowardsTheBelowMinTimeout() {
+    sim.nodes("n0");
+    job.getSpec().elastic.belowMinTimeoutSeconds = 600;
+    sim.settle(2);
+    job.getStatus().conditions.stream().filter(c -> Conditions.ADMITTED.equals(c.getType())).findFirst().orElseThrow()
+        .setReason(dev.ballast.operator.admission.NamespaceQuota.EXCEEDS_QUOTA);
+    tick(600);
+    assertThat(sim.reconcile(job, false).step()).isInstanceOfSatisfying(WorldStep.Finish.class,
+        f -> assertThat(f.reason()).isEqualTo("BelowMinTimeout"));
+  }
+
+  @Test
   void aJobActiveForItsDeadlineFailsWithTheCheckpointGraceAndTimeSuspendedDoesNotCount() {
     sim.nodes("n0", "n1");
     job.getSpec().activeDeadlineSeconds = 600;
