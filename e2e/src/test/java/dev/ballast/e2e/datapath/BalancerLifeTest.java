@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.ballast.e2e.support.BallastEnvironment;
 import dev.ballast.e2e.support.E2eTest;
 import dev.ballast.e2e.support.Jobs;
+import dev.ballast.e2e.support.PriorityClasses;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -156,6 +157,47 @@ class BalancerLifeTest {
     });
     assertThat((String) balancerStatus("cramped").get("planError")).contains("memoryBudgetBytes 1");
     jobs.deleteAll();
+  }
+
+  /**
+   * A balancer pod the API server refuses (here a quota on the namespace's pods without a PriorityClass, which the
+   * workers have and the balancer has not): the workers run, and the job's status says why its balancer does not,
+   * in the API server's words; once the quota is gone the ReplicaSet creates the pod and the balancer plans.
+   */
+  @Test
+  void aBalancerPodTheNamespaceRefusesIsNamedInStatusAndPlansOnceItIsLetIn() {
+    try (var classes = PriorityClasses.apply(env, "balancer-life")) {
+      env.kubectlStdin("""
+          apiVersion: v1
+          kind: ResourceQuota
+          metadata: {name: classless}
+          spec:
+            hard: {pods: "0"}
+            scopeSelector: {matchExpressions: [{scopeName: PriorityClass, operator: DoesNotExist}]}
+          """, "apply", "-n", jobs.namespace(), "-f", "-").ok();
+      jobs.apply(Jobs.reportingManifest("refused", "").replace("      containers:\n",
+          "      priorityClassName: " + classes.low() + "\n      containers:\n"));
+      await().atMost(WAIT).untilAsserted(() -> {
+        assertThat(jobs.phase("refused")).isEqualTo("Running");
+        assertThat(jobs.condition("refused", "Balancing")).hasValueSatisfying(c -> {
+          assertThat(c.get("status")).isEqualTo("False");
+          assertThat(c.get("reason")).isEqualTo("BalancerNotRunning");
+          assertThat((String) c.get("message")).startsWith("the balancer is not running: its pod cannot be created"
+              + " (FailedCreate): pods \"refused-balancer-").contains("exceeded quota: classless")
+              .endsWith("; the workers train on the static expert layout until it plans");
+        });
+      });
+      assertThat(jobs.status("refused").get("reason")).as("the REASON column").isEqualTo("BalancerNotRunning");
+      assertThat(env.kubectl("get", "events", "-n", jobs.namespace(), "--field-selector",
+          "reason=BalancerNotRunning,involvedObject.name=refused", "-o", "name").ok().stdout().lines()).hasSize(1);
+
+      env.kubectl("delete", "resourcequota", "classless", "-n", jobs.namespace()).ok();
+      await().atMost(WAIT).untilAsserted(() -> assertThat(jobs.condition("refused", "Balancing"))
+          .hasValueSatisfying(c -> assertThat(c.get("reason")).isEqualTo("Planning")));
+      assertThat(jobs.status("refused").get("reason")).isNull();
+      assertThat(jobs.restarts("refused")).isZero();
+      jobs.deleteAll();
+    }
   }
 
   /**

@@ -25,6 +25,7 @@ import dev.ballast.operator.metrics.ReconcileMetrics.Replaced;
 import dev.ballast.operator.metrics.ReconcileStep;
 import dev.ballast.operator.metrics.ReconcileStepFailed;
 import dev.ballast.operator.status.BalancerHealth;
+import dev.ballast.operator.status.BalancerPods;
 import dev.ballast.operator.status.Conditions;
 import dev.ballast.operator.status.Stragglers;
 import dev.ballast.operator.status.StatusAggregator;
@@ -41,6 +42,7 @@ import dev.ballast.operator.world.WorkerPodView;
 import dev.ballast.operator.world.World;
 import dev.ballast.operator.world.WorldLifecycle;
 import dev.ballast.operator.world.WorldStep;
+import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
@@ -300,8 +302,13 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
         ? secrets(job, ctx, now, conflicts) : Optional.<String>empty());
     GangAdmission.Result admitted = steps.time(ReconcileStep.ADMISSION, () -> act(job, decision.step(), ctx, now));
 
-    TrainingJobStatus next = steps.time(ReconcileStep.STATUS,
-        () -> StatusAggregator.aggregate(job, decision, admitted, now));
+    TrainingJobStatus next = steps.time(ReconcileStep.STATUS, () -> {
+      TrainingJobStatus aggregated = StatusAggregator.aggregate(job, decision, admitted, now);
+      StatusAggregator.balancerPods(job, aggregated, BalancerPods.problem(
+          ChildApplier.find(ctx, Deployment.class, Names.balancer(job.getMetadata().getName())).orElse(null),
+          balancerPods(job, ctx)), now);
+      return aggregated;
+    });
     steps.time(ReconcileStep.DESIRED, () -> {
       applyChildren(job, ctx, decision.step(), next, tlsSerial, conflicts);
       reportConflicts(job, conflicts);
@@ -320,8 +327,12 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
             : WorldLifecycle.PREEMPTED.equals(t.transition().reason) ? Replaced.PREEMPTION : Replaced.RESIZE);
       }
       stragglerEvents(job, next);
-      StatusAggregator.startedWaiting(job.getStatus() == null ? List.of() : job.getStatus().conditions, next.conditions)
-          .ifPresent(message -> events.warning(job, StatusAggregator.CONTAINER_WAITING, message));
+      var before = job.getStatus() == null ? List.<Condition>of() : job.getStatus().conditions;
+      for (String[] turn : new String[][] {{Conditions.READY, StatusAggregator.CONTAINER_WAITING},
+          {Conditions.BALANCING, StatusAggregator.BALANCER_NOT_RUNNING}}) {
+        StatusAggregator.turnedTo(before, next.conditions, turn[0], turn[1])
+            .ifPresent(message -> events.warning(job, turn[1], message));
+      }
       return writeStatus(job, next, requeue, now);
     });
   }
@@ -353,8 +364,8 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
     List<TrainingJob> jobs = allJobs(ctx);
     ExistingJobs reconciled = ExistingJobs.of(ctx.getPrimaryCache().list());
     List<String> waiting = WorldLifecycle.jobsToYieldTo(job, jobs, nodes.values().stream().map(NodeState::node).toList());
-    Integer room = WorldLifecycle.wantsRoom(job, waiting, now) ? admission.placeableWorkers(job, reconciled, quotas(job, ctx))
-        : null;
+    Integer room = WorldLifecycle.wantsRoom(job, waiting, now)
+        ? admission.placeableWorkers(job, reconciled, quotas(job, ctx)) : null;
     Reclaim.Yield giveWay = null;
     Instant protectedUntil = null;
     if (!waiting.isEmpty() && WorldLifecycle.mayGiveWay(job)) {

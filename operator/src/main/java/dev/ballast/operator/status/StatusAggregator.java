@@ -39,6 +39,8 @@ public final class StatusAggregator {
    * (an image pull back-off, a missing Secret or ConfigMap, a crashing sidecar); the message names the pods.
    */
   public static final String CONTAINER_WAITING = "ContainerWaiting";
+  /** The reason of Balancing=False while the balancer's Deployment or pod says why it does not run. */
+  public static final String BALANCER_NOT_RUNNING = "BalancerNotRunning";
   /** The Admitted reason when the API server refused a worker pod (e.g. the namespace's Pod Security level). */
   public static final String PODS_REFUSED = "PodRefused";
 
@@ -53,16 +55,37 @@ public final class StatusAggregator {
   private StatusAggregator() {}
 
   /**
-   * The message of a Warning event when {@code after}'s Ready condition turns to {@link #CONTAINER_WAITING} from
-   * anything else in {@code before}: once when the world's workers start waiting, not on every change of the kubelet's
-   * words (a back-off's message changes with each retry); the condition keeps the current ones.
+   * The message of a Warning event when {@code after}'s {@code type} condition turns False with {@code reason} from
+   * anything else in {@code before} (the world's workers start waiting, {@link #CONTAINER_WAITING}; the balancer
+   * stops running, {@link #BALANCER_NOT_RUNNING}): once, not on every change of the kubelet's words (a back-off's
+   * message changes with each retry); the condition keeps the current ones.
    */
-  public static Optional<String> startedWaiting(List<Condition> before, List<Condition> after) {
-    if (!CONTAINER_WAITING.equals(Conditions.falseReason(after, Conditions.READY))
-        || CONTAINER_WAITING.equals(Conditions.falseReason(before, Conditions.READY))) {
+  public static Optional<String> turnedTo(List<Condition> before, List<Condition> after, String type, String reason) {
+    if (!reason.equals(Conditions.falseReason(after, type)) || reason.equals(Conditions.falseReason(before, type))) {
       return Optional.empty();
     }
-    return after.stream().filter(c -> Conditions.READY.equals(c.getType())).map(Condition::getMessage).findFirst();
+    return after.stream().filter(c -> type.equals(c.getType())).map(Condition::getMessage).findFirst();
+  }
+
+  /**
+   * Sets Balancing on {@code next} while the balancer has not described the job's world yet: False with
+   * {@link #BALANCER_NOT_RUNNING} while its Deployment or pod says why it does not run ({@code problem},
+   * {@link BalancerPods#problem}); once that is over, False with BalancerStarting until the balancer describes the
+   * world (a job whose balancer never had a problem shows no Balancing condition before then).
+   */
+  public static void balancerPods(TrainingJob job, TrainingJobStatus next, Optional<String> problem, Instant now) {
+    if (next.phase == Phase.Succeeded || next.phase == Phase.Failed || next.phase == Phase.Suspended) return;
+    long generation = next.world == null || next.world.generation == null ? 0 : next.world.generation;
+    var health = BalancerHealth.of(job.getSpec(), generation, job.getStatus() == null ? null : job.getStatus().balancer);
+    if (health.state() != BalancerHealth.State.UNKNOWN) return;
+    var c = new ConditionSetter(next, generation(job), now.toString());
+    if (problem.isPresent()) {
+      c.set(Conditions.BALANCING, false, BALANCER_NOT_RUNNING, "the balancer is not running: " + problem.get()
+          + "; the workers train on the static expert layout until it plans");
+    } else if (BALANCER_NOT_RUNNING.equals(Conditions.falseReason(next.conditions, Conditions.BALANCING))) {
+      c.set(Conditions.BALANCING, false, "BalancerStarting", "the balancer's pod runs; it has not described world "
+          + generation + " yet");
+    }
   }
 
   /** The previous status with Reconciled False, naming what failed; everything else as it was. */

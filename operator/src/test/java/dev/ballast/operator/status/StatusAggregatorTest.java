@@ -109,6 +109,38 @@ class StatusAggregatorTest {
   }
 
   @Test
+  void aBalancerThatDoesNotRunIsNamedInBalancingAndTheReasonUntilItPlans() {
+    job.setStatus(StatusAggregator.aggregate(job, d(new WorldStep.Commit(world)), null, T0));
+    var running = StatusAggregator.aggregate(job, d(new WorldStep.Run(world, 2, List.of())), null, T0);
+    String refused = "its pod cannot be created (FailedCreate): pods \"olmoe-balancer-7d9\" is forbidden: exceeded quota";
+    StatusAggregator.balancerPods(job, running, java.util.Optional.of(refused), T0);
+    Condition balancing = condition(running.conditions, Conditions.BALANCING);
+    assertThat(balancing.getStatus()).isEqualTo("False");
+    assertThat(balancing.getReason()).isEqualTo(StatusAggregator.BALANCER_NOT_RUNNING);
+    assertThat(balancing.getMessage()).isEqualTo("the balancer is not running: " + refused
+        + "; the workers train on the static expert layout until it plans");
+    assertThat(condition(running.conditions, Conditions.READY).getStatus()).as("the workers run").isEqualTo("True");
+    assertThat(StatusReason.of(running)).isEqualTo(StatusAggregator.BALANCER_NOT_RUNNING);
+
+    job.setStatus(running);
+    var started = StatusAggregator.aggregate(job, d(new WorldStep.Run(world, 2, List.of())), null, T0.plusSeconds(5));
+    StatusAggregator.balancerPods(job, started, java.util.Optional.empty(), T0.plusSeconds(5));
+    assertThat(condition(started.conditions, Conditions.BALANCING).getReason()).isEqualTo("BalancerStarting");
+
+    job.setStatus(started);
+    job.getStatus().balancer = balancer("1.0", null);
+    var planning = StatusAggregator.aggregate(job, d(new WorldStep.Run(world, 2, List.of())), null, T0.plusSeconds(9));
+    StatusAggregator.balancerPods(job, planning, java.util.Optional.of(refused), T0.plusSeconds(9));
+    assertThat(condition(planning.conditions, Conditions.BALANCING).getReason()).as("it described the world")
+        .isEqualTo("Planning");
+
+    var fresh = TestJobs.job("fresh", 2, 4, 8);
+    var quiet = StatusAggregator.aggregate(fresh, d(new WorldStep.Run(world, 2, List.of())), null, T0);
+    StatusAggregator.balancerPods(fresh, quiet, java.util.Optional.empty(), T0);
+    assertThat(quiet.conditions).as("no problem ever: no condition").noneMatch(c -> c.getType().equals(Conditions.BALANCING));
+  }
+
+  @Test
   void aBalancerThatCannotPlanTheWorldMakesItNotReadyWithItsReason() {
     job.setStatus(StatusAggregator.aggregate(job, d(new WorldStep.Run(world, 2, List.of())), null, T0));
     assertThat(job.getStatus().conditions).as("nothing known of the balancer yet")
@@ -185,6 +217,10 @@ class StatusAggregatorTest {
     assertThat(condition(next.conditions, Conditions.STRAGGLERS).getReason()).as("a new world").isEqualTo("NewWorld");
   }
 
+  static java.util.Optional<String> turnedToWaiting(List<Condition> before, List<Condition> after) {
+    return StatusAggregator.turnedTo(before, after, Conditions.READY, StatusAggregator.CONTAINER_WAITING);
+  }
+
   @Test
   void workersThatStartWaitingGiveOneEventNotOnePerMessage() {
     List<Condition> starting = Conditions.set(List.of(), Conditions.READY, false, "Starting", "0 of 2", 1L, "t0");
@@ -192,11 +228,11 @@ class StatusAggregatorTest {
         "0 of 2 workers are running; pod a, container trainer: CrashLoopBackOff (back-off 10s)", 1L, "t1");
     List<Condition> longer = Conditions.set(waiting, Conditions.READY, false, StatusAggregator.CONTAINER_WAITING,
         "0 of 2 workers are running; pod a, container trainer: CrashLoopBackOff (back-off 20s)", 1L, "t2");
-    assertThat(StatusAggregator.startedWaiting(starting, waiting))
+    assertThat(turnedToWaiting(starting, waiting))
         .hasValue("0 of 2 workers are running; pod a, container trainer: CrashLoopBackOff (back-off 10s)");
-    assertThat(StatusAggregator.startedWaiting(waiting, longer)).as("the same wait, other words").isEmpty();
-    assertThat(StatusAggregator.startedWaiting(longer, starting)).isEmpty();
-    assertThat(StatusAggregator.startedWaiting(List.of(), waiting)).as("a job seen first while waiting").isPresent();
+    assertThat(turnedToWaiting(waiting, longer)).as("the same wait, other words").isEmpty();
+    assertThat(turnedToWaiting(longer, starting)).isEmpty();
+    assertThat(turnedToWaiting(List.of(), waiting)).as("a job seen first while waiting").isPresent();
   }
 
   @Test
