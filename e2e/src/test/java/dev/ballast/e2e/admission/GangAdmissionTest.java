@@ -235,6 +235,33 @@ class GangAdmissionTest {
   }
 
   @Test
+  void aWorkerCountsTowardsTheQuotaWithTheDefaultsOfItsNamespacesLimitRange() {
+    var team = new Jobs(env, jobs.namespace() + "-defaults");
+    env.kubectlStdin("""
+        apiVersion: v1
+        kind: LimitRange
+        metadata: {name: defaults}
+        spec: {limits: [{type: Container, defaultRequest: {cpu: "4"}}]}
+        ---
+        apiVersion: v1
+        kind: ResourceQuota
+        metadata: {name: cpu}
+        spec: {hard: {requests.cpu: "9"}}
+        """, "apply", "-n", team.namespace(), "-f", "-").ok();
+    // 1 to 4 workers of 1 GPU whose trainer asks for no cpu: the API server gives it 4, so 2 workers (8.2 cpu with
+    // their sidecars) fit the quota, and the balancer's 0.5 beside them; counted without the default, 4 would seem to
+    team.apply(Jobs.manifest("defaulted", 1, 4, 1, 1, "env: []"));
+    await().atMost(WAIT).untilAsserted(() -> assertThat(team.phase("defaulted")).isEqualTo("Running"));
+    assertThat(team.workers("defaulted")).hasSize(2).allSatisfy(p -> assertThat(p.getSpec().getContainers().get(0)
+        .getResources().getRequests()).as("the API server's LimitRanger").containsEntry("cpu", new Quantity("4")));
+    await().atMost(WAIT).untilAsserted(() -> assertThat(env.admin().resourceQuotas().inNamespace(team.namespace())
+        .withName("cpu").get().getStatus().getUsed()).containsEntry("requests.cpu", new Quantity("8700m")));
+    assertThat(team.condition("defaulted", "Admitted")).hasValueSatisfying(c -> assertThat(c.get("status"))
+        .as("admitted at once, never refused").isEqualTo("True"));
+    team.deleteAll();
+  }
+
+  @Test
   void twoJobsNeverShareAGpu() {
     apply("first", 4, 4);
     apply("second", 4, 4);

@@ -76,6 +76,7 @@ class TwoReleasesTest {
       assertThat(canI("team-b", "list", "pods", "-A")).as("capacity spans the cluster").isEqualTo("yes");
       assertThat(canI("team-b", "list", "secrets", "-n", b.namespace())).as("Secrets are read by name only").isEqualTo("no");
       assertThat(canI("team-b", "watch", "resourcequotas", "-n", b.namespace())).isEqualTo("yes");
+      assertThat(canI("team-b", "watch", "limitranges", "-n", c.namespace())).isEqualTo("no");
       assertThat(canI("team-b", "bind", "clusterroles/team-b-ballast-balancer", "-n", b.namespace())).isEqualTo("yes");
       assertThat(canI("team-b", "bind", "clusterroles/team-c-ballast-balancer", "-n", b.namespace())).isEqualTo("no");
 

@@ -23,7 +23,6 @@ import dev.ballast.operator.world.World;
 import dev.ballast.operator.world.WorldLifecycle;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodSpec;
-import io.fabric8.kubernetes.api.model.ResourceQuota;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -71,6 +70,7 @@ public class GangAdmission {
   private final OperatorSettings settings;
   private final Reservations reservations = new Reservations();
   private final CreatedPods createdPods = new CreatedPods();
+  private final QuotaRefusals quotaRefusals = new QuotaRefusals();
   /** Admission's own cache, null when a test hands in its view. */
   private final ClusterCache cache;
   private final AdmissionView view;
@@ -110,16 +110,18 @@ public class GangAdmission {
    * @param reconciled the jobs this operator reconciles (its primary cache): their pods' promises count even in
    *     the moment before the cluster-wide job informer shows a job that was just created
    * @param ahead the jobs waiting for room ahead of this one ({@link AdmissionQueue#ahead})
-   * @param quotas the ResourceQuotas of the job's namespace
+   * @param namespace the ResourceQuotas and LimitRanges of the job's namespace
    */
   public synchronized Result admit(TrainingJob job, long generation, int maxWorkers, ExistingJobs reconciled,
-      List<AdmissionQueue.Ahead> ahead, Collection<ResourceQuota> quotas) {
+      List<AdmissionQueue.Ahead> ahead, NamespacePolicy namespace) {
     long start = System.nanoTime();
     // The job's own pods of past worlds are left out: admission runs only once the decision found every one of them
     // stopped, and the admission cache may still show them for a moment (it would place a smaller world).
     long committed = WorldLifecycle.committedGeneration(job);
     Predicate<Pod> pastWorlds = p -> new WorkerPodView(p).generation() <= committed;
-    NamespaceQuota.Room quota = quotaRoom(job, quotas, pastWorlds);
+    Result refusedLately = quotaRefusals.recent(job.getMetadata().getUid(), Instant.now());
+    if (refusedLately != null) return refusedLately;
+    NamespaceQuota.Room quota = quotaRoom(job, namespace, pastWorlds);
     int allowed = WorldSizes.largestValid(quota.workers(), job.getSpec());
     if (allowed < job.getSpec().workers.min) {
       Result exceeds = new Result.Unschedulable(NamespaceQuota.EXCEEDS_QUOTA,
@@ -196,30 +198,29 @@ public class GangAdmission {
    * How many workers of this job would fit if its own pods were gone (the room a resize would have): the
    * same placement admission runs, with the job's pods left out of the GPUs in use.
    */
-  public synchronized int placeableWorkers(TrainingJob job, ExistingJobs reconciled,
-      Collection<ResourceQuota> quotas) {
-    return Math.min(quotaRoom(job, quotas, p -> true).workers(),
+  public synchronized int placeableWorkers(TrainingJob job, ExistingJobs reconciled, NamespacePolicy namespace) {
+    return Math.min(quotaRoom(job, namespace, p -> true).workers(),
         room(job.getSpec(), capacity(job, p -> true, reconciled).capacity()));
   }
 
   /**
-   * The room the namespace's {@code quotas} leave for the job's workers ({@link NamespaceQuota}): counting every
-   * unfinished pod of the namespace, and the pods admission created there that the cache does not show yet, but not
-   * the job's own pods that {@code leaveOut} names (its next world replaces them).
+   * The room the namespace's quotas leave for the job's workers ({@link NamespaceQuota}): counting every unfinished
+   * pod of the namespace, and the pods admission created there that the cache does not show yet, but not the job's own
+   * pods that {@code leaveOut} names (its next world replaces them); a worker counts with its LimitRanges' defaults.
    */
-  private NamespaceQuota.Room quotaRoom(TrainingJob job, Collection<ResourceQuota> quotas, Predicate<Pod> leaveOut) {
-    if (quotas.isEmpty()) return NamespaceQuota.Room.UNLIMITED;
-    String namespace = job.getMetadata().getNamespace();
-    List<Pod> listed = view.pods(namespace);
+  private NamespaceQuota.Room quotaRoom(TrainingJob job, NamespacePolicy namespace, Predicate<Pod> leaveOut) {
+    if (namespace.quotas().isEmpty()) return NamespaceQuota.Room.UNLIMITED;
+    String name = job.getMetadata().getNamespace();
+    List<Pod> listed = view.pods(name);
     Set<String> shown = listed.stream().map(p -> p.getMetadata().getUid()).collect(Collectors.toSet());
     List<PodSpec> counted = new ArrayList<>();
     Stream.concat(listed.stream(), reservations.held(Instant.now()).stream()
-            .filter(p -> namespace.equals(p.getMetadata().getNamespace()) && !shown.contains(p.getMetadata().getUid())))
+            .filter(p -> name.equals(p.getMetadata().getNamespace()) && !shown.contains(p.getMetadata().getUid())))
         .filter(p -> !(ownedBy(p, job) && leaveOut.test(p)))
         .forEach(p -> counted.add(p.getSpec()));
     Seat sample = new Seat(0, 0, "", null, null);
     PodSpec worker = WorkerPods.build(job, new World(0, List.of(sample)), sample, true, settings).getSpec();
-    return NamespaceQuota.of(quotas, worker, counted);
+    return NamespaceQuota.of(namespace.quotas(), LimitRangeDefaults.apply(worker, namespace.limitRanges()), counted);
   }
 
   /**
@@ -376,9 +377,13 @@ public class GangAdmission {
         reservations.release(p.getMetadata().getUid());
       }
       if (e instanceof KubernetesClientException k && exceededQuota(k)) {
-        // the API server counted usage the cache had not shown yet: the job waits for its quota like any other
-        return new Result.Unschedulable(NamespaceQuota.EXCEEDS_QUOTA, "the API server refused worker pod " + creating
-            + ": " + k.getStatus().getMessage() + "; the job waits until the namespace's usage or its quota changes");
+        // the API server counted what the cache had not shown yet (or the quota counts the pod otherwise, e.g. with a
+        // LimitRange's defaults): the job waits for its quota, and does not try again at once
+        Result waits = new Result.Unschedulable(NamespaceQuota.EXCEEDS_QUOTA, "the API server refused worker pod "
+            + creating + ": " + k.getStatus().getMessage() + "; the job waits until the namespace's usage or its"
+            + " quota changes");
+        quotaRefusals.refused(job.getMetadata().getUid(), waits, Instant.now());
+        return waits;
       }
       if (e instanceof KubernetesClientException k && refusedForWhatItIs(k.getCode())) {
         return new Result.Refused(creating, k.getStatus() != null && k.getStatus().getMessage() != null

@@ -2,6 +2,8 @@ package dev.ballast.operator.reconcile;
 
 import dev.ballast.operator.admission.AdmissionQueue;
 import dev.ballast.operator.admission.GangAdmission;
+import dev.ballast.operator.admission.LimitRangeDefaults;
+import dev.ballast.operator.admission.NamespacePolicy;
 import dev.ballast.operator.admission.NamespaceQuota;
 import dev.ballast.operator.admission.Reclaim;
 import dev.ballast.operator.api.BalancerSpec;
@@ -45,6 +47,7 @@ import dev.ballast.operator.world.WorldStep;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.LimitRange;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -99,6 +102,7 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
   private static final String JOBS = "jobs";
   private static final String PRIORITY_CLASSES = "priorityclasses";
   private static final String QUOTAS = "resourcequotas";
+  private static final String LIMIT_RANGES = "limitranges";
 
   private final KubernetesClient client;
   private final OperatorSettings settings;
@@ -157,6 +161,7 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
     sources.add(jobInformer(context));
     sources.add(priorityClassInformer(context));
     sources.add(quotaInformer(context));
+    sources.add(limitRangeInformer(context));
     return sources;
   }
 
@@ -236,12 +241,28 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
     return new InformerEventSource<>(config, context);
   }
 
-  /** The ResourceQuotas of the job's namespace, read now. */
+  /**
+   * LimitRanges, in the namespaces the operator watches: their defaults make a worker count towards a quota as the API
+   * server will count it ({@link LimitRangeDefaults}); no reconcile.
+   */
+  private static InformerEventSource<LimitRange, TrainingJob> limitRangeInformer(
+      EventSourceContext<TrainingJob> context) {
+    var config = InformerEventSourceConfiguration.from(LimitRange.class, TrainingJob.class)
+        .withName(LIMIT_RANGES)
+        .withSecondaryToPrimaryMapper(range -> Set.of())
+        .build();
+    return new InformerEventSource<>(config, context);
+  }
+
+  /** The ResourceQuotas and LimitRanges of the job's namespace, read now. */
   @SuppressWarnings("unchecked")
-  private static List<ResourceQuota> quotas(TrainingJob job, Context<TrainingJob> ctx) {
+  private static NamespacePolicy namespacePolicy(TrainingJob job, Context<TrainingJob> ctx) {
+    String namespace = job.getMetadata().getNamespace();
     var quotas = (InformerEventSource<ResourceQuota, TrainingJob>) ctx.eventSourceRetriever()
         .getEventSourceFor(ResourceQuota.class, QUOTAS);
-    return quotas.list(job.getMetadata().getNamespace(), q -> true).toList();
+    var ranges = (InformerEventSource<LimitRange, TrainingJob>) ctx.eventSourceRetriever()
+        .getEventSourceFor(LimitRange.class, LIMIT_RANGES);
+    return new NamespacePolicy(quotas.list(namespace, q -> true).toList(), ranges.list(namespace, r -> true).toList());
   }
 
   /** The classes read now; a class's annotation that cannot be read is logged once. */
@@ -365,7 +386,7 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
     ExistingJobs reconciled = ExistingJobs.of(ctx.getPrimaryCache().list());
     List<String> waiting = WorldLifecycle.jobsToYieldTo(job, jobs, nodes.values().stream().map(NodeState::node).toList());
     Integer room = WorldLifecycle.wantsRoom(job, waiting, now)
-        ? admission.placeableWorkers(job, reconciled, quotas(job, ctx)) : null;
+        ? admission.placeableWorkers(job, reconciled, namespacePolicy(job, ctx)) : null;
     Reclaim.Yield giveWay = null;
     Instant protectedUntil = null;
     if (!waiting.isEmpty() && WorldLifecycle.mayGiveWay(job)) {
@@ -458,7 +479,7 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
       Priorities priorities = priorities(ctx);
       GangAdmission.Result result = GangAdmission.withHeldBack(
           admission.admit(job, place.generation(), place.maxWorkers(), reconciled,
-              AdmissionQueue.ahead(job, jobs, priorities, now), quotas(job, ctx)),
+              AdmissionQueue.ahead(job, jobs, priorities, now), namespacePolicy(job, ctx)),
           () -> admission.heldBack(job, jobs, reconciled, priorities, now));
       if (result instanceof GangAdmission.Result.Admitted a) {
         events.normal(job, "Placed", "Placed " + a.world().size() + " workers for world " + a.world().generation()

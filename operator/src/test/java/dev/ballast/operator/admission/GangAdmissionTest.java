@@ -79,7 +79,7 @@ class GangAdmissionTest {
   /** Admits {@code job} as the reconciler does: the job is in the operator's primary cache, the view lists the rest. */
   static GangAdmission.Result admit(GangAdmission admission, LaggingView view, TrainingJob job) {
     GangAdmission.Result result = admission.admit(job, 1, job.getSpec().workers.max,
-        ExistingJobs.of(java.util.stream.Stream.of(job)), java.util.List.of(), java.util.List.of());
+        ExistingJobs.of(java.util.stream.Stream.of(job)), java.util.List.of(), NamespacePolicy.NONE);
     view.jobs.add(job);
     return result;
   }
@@ -192,19 +192,19 @@ class GangAdmissionTest {
     var admission = new GangAdmission(client, OperatorSettings.defaults(), view);
     TrainingJob job = job("next", 2);
     var reconciled = ExistingJobs.of(java.util.stream.Stream.of(job));
-    admission.admit(job, 1, job.getSpec().workers.max, reconciled, java.util.List.of(), java.util.List.of());
+    admission.admit(job, 1, job.getSpec().workers.max, reconciled, java.util.List.of(), NamespacePolicy.NONE);
     // world 1 is committed, then stopped: its pods are gone from the API, but the admission cache lags
     view.pods.addAll(created("next"));
     job.setStatus(new dev.ballast.operator.api.TrainingJobStatus());
     job.getStatus().world = new dev.ballast.operator.api.WorldStatus();
     job.getStatus().world.generation = 1L;
     client.pods().inNamespace("team-a").withLabel("ballast.dev/job", "next").delete();
-    assertThat(admission.admit(job, 2, job.getSpec().workers.max, reconciled, java.util.List.of(), java.util.List.of()))
+    assertThat(admission.admit(job, 2, job.getSpec().workers.max, reconciled, List.of(), NamespacePolicy.NONE))
         .isInstanceOfSatisfying(GangAdmission.Result.Admitted.class,
         a -> assertThat(a.world().size()).isEqualTo(2));
     TrainingJob other = job("other", 1);
     assertThat(admission.admit(other, 1, other.getSpec().workers.max,
-        ExistingJobs.of(java.util.stream.Stream.of(job, other)), java.util.List.of(), java.util.List.of()))
+        ExistingJobs.of(java.util.stream.Stream.of(job, other)), java.util.List.of(), NamespacePolicy.NONE))
         .as("another job still sees world 2's promises")
         .isInstanceOf(GangAdmission.Result.Unschedulable.class);
   }
@@ -226,7 +226,7 @@ class GangAdmissionTest {
     TrainingJob job = job("refused", 2);
     var result = new GangAdmission(client, OperatorSettings.defaults(), view)
         .admit(job, 1, job.getSpec().workers.max, ExistingJobs.of(java.util.stream.Stream.of(job)),
-            java.util.List.of(), java.util.List.of());
+            java.util.List.of(), NamespacePolicy.NONE);
 
     assertThat(result).isEqualTo(new GangAdmission.Result.Refused("refused-g1-w1", message));
     assertThat(server.getLastRequest().getMethod()).as("the pod created before the refusal is deleted").isEqualTo("DELETE");
@@ -247,21 +247,41 @@ class GangAdmissionTest {
     TrainingJob elastic = dev.ballast.operator.TestJobs.job("elastic", 1, 3, 8);
     var reconciled = ExistingJobs.of(java.util.stream.Stream.of(elastic));
 
-    assertThat(admission.admit(elastic, 1, 3, reconciled, List.of(), quotas))
+    assertThat(admission.admit(elastic, 1, 3, reconciled, List.of(), new NamespacePolicy(quotas, List.of())))
         .isInstanceOfSatisfying(GangAdmission.Result.Admitted.class, a -> assertThat(a.world().size())
             .as("three nodes have room for 3, the quota for 2").isEqualTo(2));
     view.pods.addAll(created("elastic"));
-    assertThat(admission.placeableWorkers(elastic, reconciled, quotas))
+    assertThat(admission.placeableWorkers(elastic, reconciled, new NamespacePolicy(quotas, List.of())))
         .as("its own pods are left out of the quota's usage as of the room").isEqualTo(2);
-    assertThat(admission.placeableWorkers(elastic, reconciled, List.of(gpuQuota("24")))).isEqualTo(3);
+    assertThat(admission.placeableWorkers(elastic, reconciled, new NamespacePolicy(List.of(gpuQuota("24")), List.of())))
+        .isEqualTo(3);
 
     TrainingJob other = dev.ballast.operator.TestJobs.job("other", 1, 1, 8);
     assertThat(admission.admit(other, 1, 1, ExistingJobs.of(java.util.stream.Stream.of(elastic, other)), List.of(),
-        quotas)).isEqualTo(new GangAdmission.Result.Unschedulable(NamespaceQuota.EXCEEDS_QUOTA,
+        new NamespacePolicy(quotas, List.of()))).isEqualTo(new GangAdmission.Result.Unschedulable(NamespaceQuota.EXCEEDS_QUOTA,
         "the ResourceQuotas of namespace team-a let in 0 workers and workers.min is 1: ResourceQuota gpus"
             + " (requests.nvidia.com/gpu): 16 GPUs of 16 GPUs used, 8 GPUs per worker; the job waits until the"
             + " namespace's usage or its quota changes"));
     assertThat(created("other")).isEmpty();
+  }
+
+  @Test
+  void aWorkerCountsTowardsTheQuotaWithItsLimitRangesDefaults() {
+    var view = new LaggingView();
+    view.nodes.addAll(List.of(gpuNode("a"), gpuNode("b"), gpuNode("c")));
+    var admission = new GangAdmission(client, OperatorSettings.defaults(), view);
+    TrainingJob elastic = dev.ballast.operator.TestJobs.job("defaulted", 1, 3, 8);
+    var reconciled = ExistingJobs.of(java.util.stream.Stream.of(elastic));
+    var cpu = new io.fabric8.kubernetes.api.model.ResourceQuotaBuilder().withNewMetadata().withName("cpu")
+        .withNamespace("team-a").endMetadata().withNewSpec().addToHard("requests.cpu", new Quantity("10")).endSpec()
+        .build();
+    var defaults = new io.fabric8.kubernetes.api.model.LimitRangeBuilder().withNewMetadata().withName("defaults")
+        .withNamespace("team-a").endMetadata().withNewSpec().addNewLimit().withType("Container")
+        .addToDefaultRequest("cpu", new Quantity("4")).endLimit().endSpec().build();
+    assertThat(admission.placeableWorkers(elastic, reconciled, new NamespacePolicy(List.of(cpu), List.of())))
+        .as("the trainer asks for no cpu; the sidecar's alone fits 10 cpu many times").isEqualTo(3);
+    assertThat(admission.placeableWorkers(elastic, reconciled, new NamespacePolicy(List.of(cpu), List.of(defaults))))
+        .as("the API server gives the trainer 4 cpu: two workers fit 10").isEqualTo(2);
   }
 
   @Test
@@ -279,13 +299,19 @@ class GangAdmissionTest {
     server.expect().delete().withPath("/api/v1/namespaces/team-a/pods/quota-g1-w0").andReturn(200, "{}").once();
 
     TrainingJob job = job("quota", 2);
-    var result = new GangAdmission(client, OperatorSettings.defaults(), view).admit(job, 1, 2,
-        ExistingJobs.of(java.util.stream.Stream.of(job)), List.of(), List.of(gpuQuota("16")));
+    var admission = new GangAdmission(client, OperatorSettings.defaults(), view);
+    var result = admission.admit(job, 1, 2, ExistingJobs.of(java.util.stream.Stream.of(job)), List.of(),
+        new NamespacePolicy(List.of(gpuQuota("16")), List.of()));
 
     assertThat(result).isEqualTo(new GangAdmission.Result.Unschedulable(NamespaceQuota.EXCEEDS_QUOTA,
         "the API server refused worker pod quota-g1-w1: " + message
             + "; the job waits until the namespace's usage or its quota changes"));
     assertThat(server.getLastRequest().getMethod()).isEqualTo("DELETE");
+    int requests = server.getRequestCount();
+    assertThat(admission.admit(job, 1, 2, ExistingJobs.of(java.util.stream.Stream.of(job)), List.of(),
+        new NamespacePolicy(List.of(gpuQuota("16")), List.of())))
+        .as("woken again at once (its own pods' events, the quota's usage)").isEqualTo(result);
+    assertThat(server.getRequestCount()).as("no pod created again within the backoff").isEqualTo(requests);
   }
 
   @Test
