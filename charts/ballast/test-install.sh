@@ -46,13 +46,14 @@ for check in "yes:list trainingjobs.ballast.dev -A" "yes:patch trainingjobs.ball
              "yes:create events -n $JOBNS" "yes:update leases.coordination.k8s.io -n $NS" "yes:patch leases.coordination.k8s.io -n $NS" \
              "no:update leases.coordination.k8s.io -n $JOBNS" "no:delete nodes" "yes:delete trainingjobs.ballast.dev -n $JOBNS" "no:update trainingjobs.ballast.dev -n $JOBNS" \
              "no:create clusterrolebindings" "no:create customresourcedefinitions.apiextensions.k8s.io" \
-             "no:bind clusterroles/cluster-admin" "yes:bind clusterroles/ballast-balancer"; do
+             "no:bind clusterroles/cluster-admin" "yes:bind clusterroles/ballast-balancer" \
+             "yes:watch resourcequotas -n $JOBNS" "yes:list limitranges -n $JOBNS" "no:update resourcequotas -n $JOBNS"; do
   want="${check%%:*}"; args="${check#*:}"
   # shellcheck disable=SC2086
   got="$(can $args)"
   [[ "$got" == "$want" ]] || fail "operator SA: can-i $args -> '$got', expected $want"
 done
-ok "operator RBAC spot checks (26 can-i)"
+ok "operator RBAC spot checks (30 can-i)"
 
 kubectl -n "$JOBNS" create rolebinding balancer --clusterrole=ballast-balancer --serviceaccount="$JOBNS:default" --as="$SA" >/dev/null \
   || fail "operator SA could not bind ballast-balancer"
