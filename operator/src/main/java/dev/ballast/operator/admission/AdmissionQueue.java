@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.ToIntFunction;
 import java.util.stream.Stream;
 
 /**
@@ -36,15 +37,17 @@ public final class AdmissionQueue {
    *
    * @param reservingSince since when it waits, once that is longer than its spec.elastic.reserveAfterSeconds; null
    *     while it does not reserve
+   * @param quotaWorkers how many workers its namespace's quotas let in ({@link NamespaceQuota}): it takes no more
    */
-  public record Ahead(String job, int priority, TrainingJobSpec spec, Set<String> avoid, Instant reservingSince) {
+  public record Ahead(String job, int priority, TrainingJobSpec spec, Set<String> avoid, Instant reservingSince,
+      int quotaWorkers) {
     public Ahead {
       avoid = Set.copyOf(avoid);
     }
 
-    /** A job ahead that does not reserve. */
+    /** A job ahead that does not reserve, and that no quota limits. */
     public Ahead(String job, int priority, TrainingJobSpec spec, Set<String> avoid) {
-      this(job, priority, spec, avoid, null);
+      this(job, priority, spec, avoid, null, Integer.MAX_VALUE);
     }
   }
 
@@ -66,6 +69,12 @@ public final class AdmissionQueue {
    */
   public static List<Ahead> ahead(TrainingJob job, Collection<TrainingJob> jobs, Priorities priorities,
       Instant now) {
+    return ahead(job, jobs, priorities, now, j -> Integer.MAX_VALUE);
+  }
+
+  /** As {@link #ahead(TrainingJob, Collection, Priorities, Instant)}, each job ahead within its {@code quotaWorkers}. */
+  public static List<Ahead> ahead(TrainingJob job, Collection<TrainingJob> jobs, Priorities priorities,
+      Instant now, ToIntFunction<TrainingJob> quotaWorkers) {
     if (!queues(job)) return List.of();
     Comparator<TrainingJob> first = order(priorities);
     String uid = job.getMetadata().getUid();
@@ -75,7 +84,7 @@ public final class AdmissionQueue {
         .filter(j -> first.compare(j, job) < 0)
         .sorted(first)
         .map(j -> new Ahead(WorldLifecycle.key(j), priorities.of(j.getSpec().template), j.getSpec(),
-            GangAdmission.avoidedNodes(j.getStatus()), reservingSince(j, now)))
+            GangAdmission.avoidedNodes(j.getStatus()), reservingSince(j, now), quotaWorkers.applyAsInt(j)))
         .toList();
   }
 
@@ -135,8 +144,10 @@ public final class AdmissionQueue {
     for (Ahead a : ahead) {
       GangAdmission.Result r;
       try {
+        int max = WorldSizes.largestValid(Math.min(a.spec().workers.max, a.quotaWorkers()), a.spec());
+        if (max < a.spec().workers.min) continue; // its quota lets too few in: it waits for that, not for room
         boolean mayFit = (long) a.spec().workers.min * a.spec().gpusPerWorker <= freeGpus;
-        r = mayFit ? GangAdmission.choose(a.spec(), a.spec().workers.max,
+        r = mayFit ? GangAdmission.choose(a.spec(), max,
             new ClusterCapacity(capacity.nodes(), used), 0, a.avoid()) : null;
         if (!(r instanceof GangAdmission.Result.Admitted) && reserves(a, capacity.nodes())) reserving.add(a);
       } catch (IllegalArgumentException e) {

@@ -204,6 +204,14 @@ public class GangAdmission {
   }
 
   /**
+   * How many workers of a job waiting for room its namespace's quotas let in (none of its pods counted: it has no
+   * world), for the admission order ({@link AdmissionQueue#ahead}).
+   */
+  public synchronized int quotaWorkers(TrainingJob job, NamespacePolicy namespace) {
+    return quotaRoom(job, namespace, p -> true).workers();
+  }
+
+  /**
    * The room the namespace's quotas leave for the job's workers ({@link NamespaceQuota}): counting every unfinished
    * pod of the namespace, and the pods admission created there that the cache does not show yet, but not the job's own
    * pods that {@code leaveOut} names (its next world replaces them); a worker counts with its LimitRanges' defaults.

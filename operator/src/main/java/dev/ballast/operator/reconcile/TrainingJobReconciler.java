@@ -477,9 +477,10 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
       ExistingJobs reconciled = ExistingJobs.of(ctx.getPrimaryCache().list());
       List<TrainingJob> jobs = allJobs(ctx);
       Priorities priorities = priorities(ctx);
+      var ahead = AdmissionQueue.ahead(job, jobs, priorities, now,
+          j -> admission.quotaWorkers(j, namespacePolicy(j, ctx)));
       GangAdmission.Result result = GangAdmission.withHeldBack(
-          admission.admit(job, place.generation(), place.maxWorkers(), reconciled,
-              AdmissionQueue.ahead(job, jobs, priorities, now), namespacePolicy(job, ctx)),
+          admission.admit(job, place.generation(), place.maxWorkers(), reconciled, ahead, namespacePolicy(job, ctx)),
           () -> admission.heldBack(job, jobs, reconciled, priorities, now));
       if (result instanceof GangAdmission.Result.Admitted a) {
         events.normal(job, "Placed", "Placed " + a.world().size() + " workers for world " + a.world().generation()

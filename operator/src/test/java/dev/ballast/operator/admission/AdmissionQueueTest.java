@@ -95,6 +95,27 @@ class AdmissionQueueTest {
   }
 
   @Test
+  void aJobAheadTakesNoMoreThanItsNamespacesQuotaLetsIn() {
+    var capacity = room(owners(2), null); // four free nodes
+    var spec = job("first", 1, 0, "high").getSpec(); // 1..4
+    var three = job("three", 3, 0, null).getSpec(); // 3..4
+    var unlimited = new AdmissionQueue.Ahead("team-a/first", 1000, spec, Set.of());
+    assertThat(GangAdmission.choose(three, 4, capacity, 1, Set.of(), List.of(unlimited)))
+        .as("the first job would take all four").isInstanceOf(GangAdmission.Result.Unschedulable.class);
+    var quota1 = new AdmissionQueue.Ahead("team-a/first", 1000, spec, Set.of(), null, 1);
+    assertThat(GangAdmission.choose(three, 4, capacity, 1, Set.of(), List.of(quota1)))
+        .as("its quota lets in one: three are left").isInstanceOfSatisfying(GangAdmission.Result.Admitted.class,
+            a -> assertThat(a.world().size()).isEqualTo(3));
+    var none = new AdmissionQueue.Ahead("team-a/first", 1000, spec, Set.of(), null, 0);
+    assertThat(AdmissionQueue.after(capacity, List.of(none)).taking()).as("a quota that lets none in").isEmpty();
+
+    var fresh = created(job("fresh", 1, 0, null), "2026-12-06T12:00:00Z");
+    var waiting = created(job("waiting", 1, 0, "high"), "2026-12-06T11:00:00Z");
+    assertThat(AdmissionQueue.ahead(fresh, List.of(waiting, fresh), CLASSES, NOW, j -> 2))
+        .extracting(AdmissionQueue.Ahead::quotaWorkers).containsExactly(2);
+  }
+
+  @Test
   void aJobThatHasWaitedLongerThanItsReserveAfterSecondsKeepsTheJobsBehindItFromTakingRoomItCannotUseYet() {
     var big = created(job("big", 3, 0, null), "2026-12-06T11:00:00Z"); // 3..4, waiting for an hour
     var small = created(job("small", 1, 0, null), "2026-12-06T11:59:00Z");
