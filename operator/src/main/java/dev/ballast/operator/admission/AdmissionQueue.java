@@ -72,7 +72,7 @@ public final class AdmissionQueue {
     return ahead(job, jobs, priorities, now, j -> Integer.MAX_VALUE);
   }
 
-  /** As {@link #ahead(TrainingJob, Collection, Priorities, Instant)}, each job ahead within its {@code quotaWorkers}. */
+  /** As {@link #ahead(TrainingJob, Collection, Priorities, Instant)}, each job ahead within its quota's workers. */
   public static List<Ahead> ahead(TrainingJob job, Collection<TrainingJob> jobs, Priorities priorities,
       Instant now, ToIntFunction<TrainingJob> quotaWorkers) {
     if (!queues(job)) return List.of();

@@ -118,9 +118,9 @@ public class GangAdmission {
     // The job's own pods of past worlds are left out: admission runs only once the decision found every one of them
     // stopped, and the admission cache may still show them for a moment (it would place a smaller world).
     long committed = WorldLifecycle.committedGeneration(job);
-    Predicate<Pod> pastWorlds = p -> new WorkerPodView(p).generation() <= committed;
     Result refusedLately = quotaRefusals.recent(job.getMetadata().getUid(), Instant.now());
     if (refusedLately != null) return refusedLately;
+    Predicate<Pod> pastWorlds = p -> new WorkerPodView(p).generation() <= committed;
     NamespaceQuota.Room quota = quotaRoom(job, namespace, pastWorlds);
     int allowed = WorldSizes.largestValid(quota.workers(), job.getSpec());
     if (allowed < job.getSpec().workers.min) {
@@ -196,16 +196,15 @@ public class GangAdmission {
 
   /**
    * How many workers of this job would fit if its own pods were gone (the room a resize would have): the
-   * same placement admission runs, with the job's pods left out of the GPUs in use.
+   * same placement admission runs, with the job's pods left out of the GPUs in use, within its namespace's quotas.
    */
   public synchronized int placeableWorkers(TrainingJob job, ExistingJobs reconciled, NamespacePolicy namespace) {
-    return Math.min(quotaRoom(job, namespace, p -> true).workers(),
-        room(job.getSpec(), capacity(job, p -> true, reconciled).capacity()));
+    return Math.min(quotaWorkers(job, namespace), room(job.getSpec(), capacity(job, p -> true, reconciled).capacity()));
   }
 
   /**
-   * How many workers of a job waiting for room its namespace's quotas let in (none of its pods counted: it has no
-   * world), for the admission order ({@link AdmissionQueue#ahead}).
+   * How many workers of this job its namespace's quotas let in, none of its own pods counted (for a job waiting ahead
+   * in the admission order, {@link AdmissionQueue#ahead}, and for growth).
    */
   public synchronized int quotaWorkers(TrainingJob job, NamespacePolicy namespace) {
     return quotaRoom(job, namespace, p -> true).workers();
@@ -385,8 +384,8 @@ public class GangAdmission {
         reservations.release(p.getMetadata().getUid());
       }
       if (e instanceof KubernetesClientException k && exceededQuota(k)) {
-        // the API server counted what the cache had not shown yet (or the quota counts the pod otherwise, e.g. with a
-        // LimitRange's defaults): the job waits for its quota, and does not try again at once
+        // the API server counted what the cache had not shown yet (or the pod differs from the one counted, e.g. by
+        // requests a webhook added): the job waits for its quota, and does not try again at once
         Result waits = new Result.Unschedulable(NamespaceQuota.EXCEEDS_QUOTA, "the API server refused worker pod "
             + creating + ": " + k.getStatus().getMessage() + "; the job waits until the namespace's usage or its"
             + " quota changes");

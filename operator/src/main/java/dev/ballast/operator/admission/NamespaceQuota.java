@@ -132,9 +132,8 @@ public final class NamespaceQuota {
         scopes.add(new ScopedResourceSelectorRequirement("Exists", scope, List.of()));
       }
     }
-    if (quota.getSpec().getScopeSelector() != null && quota.getSpec().getScopeSelector().getMatchExpressions() != null) {
-      scopes.addAll(quota.getSpec().getScopeSelector().getMatchExpressions());
-    }
+    var selector = quota.getSpec().getScopeSelector();
+    if (selector != null && selector.getMatchExpressions() != null) scopes.addAll(selector.getMatchExpressions());
     return scopes.stream().allMatch(s -> selects(s, pod));
   }
 

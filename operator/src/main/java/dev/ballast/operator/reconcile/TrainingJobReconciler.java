@@ -348,14 +348,17 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
             : WorldLifecycle.PREEMPTED.equals(t.transition().reason) ? Replaced.PREEMPTION : Replaced.RESIZE);
       }
       stragglerEvents(job, next);
-      var before = job.getStatus() == null ? List.<Condition>of() : job.getStatus().conditions;
-      for (String[] turn : new String[][] {{Conditions.READY, StatusAggregator.CONTAINER_WAITING},
-          {Conditions.BALANCING, StatusAggregator.BALANCER_NOT_RUNNING}}) {
-        StatusAggregator.turnedTo(before, next.conditions, turn[0], turn[1])
-            .ifPresent(message -> events.warning(job, turn[1], message));
-      }
+      warnWhenTurned(job, next, Conditions.READY, StatusAggregator.CONTAINER_WAITING);
+      warnWhenTurned(job, next, Conditions.BALANCING, StatusAggregator.BALANCER_NOT_RUNNING);
       return writeStatus(job, next, requeue, now);
     });
+  }
+
+  /** A Warning event once, when {@code next}'s {@code type} condition turns False with {@code reason}. */
+  private void warnWhenTurned(TrainingJob job, TrainingJobStatus next, String type, String reason) {
+    List<Condition> before = job.getStatus() == null ? List.of() : job.getStatus().conditions;
+    StatusAggregator.turnedTo(before, next.conditions, type, reason)
+        .ifPresent(message -> events.warning(job, reason, message));
   }
 
   /**

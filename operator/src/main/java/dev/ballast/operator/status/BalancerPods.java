@@ -32,7 +32,9 @@ public final class BalancerPods {
       if (waiting.isPresent()) return Optional.of("pod " + pod.name() + ", " + waiting.get());
       if (!pod.bound()) {
         Optional<String> unscheduled = pod.schedulingMessage();
-        if (unscheduled.isPresent()) return Optional.of("pod " + pod.name() + " cannot be scheduled: " + unscheduled.get());
+        if (unscheduled.isPresent()) {
+          return Optional.of("pod " + pod.name() + " cannot be scheduled: " + unscheduled.get());
+        }
       }
     }
     return Optional.empty();

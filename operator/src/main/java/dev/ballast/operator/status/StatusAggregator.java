@@ -76,7 +76,8 @@ public final class StatusAggregator {
   public static void balancerPods(TrainingJob job, TrainingJobStatus next, Optional<String> problem, Instant now) {
     if (next.phase == Phase.Succeeded || next.phase == Phase.Failed || next.phase == Phase.Suspended) return;
     long generation = next.world == null || next.world.generation == null ? 0 : next.world.generation;
-    var health = BalancerHealth.of(job.getSpec(), generation, job.getStatus() == null ? null : job.getStatus().balancer);
+    var health = BalancerHealth.of(job.getSpec(), generation,
+        job.getStatus() == null ? null : job.getStatus().balancer);
     if (health.state() != BalancerHealth.State.UNKNOWN) return;
     var c = new ConditionSetter(next, generation(job), now.toString());
     if (problem.isPresent()) {

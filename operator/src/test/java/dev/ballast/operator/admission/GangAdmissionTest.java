@@ -209,19 +209,23 @@ class GangAdmissionTest {
         .isInstanceOf(GangAdmission.Result.Unschedulable.class);
   }
 
+  /** The API server takes job {@code name}'s first worker pod, refuses its second ({@code message}), deletes the first. */
+  void secondPodRefused(String name, String message) {
+    server.expect().post().withPath("/api/v1/namespaces/team-a/pods")
+        .andReturn(201, new io.fabric8.kubernetes.api.model.PodBuilder().withNewMetadata().withName(name + "-g1-w0")
+            .withNamespace("team-a").withUid("u0").endMetadata().build()).once();
+    server.expect().post().withPath("/api/v1/namespaces/team-a/pods")
+        .andReturn(403, new io.fabric8.kubernetes.api.model.StatusBuilder().withStatus("Failure").withCode(403)
+            .withReason("Forbidden").withMessage(message).build()).once();
+    server.expect().delete().withPath("/api/v1/namespaces/team-a/pods/" + name + "-g1-w0").andReturn(200, "{}").once();
+  }
+
   @Test
   void aPodTheApiServerRefusesIsReportedWithItsMessageAndNoPodIsKept() throws InterruptedException {
     var view = new LaggingView();
     view.nodes.addAll(List.of(gpuNode("a"), gpuNode("b")));
     String message = "pods \"refused-g1-w1\" is forbidden: violates PodSecurity \"restricted:latest\": runAsNonRoot != true";
-    // the first pod is created; the API server's admission refuses the second
-    server.expect().post().withPath("/api/v1/namespaces/team-a/pods")
-        .andReturn(201, new io.fabric8.kubernetes.api.model.PodBuilder().withNewMetadata().withName("refused-g1-w0")
-            .withNamespace("team-a").withUid("u0").endMetadata().build()).once();
-    server.expect().post().withPath("/api/v1/namespaces/team-a/pods")
-        .andReturn(403, new io.fabric8.kubernetes.api.model.StatusBuilder().withStatus("Failure").withCode(403)
-            .withReason("Forbidden").withMessage(message).build()).once();
-    server.expect().delete().withPath("/api/v1/namespaces/team-a/pods/refused-g1-w0").andReturn(200, "{}").once();
+    secondPodRefused("refused", message);
 
     TrainingJob job = job("refused", 2);
     var result = new GangAdmission(client, OperatorSettings.defaults(), view)
@@ -290,13 +294,7 @@ class GangAdmissionTest {
     view.nodes.addAll(List.of(gpuNode("a"), gpuNode("b")));
     String message = "pods \"quota-g1-w1\" is forbidden: exceeded quota: gpus, requested: requests.nvidia.com/gpu=8,"
         + " used: requests.nvidia.com/gpu=8, limited: requests.nvidia.com/gpu=8";
-    server.expect().post().withPath("/api/v1/namespaces/team-a/pods")
-        .andReturn(201, new io.fabric8.kubernetes.api.model.PodBuilder().withNewMetadata().withName("quota-g1-w0")
-            .withNamespace("team-a").withUid("u0").endMetadata().build()).once();
-    server.expect().post().withPath("/api/v1/namespaces/team-a/pods")
-        .andReturn(403, new io.fabric8.kubernetes.api.model.StatusBuilder().withStatus("Failure").withCode(403)
-            .withReason("Forbidden").withMessage(message).build()).once();
-    server.expect().delete().withPath("/api/v1/namespaces/team-a/pods/quota-g1-w0").andReturn(200, "{}").once();
+    secondPodRefused("quota", message);
 
     TrainingJob job = job("quota", 2);
     var admission = new GangAdmission(client, OperatorSettings.defaults(), view);
