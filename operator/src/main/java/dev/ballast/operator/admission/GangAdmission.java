@@ -213,7 +213,8 @@ public class GangAdmission {
   /**
    * The room the namespace's quotas leave for the job's workers ({@link NamespaceQuota}): counting every unfinished
    * pod of the namespace, and the pods admission created there that the cache does not show yet, but not the job's own
-   * pods that {@code leaveOut} names (its next world replaces them); a worker counts with its LimitRanges' defaults.
+   * pods that {@code leaveOut} names (its next world replaces them); a worker counts with its LimitRanges' defaults,
+   * and at least what the API server counted for one of the job's pods it refused ({@link QuotaRefusals}).
    */
   private NamespaceQuota.Room quotaRoom(TrainingJob job, NamespacePolicy namespace, Predicate<Pod> leaveOut) {
     if (namespace.quotas().isEmpty()) return NamespaceQuota.Room.UNLIMITED;
@@ -227,7 +228,8 @@ public class GangAdmission {
         .forEach(p -> counted.add(p.getSpec()));
     Seat sample = new Seat(0, 0, "", null, null);
     PodSpec worker = WorkerPods.build(job, new World(0, List.of(sample)), sample, true, settings).getSpec();
-    return NamespaceQuota.of(namespace.quotas(), LimitRangeDefaults.apply(worker, namespace.limitRanges()), counted);
+    return NamespaceQuota.of(namespace.quotas(), LimitRangeDefaults.apply(worker, namespace.limitRanges()), counted,
+        quotaRefusals.perWorker(job.getMetadata().getUid(), Instant.now()));
   }
 
   /**
@@ -389,7 +391,7 @@ public class GangAdmission {
         Result waits = new Result.Unschedulable(NamespaceQuota.EXCEEDS_QUOTA, "the API server refused worker pod "
             + creating + ": " + k.getStatus().getMessage() + "; the job waits until the namespace's usage or its"
             + " quota changes");
-        quotaRefusals.refused(job.getMetadata().getUid(), waits, Instant.now());
+        quotaRefusals.refused(job.getMetadata().getUid(), k.getStatus().getMessage(), waits, Instant.now());
         return waits;
       }
       if (e instanceof KubernetesClientException k && refusedForWhatItIs(k.getCode())) {

@@ -17,6 +17,9 @@ import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
@@ -53,6 +56,15 @@ public final class NamespaceQuota {
    * ({@code pods}, without the job's own pods its next world replaces).
    */
   public static Room of(Collection<ResourceQuota> quotas, PodSpec worker, Collection<PodSpec> pods) {
+    return of(quotas, worker, pods, Map.of());
+  }
+
+  /**
+   * As {@link #of(Collection, PodSpec, Collection)}, a worker counting at least {@code atLeast} of each quota resource
+   * named there (what the API server counted for the job's pod when it refused one, {@link #requested}).
+   */
+  public static Room of(Collection<ResourceQuota> quotas, PodSpec worker, Collection<PodSpec> pods,
+      Map<String, Long> atLeast) {
     if (quotas.isEmpty()) return Room.UNLIMITED;
     Counted one = Counted.of(worker);
     List<Counted> counted = pods.stream().map(Counted::of).toList();
@@ -63,7 +75,7 @@ public final class NamespaceQuota {
       List<Counted> selected = counted.stream().filter(p -> selects(quota, p.spec())).toList();
       for (Map.Entry<String, Quantity> hard : quota.getSpec().getHard().entrySet()) {
         String name = hard.getKey();
-        long each = usage(name, one);
+        long each = Math.max(usage(name, one), atLeast.getOrDefault(name, 0L));
         if (each <= 0) continue; // not a pod resource (count/services), or one the worker does not use
         long used = 0;
         for (Counted p : selected) used += usage(name, p);
@@ -77,6 +89,29 @@ public final class NamespaceQuota {
       }
     }
     return least;
+  }
+
+  private static final Pattern REQUESTED = Pattern.compile("exceeded quota: [^,]+, requested: (\\S+), used:");
+
+  /**
+   * What the API server counted for the pod it refused, per quota resource, from its message ("exceeded quota: gpus,
+   * requested: requests.cpu=4200m,requests.nvidia.com/gpu=8, used: ..., limited: ..."); empty when the message says
+   * no such thing.
+   */
+  public static Map<String, Long> requested(String message) {
+    Matcher m = REQUESTED.matcher(message);
+    if (!m.find()) return Map.of();
+    Map<String, Long> amounts = new TreeMap<>();
+    for (String entry : m.group(1).split(",")) {
+      int eq = entry.indexOf('=');
+      if (eq <= 0) continue;
+      try {
+        amounts.put(entry.substring(0, eq), amount(entry.substring(0, eq), new Quantity(entry.substring(eq + 1))));
+      } catch (IllegalArgumentException e) {
+        // a quantity this client cannot read: that resource is counted as before
+      }
+    }
+    return amounts;
   }
 
   /** The message of a job whose workers.min the quotas cannot take. */

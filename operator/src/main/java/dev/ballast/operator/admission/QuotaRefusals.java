@@ -4,29 +4,51 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
- * The jobs whose world's pods the API server refused for a namespace quota lately, with what admission answered. Such
- * a refusal means admission's count and the API server's disagreed; trying again at once would create and delete the
- * same pods in a loop (each create and delete is an event that wakes the job, and changes the quota's usage), so the
- * job's next admissions repeat the answer until {@link #BACKOFF} has passed. In memory: a restarted operator tries once
- * more.
+ * What admission learnt from the API server's quota refusals, per job. A refusal means admission's count and the API
+ * server's disagreed (a pod created elsewhere a moment before; a pod counted otherwise than admission built it, e.g. a
+ * webhook added requests). So:
+ * <ul>
+ *   <li>the job's next admissions repeat the answer until {@link #BACKOFF} has passed: trying again at once would create
+ *       and delete the same pods in a loop (each create and delete is an event that wakes the job, and changes the
+ *       quota's usage);
+ *   <li>for a day after its last refusal its worker counts at least what the API server counted for the refused pod
+ *       ({@link #perWorker}), so an elastic job asks for the workers that fit as the API server counts them.
+ * </ul>
+ * In memory: a restarted operator learns again.
  */
 final class QuotaRefusals {
   static final Duration BACKOFF = Duration.ofSeconds(15);
+  static final Duration KEPT = Duration.ofDays(1);
 
   private record Refusal(GangAdmission.Result answer, Instant until) {}
 
-  private final Map<String, Refusal> byJobUid = new HashMap<>();
+  private record Counted(Map<String, Long> perWorker, Instant until) {}
 
-  synchronized void refused(String jobUid, GangAdmission.Result answer, Instant now) {
-    byJobUid.put(jobUid, new Refusal(answer, now.plus(BACKOFF)));
+  private final Map<String, Refusal> recent = new HashMap<>();
+  private final Map<String, Counted> counted = new HashMap<>();
+
+  /** The API server refused a pod of the job: {@code message} is its own words, {@code answer} admission's. */
+  synchronized void refused(String jobUid, String message, GangAdmission.Result answer, Instant now) {
+    recent.put(jobUid, new Refusal(answer, now.plus(BACKOFF)));
+    Map<String, Long> learnt = new TreeMap<>(perWorker(jobUid, now));
+    NamespaceQuota.requested(message).forEach((name, amount) -> learnt.merge(name, amount, Math::max));
+    counted.put(jobUid, new Counted(Map.copyOf(learnt), now.plus(KEPT)));
   }
 
   /** The answer to repeat for the job now; null when it was not refused within {@link #BACKOFF}. */
   synchronized GangAdmission.Result recent(String jobUid, Instant now) {
-    byJobUid.values().removeIf(r -> !now.isBefore(r.until()));
-    Refusal r = byJobUid.get(jobUid);
+    recent.values().removeIf(r -> !now.isBefore(r.until()));
+    Refusal r = recent.get(jobUid);
     return r == null ? null : r.answer();
+  }
+
+  /** What the API server counted for one of the job's pods, per quota resource, where it refused one. */
+  synchronized Map<String, Long> perWorker(String jobUid, Instant now) {
+    counted.values().removeIf(c -> !now.isBefore(c.until()));
+    Counted c = counted.get(jobUid);
+    return c == null ? Map.of() : c.perWorker();
   }
 }

@@ -313,6 +313,27 @@ class GangAdmissionTest {
   }
 
   @Test
+  void afterARefusalAWorkerCountsWhatTheApiServerCountedForIt() {
+    var view = new LaggingView();
+    view.nodes.addAll(List.of(gpuNode("a"), gpuNode("b"), gpuNode("c")));
+    var cpu = new NamespacePolicy(List.of(new io.fabric8.kubernetes.api.model.ResourceQuotaBuilder().withNewMetadata()
+        .withName("cpu").withNamespace("team-a").endMetadata().withNewSpec()
+        .addToHard("requests.cpu", new Quantity("10")).endSpec().build()), List.of());
+    // a webhook gives every pod 4 cpu that admission does not see: the API server takes the first worker of three
+    secondPodRefused("learner", "pods \"learner-g1-w1\" is forbidden: exceeded quota: cpu, requested:"
+        + " requests.cpu=4100m, used: requests.cpu=4100m, limited: requests.cpu=10");
+    TrainingJob learner = dev.ballast.operator.TestJobs.job("learner", 1, 3, 8);
+    var reconciled = ExistingJobs.of(java.util.stream.Stream.of(learner));
+    var admission = new GangAdmission(client, OperatorSettings.defaults(), view);
+    assertThat(admission.placeableWorkers(learner, reconciled, cpu)).as("0.1 cpu per worker, as admission builds it")
+        .isEqualTo(3);
+    assertThat(admission.admit(learner, 1, 3, reconciled, List.of(), cpu))
+        .isInstanceOf(GangAdmission.Result.Unschedulable.class);
+    assertThat(admission.placeableWorkers(learner, reconciled, cpu)).as("4.1 cpu each, as the API server counts them")
+        .isEqualTo(2);
+  }
+
+  @Test
   void onlyRefusalsOfThePodItselfAreReportedOthersAreRetried() {
     assertThat(GangAdmission.refusedForWhatItIs(403)).isTrue();
     assertThat(GangAdmission.refusedForWhatItIs(422)).isTrue();

@@ -96,4 +96,19 @@ class NamespaceQuotaTest {
     assertThat(NamespaceQuota.of(List.of(bestEffort), new PodSpecBuilder().withContainers(new ContainerBuilder()
         .withName("c").build()).build(), List.of()).workers()).isZero();
   }
+
+  @Test
+  void whatTheApiServerCountedIsReadFromItsRefusalAndCountsForEachWorker() {
+    assertThat(NamespaceQuota.requested("pods \"t-g1-w2\" is forbidden: exceeded quota: team, requested:"
+        + " requests.cpu=4200m,requests.nvidia.com/gpu=8, used: requests.cpu=8400m,requests.nvidia.com/gpu=16,"
+        + " limited: requests.cpu=10,requests.nvidia.com/gpu=16"))
+        .isEqualTo(Map.of("requests.cpu", 4200L, "requests.nvidia.com/gpu", 8L));
+    assertThat(NamespaceQuota.requested("pods \"t\" is forbidden: violates PodSecurity")).isEmpty();
+    var cpu = List.of(quota("cpu", Map.of("requests.cpu", "10")));
+    assertThat(NamespaceQuota.of(cpu, pod(8, "4", null), List.of()).workers()).isEqualTo(2);
+    assertThat(NamespaceQuota.of(cpu, pod(8, "4", null), List.of(), Map.of("requests.cpu", 4200L)).workers())
+        .isEqualTo(2);
+    assertThat(NamespaceQuota.of(cpu, pod(8, "4", null), List.of(), Map.of("requests.cpu", 5100L)).workers())
+        .isEqualTo(1);
+  }
 }
