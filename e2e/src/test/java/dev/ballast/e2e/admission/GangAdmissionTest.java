@@ -261,6 +261,40 @@ class GangAdmissionTest {
     team.deleteAll();
   }
 
+  /**
+   * A pod the API server counts otherwise than admission built it (here a RuntimeClass's overhead, added by the API
+   * server's RuntimeClass plugin; a webhook's sidecar would do the same): the first world is refused part-way, and the
+   * next asks for the workers that fit as the API server counted them.
+   */
+  @Test
+  void anElasticJobLearnsFromAQuotaRefusalWhatTheApiServerCountsAndRunsWithTheWorkersThatFit() {
+    var team = new Jobs(env, jobs.namespace() + "-learn");
+    env.kubectlStdin("""
+        apiVersion: node.k8s.io/v1
+        kind: RuntimeClass
+        metadata: {name: ballast-e2e-overhead}
+        handler: runc
+        overhead: {podFixed: {cpu: "4"}}
+        """, "apply", "-f", "-").ok();
+    env.kubectlStdin("""
+        apiVersion: v1
+        kind: ResourceQuota
+        metadata: {name: cpu}
+        spec: {hard: {requests.cpu: "9"}}
+        """, "apply", "-n", team.namespace(), "-f", "-").ok();
+    // counted as built, a worker is 0.2 cpu (trainer and sidecar) and 4 fit; the API server adds 4 cpu of overhead
+    // to each, takes two and refuses the third; 2 × 4.2 and the balancer's 0.5 fit 9
+    team.apply(Jobs.manifest("learner", 1, 4, 1, 1, "env: [], resources: {requests: {cpu: 100m}}")
+        .replace("      containers:", "      runtimeClassName: ballast-e2e-overhead\n      containers:"));
+    await().atMost(WAIT).untilAsserted(() -> assertThat(team.phase("learner")).isEqualTo("Running"));
+    assertThat(team.workers("learner")).hasSize(2);
+    assertThat(env.kubectl("get", "events", "-n", team.namespace(), "--field-selector",
+        "reason=ExceedsQuota,involvedObject.name=learner", "-o", "jsonpath={.items[*].message}").ok().stdout())
+        .as("the refusal, in the API server's words").contains("exceeded quota: cpu, requested: requests.cpu=4200m");
+    team.deleteAll();
+    env.kubectl("delete", "runtimeclass", "ballast-e2e-overhead", "--ignore-not-found").ok();
+  }
+
   @Test
   void twoJobsNeverShareAGpu() {
     apply("first", 4, 4);
