@@ -33,6 +33,8 @@ import java.util.stream.Stream;
 public final class NamespaceQuota {
   /** The reason of {@code Admitted=False} while the namespace's quota cannot take the job's workers.min. */
   public static final String EXCEEDS_QUOTA = "ExceedsQuota";
+  /** The API server's refusal: "exceeded quota: gpus, requested: (what the pod counts), used: ..., limited: ...". */
+  private static final Pattern REQUESTED = Pattern.compile("exceeded quota: [^,]+, requested: (\\S+), used:");
 
   private NamespaceQuota() {}
 
@@ -90,8 +92,6 @@ public final class NamespaceQuota {
     }
     return least;
   }
-
-  private static final Pattern REQUESTED = Pattern.compile("exceeded quota: [^,]+, requested: (\\S+), used:");
 
   /**
    * What the API server counted for the pod it refused, per quota resource, from its message ("exceeded quota: gpus,
