@@ -404,8 +404,7 @@ public class GangAdmission {
 
   /** A 403 from the ResourceQuota admission plugin: "pods ... is forbidden: exceeded quota: ...". */
   static boolean exceededQuota(KubernetesClientException e) {
-    return e.getCode() == 403 && e.getStatus() != null && e.getStatus().getMessage() != null
-        && e.getStatus().getMessage().contains("exceeded quota:");
+    return e.getCode() == 403 && e.getStatus() != null && NamespaceQuota.exceeded(e.getStatus().getMessage());
   }
 
   static boolean refusedForWhatItIs(int httpCode) {

@@ -33,8 +33,10 @@ import java.util.stream.Stream;
 public final class NamespaceQuota {
   /** The reason of {@code Admitted=False} while the namespace's quota cannot take the job's workers.min. */
   public static final String EXCEEDS_QUOTA = "ExceedsQuota";
-  /** The API server's refusal: "exceeded quota: gpus, requested: (what the pod counts), used: ..., limited: ...". */
-  private static final Pattern REQUESTED = Pattern.compile("exceeded quota: [^,]+, requested: (\\S+), used:");
+  /** How the API server's ResourceQuota plugin words a refusal: "... is forbidden: exceeded quota: gpus, ...". */
+  private static final String EXCEEDED = "exceeded quota: ";
+  /** ... "requested: (what the pod counts), used: ..., limited: ...". */
+  private static final Pattern REQUESTED = Pattern.compile(EXCEEDED + "[^,]+, requested: (\\S+), used:");
 
   private NamespaceQuota() {}
 
@@ -112,6 +114,11 @@ public final class NamespaceQuota {
       }
     }
     return amounts;
+  }
+
+  /** Whether the API server's message says it refused a pod for a quota's usage. */
+  public static boolean exceeded(String message) {
+    return message != null && message.contains(EXCEEDED);
   }
 
   /** The message of a job whose workers.min the quotas cannot take. */

@@ -159,9 +159,9 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
     }
     sources.add(nodeInformer(context));
     sources.add(jobInformer(context));
-    sources.add(priorityClassInformer(context));
+    sources.add(readOnlyInformer(PriorityClass.class, PRIORITY_CLASSES, true, context));
     sources.add(quotaInformer(context));
-    sources.add(limitRangeInformer(context));
+    sources.add(readOnlyInformer(LimitRange.class, LIMIT_RANGES, false, context));
     return sources;
   }
 
@@ -210,17 +210,17 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
   }
 
   /**
-   * PriorityClasses, cluster-wide: read when a reclaim or preemption is decided (which job may take from which); no
-   * reconcile.
+   * An informer whose changes reconcile no job: its cache is only read (PriorityClasses when a reclaim or preemption
+   * is decided, cluster-wide; LimitRanges when a worker is counted towards a quota, {@link LimitRangeDefaults}, in the
+   * namespaces the operator watches).
    */
-  private static InformerEventSource<PriorityClass, TrainingJob> priorityClassInformer(
-      EventSourceContext<TrainingJob> context) {
-    var config = InformerEventSourceConfiguration.from(PriorityClass.class, TrainingJob.class)
-        .withName(PRIORITY_CLASSES)
-        .withWatchAllNamespaces()
-        .withSecondaryToPrimaryMapper(priorityClass -> Set.of())
-        .build();
-    return new InformerEventSource<>(config, context);
+  private static <R extends HasMetadata> InformerEventSource<R, TrainingJob> readOnlyInformer(Class<R> type,
+      String name, boolean clusterWide, EventSourceContext<TrainingJob> context) {
+    var config = InformerEventSourceConfiguration.from(type, TrainingJob.class)
+        .withName(name)
+        .withSecondaryToPrimaryMapper(changed -> Set.of());
+    if (clusterWide) config = config.withWatchAllNamespaces();
+    return new InformerEventSource<>(config.build(), context);
   }
 
   /**
@@ -237,19 +237,6 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
                 && j.getStatus() != null && NamespaceQuota.EXCEEDS_QUOTA.equals(
                     Conditions.falseReason(j.getStatus().conditions, Conditions.ADMITTED)))
             .map(ResourceID::fromResource).collect(Collectors.toSet()))
-        .build();
-    return new InformerEventSource<>(config, context);
-  }
-
-  /**
-   * LimitRanges, in the namespaces the operator watches: their defaults make a worker count towards a quota as the API
-   * server will count it ({@link LimitRangeDefaults}); no reconcile.
-   */
-  private static InformerEventSource<LimitRange, TrainingJob> limitRangeInformer(
-      EventSourceContext<TrainingJob> context) {
-    var config = InformerEventSourceConfiguration.from(LimitRange.class, TrainingJob.class)
-        .withName(LIMIT_RANGES)
-        .withSecondaryToPrimaryMapper(range -> Set.of())
         .build();
     return new InformerEventSource<>(config, context);
   }
@@ -325,7 +312,7 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
 
     TrainingJobStatus next = steps.time(ReconcileStep.STATUS, () -> {
       TrainingJobStatus aggregated = StatusAggregator.aggregate(job, decision, admitted, now);
-      StatusAggregator.balancerPods(job, aggregated, BalancerPods.problem(
+      StatusAggregator.balancerPods(job, aggregated, () -> BalancerPods.problem(
           ChildApplier.find(ctx, Deployment.class, Names.balancer(job.getMetadata().getName())).orElse(null),
           balancerPods(job, ctx)), now);
       return aggregated;

@@ -26,6 +26,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * Computes the operator's part of the status from the previous status and the decision carried out this
@@ -70,18 +71,20 @@ public final class StatusAggregator {
   /**
    * Sets Balancing on {@code next} while the balancer has not described the job's world yet: False with
    * {@link #BALANCER_NOT_RUNNING} while its Deployment or pod says why it does not run ({@code problem},
-   * {@link BalancerPods#problem}); once that is over, False with BalancerStarting until the balancer describes the
+   * {@link BalancerPods#problem}, read only then); once that is over, False with BalancerStarting until the balancer describes the
    * world (a job whose balancer never had a problem shows no Balancing condition before then).
    */
-  public static void balancerPods(TrainingJob job, TrainingJobStatus next, Optional<String> problem, Instant now) {
+  public static void balancerPods(TrainingJob job, TrainingJobStatus next, Supplier<Optional<String>> problem,
+      Instant now) {
     if (next.phase == Phase.Succeeded || next.phase == Phase.Failed || next.phase == Phase.Suspended) return;
     long generation = next.world == null || next.world.generation == null ? 0 : next.world.generation;
     var health = BalancerHealth.of(job.getSpec(), generation,
         job.getStatus() == null ? null : job.getStatus().balancer);
     if (health.state() != BalancerHealth.State.UNKNOWN) return;
     var c = new ConditionSetter(next, generation(job), now.toString());
-    if (problem.isPresent()) {
-      c.set(Conditions.BALANCING, false, BALANCER_NOT_RUNNING, "the balancer is not running: " + problem.get()
+    Optional<String> found = problem.get();
+    if (found.isPresent()) {
+      c.set(Conditions.BALANCING, false, BALANCER_NOT_RUNNING, "the balancer is not running: " + found.get()
           + "; the workers train on the static expert layout until it plans");
     } else if (BALANCER_NOT_RUNNING.equals(Conditions.falseReason(next.conditions, Conditions.BALANCING))) {
       c.set(Conditions.BALANCING, false, "BalancerStarting", "the balancer's pod runs; it has not described world "

@@ -113,7 +113,7 @@ class StatusAggregatorTest {
     job.setStatus(StatusAggregator.aggregate(job, d(new WorldStep.Commit(world)), null, T0));
     var running = StatusAggregator.aggregate(job, d(new WorldStep.Run(world, 2, List.of())), null, T0);
     String refused = "its pod cannot be created (FailedCreate): pods \"olmoe-balancer-7d9\" is forbidden: exceeded quota";
-    StatusAggregator.balancerPods(job, running, java.util.Optional.of(refused), T0);
+    StatusAggregator.balancerPods(job, running, () -> java.util.Optional.of(refused), T0);
     Condition balancing = condition(running.conditions, Conditions.BALANCING);
     assertThat(balancing.getStatus()).isEqualTo("False");
     assertThat(balancing.getReason()).isEqualTo(StatusAggregator.BALANCER_NOT_RUNNING);
@@ -124,19 +124,19 @@ class StatusAggregatorTest {
 
     job.setStatus(running);
     var started = StatusAggregator.aggregate(job, d(new WorldStep.Run(world, 2, List.of())), null, T0.plusSeconds(5));
-    StatusAggregator.balancerPods(job, started, java.util.Optional.empty(), T0.plusSeconds(5));
+    StatusAggregator.balancerPods(job, started, java.util.Optional::empty, T0.plusSeconds(5));
     assertThat(condition(started.conditions, Conditions.BALANCING).getReason()).isEqualTo("BalancerStarting");
 
     job.setStatus(started);
     job.getStatus().balancer = balancer("1.0", null);
     var planning = StatusAggregator.aggregate(job, d(new WorldStep.Run(world, 2, List.of())), null, T0.plusSeconds(9));
-    StatusAggregator.balancerPods(job, planning, java.util.Optional.of(refused), T0.plusSeconds(9));
+    StatusAggregator.balancerPods(job, planning, () -> java.util.Optional.of(refused), T0.plusSeconds(9));
     assertThat(condition(planning.conditions, Conditions.BALANCING).getReason()).as("it described the world")
         .isEqualTo("Planning");
 
     var fresh = TestJobs.job("fresh", 2, 4, 8);
     var quiet = StatusAggregator.aggregate(fresh, d(new WorldStep.Run(world, 2, List.of())), null, T0);
-    StatusAggregator.balancerPods(fresh, quiet, java.util.Optional.empty(), T0);
+    StatusAggregator.balancerPods(fresh, quiet, java.util.Optional::empty, T0);
     assertThat(quiet.conditions).as("no problem ever: no condition").noneMatch(c -> c.getType().equals(Conditions.BALANCING));
   }
 
