@@ -435,7 +435,12 @@ public final class WorldLifecycle {
       if (!gated.isEmpty()) return done(new WorldStep.Release(world, gated), true);
 
       List<WorkerPodView> unbound = live.stream().filter(p -> !p.bound()).toList();
-      if (unbound.isEmpty()) return done(new WorldStep.Commit(world), true);
+      if (unbound.isEmpty()) {
+        // judged again at once: its workers may run already (bound before an operator restart), and then no pod event
+        // follows to wake the job (found by ChaosTest: a job committed by a restarted operator stayed Admitted)
+        wake(now);
+        return done(new WorldStep.Commit(world), true);
+      }
       Instant releasedAt = live.stream().map(WorkerPodView::releasedAt).flatMap(Optional::stream)
           .min(Comparator.naturalOrder()).orElse(now);
       Instant deadline = releasedAt.plus(Duration.ofSeconds(spec.admissionTimeoutSeconds));

@@ -106,7 +106,10 @@ class WorldLifecycleTest {
     assertThat(sim.pods.keySet()).containsExactly("olmoe-g1-w0", "olmoe-g1-w1");
     assertThat(sim.reconcile(job, false).step()).isInstanceOf(WorldStep.Release.class);
     sim.kubelets();
-    assertThat(sim.reconcile(job, false).step()).isInstanceOf(WorldStep.Commit.class);
+    var commit = sim.reconcile(job, false);
+    assertThat(commit.step()).isInstanceOf(WorldStep.Commit.class);
+    assertThat(commit.wakeAt()).as("the committed world is judged again at once, whether or not a pod event follows")
+        .isEqualTo(sim.now);
     sim.kubelets();
     var run = sim.reconcile(job, false);
     assertThat(run.step()).isInstanceOfSatisfying(WorldStep.Run.class, r -> assertThat(r.ready()).isEqualTo(2));
