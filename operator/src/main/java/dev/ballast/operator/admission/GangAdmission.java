@@ -5,6 +5,7 @@ import dev.ballast.operator.api.TrainingJob;
 import dev.ballast.operator.api.TrainingJobSpec;
 import dev.ballast.operator.api.TrainingJobStatus;
 import dev.ballast.operator.config.OperatorSettings;
+import dev.ballast.operator.desired.Labels;
 import dev.ballast.operator.desired.WorkerPods;
 import dev.ballast.operator.observe.AdmissionView;
 import dev.ballast.operator.observe.CapacitySnapshot;
@@ -30,11 +31,15 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
@@ -121,7 +126,7 @@ public class GangAdmission {
     Result refusedLately = quotaRefusals.recent(job.getMetadata().getUid(), Instant.now());
     if (refusedLately != null) return refusedLately;
     Predicate<Pod> pastWorlds = p -> new WorkerPodView(p).generation() <= committed;
-    NamespaceQuota.Room quota = quotaRoom(job, namespace, pastWorlds);
+    NamespaceQuota.Room quota = quotaRoom(job, namespace, p -> ownedBy(p, job) && pastWorlds.test(p));
     int allowed = WorldSizes.largestValid(quota.workers(), job.getSpec());
     if (allowed < job.getSpec().workers.min) {
       Result exceeds = new Result.Unschedulable(NamespaceQuota.EXCEEDS_QUOTA,
@@ -207,14 +212,15 @@ public class GangAdmission {
    * in the admission order, {@link AdmissionQueue#ahead}, and for growth).
    */
   public synchronized int quotaWorkers(TrainingJob job, NamespacePolicy namespace) {
-    return quotaRoom(job, namespace, p -> true).workers();
+    return quotaRoom(job, namespace, p -> ownedBy(p, job)).workers();
   }
 
   /**
    * The room the namespace's quotas leave for the job's workers ({@link NamespaceQuota}): counting every unfinished
-   * pod of the namespace, and the pods admission created there that the cache does not show yet, but not the job's own
-   * pods that {@code leaveOut} names (its next world replaces them); a worker counts with its LimitRanges' defaults,
-   * and at least what the API server counted for one of the job's pods it refused ({@link QuotaRefusals}).
+   * pod of the namespace, and the pods admission created there that the cache does not show yet, but not the pods
+   * {@code leaveOut} names (the job's own that its next world replaces, those of jobs giving way to it); a worker
+   * counts with its LimitRanges' defaults, and at least what the API server counted for one of the job's pods it
+   * refused ({@link QuotaRefusals}).
    */
   private NamespaceQuota.Room quotaRoom(TrainingJob job, NamespacePolicy namespace, Predicate<Pod> leaveOut) {
     if (namespace.quotas().isEmpty()) return NamespaceQuota.Room.UNLIMITED;
@@ -224,7 +230,7 @@ public class GangAdmission {
     List<PodSpec> counted = new ArrayList<>();
     Stream.concat(listed.stream(), reservations.held(Instant.now()).stream()
             .filter(p -> name.equals(p.getMetadata().getNamespace()) && !shown.contains(p.getMetadata().getUid())))
-        .filter(p -> !(ownedBy(p, job) && leaveOut.test(p)))
+        .filter(leaveOut.negate())
         .forEach(p -> counted.add(p.getSpec()));
     Seat sample = new Seat(0, 0, "", null, null);
     PodSpec worker = WorkerPods.build(job, new World(0, List.of(sample)), sample, true, settings).getSpec();
@@ -237,8 +243,43 @@ public class GangAdmission {
    * {@code jobs} (every job this operator reconciles), each job's room read from admission's view.
    */
   public synchronized Optional<Reclaim.Yield> giveWay(TrainingJob job, Collection<TrainingJob> jobs,
-      ExistingJobs reconciled, Priorities priorities, Instant now) {
-    return Reclaim.forJob(job, jobs, j -> capacity(j, p -> true, reconciled).capacity(), priorities, now);
+      ExistingJobs reconciled, Function<TrainingJob, NamespacePolicy> policies, Priorities priorities, Instant now) {
+    return Reclaim.forJob(job, jobs, j -> capacity(j, p -> true, reconciled).capacity(),
+        j -> quotaRoomBeside(j, policies.apply(j), jobs), priorities, now);
+  }
+
+  /**
+   * What the quotas of a waiting job's namespace let in once the jobs of that namespace that give way to it have shrunk
+   * ({@link Reclaim.QuotaRoom}): the workers of their current worlds above their next sizes are left out, the
+   * highest ranks first (a job's workers count alike).
+   */
+  private Reclaim.QuotaRoom quotaRoomBeside(TrainingJob waiting, NamespacePolicy namespace,
+      Collection<TrainingJob> jobs) {
+    if (namespace.quotas().isEmpty()) return Reclaim.QuotaRoom.UNLIMITED;
+    String name = waiting.getMetadata().getNamespace();
+    Map<String, TrainingJob> byKey = new TreeMap<>();
+    jobs.stream().filter(j -> name.equals(j.getMetadata().getNamespace()))
+        .forEach(j -> byKey.put(WorldLifecycle.key(j), j));
+    return nextSizes -> {
+      Set<String> freed = new HashSet<>();
+      nextSizes.forEach((key, size) -> {
+        TrainingJob giving = byKey.get(key);
+        if (giving == null) return; // another namespace: its pods count towards no quota of this one
+        long generation = WorldLifecycle.committedGeneration(giving);
+        List<String> world = view.pods(name).stream().filter(p -> ownedBy(p, giving) && worker(p)
+                && new WorkerPodView(p).generation() == generation)
+            .sorted(Comparator.comparingInt((Pod p) -> new WorkerPodView(p).index()).reversed())
+            .map(p -> p.getMetadata().getUid()).toList();
+        freed.addAll(world.subList(0, Math.max(0, world.size() - size)));
+      });
+      return quotaRoom(waiting, namespace, p -> ownedBy(p, waiting) || freed.contains(p.getMetadata().getUid()))
+          .workers();
+    };
+  }
+
+  private static boolean worker(Pod pod) {
+    var labels = pod.getMetadata().getLabels();
+    return labels != null && Labels.ROLE_WORKER.equals(labels.get(Labels.ROLE));
   }
 
   /**
@@ -262,8 +303,9 @@ public class GangAdmission {
    * Reclaim#heldBackFor}), each job's room read from admission's view.
    */
   public synchronized Map<String, Instant> heldBack(TrainingJob job, Collection<TrainingJob> jobs,
-      ExistingJobs reconciled, Priorities priorities, Instant now) {
-    return Reclaim.heldBackFor(job, jobs, j -> capacity(j, p -> true, reconciled).capacity(), priorities, now);
+      ExistingJobs reconciled, Function<TrainingJob, NamespacePolicy> policies, Priorities priorities, Instant now) {
+    return Reclaim.heldBackFor(job, jobs, j -> capacity(j, p -> true, reconciled).capacity(),
+        j -> quotaRoomBeside(j, policies.apply(j), jobs), priorities, now);
   }
 
   private static boolean ownedBy(Pod pod, TrainingJob job) {

@@ -43,6 +43,9 @@ import java.util.stream.Stream;
  * lower-priority worlds so; where taking back the lenders' borrowed workers first (each at its smallest, then worlds
  * stopped in turn, then stopped worlds spared before borrowed workers) stops fewer worlds, or only that makes the room,
  * it does that instead.
+ * A job waiting within its namespace's ResourceQuotas ({@link WorldLifecycle#waitingForQuota}) is served the same
+ * way: its workers.min must fit both the cluster and what its quotas let in ({@link QuotaRoom}) beside the next
+ * worlds, so only jobs of its namespace free its quota, and jobs elsewhere give way only where the cluster is short too.
  * Reclaim comes first because every job keeps running. A world that has not yet run its class's minimum runtime
  * ({@link Priorities#minRuntime}) gives way to no one: the rule chooses among the others, or waits for it.
  * Every job's reconcile computes the same answer from the same jobs, so the jobs chosen give way, and no others.
@@ -66,15 +69,35 @@ public final class Reclaim {
   }
 
   /**
-   * A job waiting for room for its workers.min; {@code now} is the cluster as it is (it holds no pods).
+   * How many workers of a waiting job its namespace's ResourceQuotas let in once the jobs {@code nextSizes} names
+   * ("namespace/name") have shrunk to the sizes it gives them (0: stopped), every other pod counted as it is.
+   */
+  @FunctionalInterface
+  public interface QuotaRoom {
+    /** No quota limits the job. */
+    QuotaRoom UNLIMITED = nextSizes -> Integer.MAX_VALUE;
+
+    int workers(Map<String, Integer> nextSizes);
+  }
+
+  /**
+   * A job waiting for room, or for its quota, to reach its workers.min; {@code now} is the cluster as it is (it holds
+   * no pods).
    *
    * @param mayPreempt whether it may preempt jobs of lower priority ({@link Priorities#mayPreempt})
    * @param underWay the jobs already giving way to it, with the size each gives way down to
+   * @param quota what its namespace's quotas let in
    */
   public record Waiting(String job, int priority, Instant created, TrainingJobSpec spec, ClusterCapacity now,
-      boolean mayPreempt, List<Giving> underWay) {
+      boolean mayPreempt, List<Giving> underWay, QuotaRoom quota) {
     public Waiting {
       underWay = List.copyOf(underWay);
+    }
+
+    /** A job no quota limits. */
+    public Waiting(String job, int priority, Instant created, TrainingJobSpec spec, ClusterCapacity now,
+        boolean mayPreempt, List<Giving> underWay) {
+      this(job, priority, created, spec, now, mayPreempt, underWay, QuotaRoom.UNLIMITED);
     }
 
     /** A job that may preempt, and that no job gives way to yet. */
@@ -104,8 +127,15 @@ public final class Reclaim {
    */
   public static Optional<Yield> forJob(TrainingJob job, Collection<TrainingJob> jobs,
       Function<TrainingJob, ClusterCapacity> roomWithout, Priorities priorities, Instant now) {
+    return forJob(job, jobs, roomWithout, j -> QuotaRoom.UNLIMITED, priorities, now);
+  }
+
+  /** As {@link #forJob(TrainingJob, Collection, Function, Priorities, Instant)}, each waiting job within its quota. */
+  public static Optional<Yield> forJob(TrainingJob job, Collection<TrainingJob> jobs,
+      Function<TrainingJob, ClusterCapacity> roomWithout, Function<TrainingJob, QuotaRoom> quota,
+      Priorities priorities, Instant now) {
     if (!WorldLifecycle.mayGiveWay(job) || protectedUntil(job, priorities, now).isPresent()) return Optional.empty();
-    Turn turn = Turn.of(jobs, roomWithout, priorities, now);
+    Turn turn = Turn.of(jobs, roomWithout, quota, priorities, now);
     if (!turn.mayMatter().test(job)) return Optional.empty();
     String key = WorldLifecycle.key(job);
     return choose(turn.waiting(), turn.lenders(jobs, j -> protectedUntil(j, priorities, now).isEmpty())).stream()
@@ -119,11 +149,18 @@ public final class Reclaim {
    */
   public static Map<String, Instant> heldBackFor(TrainingJob job, Collection<TrainingJob> jobs,
       Function<TrainingJob, ClusterCapacity> roomWithout, Priorities priorities, Instant now) {
+    return heldBackFor(job, jobs, roomWithout, j -> QuotaRoom.UNLIMITED, priorities, now);
+  }
+
+  /** As {@link #heldBackFor(TrainingJob, Collection, Function, Priorities, Instant)}, each waiting job within its quota. */
+  public static Map<String, Instant> heldBackFor(TrainingJob job, Collection<TrainingJob> jobs,
+      Function<TrainingJob, ClusterCapacity> roomWithout, Function<TrainingJob, QuotaRoom> quota,
+      Priorities priorities, Instant now) {
     Map<String, Instant> kept = new TreeMap<>();
     jobs.stream().filter(WorldLifecycle::mayGiveWay)
         .forEach(j -> protectedUntil(j, priorities, now).ifPresent(until -> kept.put(WorldLifecycle.key(j), until)));
-    if (kept.isEmpty() || !WorldLifecycle.waitingForRoom(job)) return Map.of();
-    Turn turn = Turn.of(jobs, roomWithout, priorities, now);
+    if (kept.isEmpty() || !WorldLifecycle.waitingForMin(job)) return Map.of();
+    Turn turn = Turn.of(jobs, roomWithout, quota, priorities, now);
     String key = WorldLifecycle.key(job);
     if (choose(turn.waiting(), turn.lenders(jobs, j -> !kept.containsKey(WorldLifecycle.key(j)))).stream()
         .anyMatch(y -> y.forJob().equals(key))) {
@@ -142,17 +179,17 @@ public final class Reclaim {
    */
   private record Turn(List<Waiting> waiting, Predicate<TrainingJob> mayMatter, Function<TrainingJob, Lender> lender) {
     static Turn of(Collection<TrainingJob> jobs, Function<TrainingJob, ClusterCapacity> roomWithout,
-        Priorities priorities, Instant now) {
+        Function<TrainingJob, QuotaRoom> quota, Priorities priorities, Instant now) {
       Function<TrainingJob, Lender> lender = j -> new Lender(WorldLifecycle.key(j),
           priorities.of(j.getSpec().template), AdmissionQueue.created(j), j.getSpec(),
           j.getStatus().world.nodes.size(), roomWithout.apply(j), WorldLifecycle.mayLend(j));
       Map<String, TrainingJob> byKey = new TreeMap<>();
       jobs.forEach(j -> byKey.put(WorldLifecycle.key(j), j));
-      List<Waiting> waiting = jobs.stream().filter(WorldLifecycle::waitingForRoom)
+      List<Waiting> waiting = jobs.stream().filter(WorldLifecycle::waitingForMin)
           .map(j -> new Waiting(WorldLifecycle.key(j), priorities.of(j.getSpec().template), AdmissionQueue.created(j),
               j.getSpec(), roomWithout.apply(j), priorities.mayPreempt(j.getSpec().template),
               WorldLifecycle.givingWayFor(j, jobs, now).stream().map(byKey::get)
-                  .map(g -> new Giving(lender.apply(g), nextSize(g))).toList()))
+                  .map(g -> new Giving(lender.apply(g), nextSize(g))).toList(), quota.apply(j)))
           .filter(w -> minimumOf(w) != null)
           .toList();
       int top = waiting.stream().mapToInt(Waiting::priority).max().orElse(Integer.MIN_VALUE);
@@ -288,13 +325,20 @@ public final class Reclaim {
   /**
    * Whether {@code wanted} fits beside the next worlds of the jobs giving way to {@code w} already and of the jobs of
    * {@code group} whose {@code sizes} are below their own (placed in turn as admission would place them, from the
-   * room without their pods; none for a size of 0); the others, and every other job, keep their pods.
+   * room without their pods; none for a size of 0), and within {@code w}'s quota once they have shrunk; the others,
+   * and every other job, keep their pods.
    */
   static boolean fitsBeside(Waiting w, GangRequest wanted, List<Lender> candidates, List<Integer> candidateSizes) {
     List<Lender> group = new ArrayList<>(w.underWay().stream().map(Giving::lender).toList());
     group.addAll(candidates);
     List<Integer> sizes = new ArrayList<>(w.underWay().stream().map(Giving::size).toList());
     sizes.addAll(candidateSizes);
+    Map<String, Integer> nextSizes = new TreeMap<>();
+    for (int i = 0; i < group.size(); i++) {
+      if (sizes.get(i) < group.get(i).size()) nextSizes.merge(group.get(i).job(), sizes.get(i), Math::min);
+    }
+    int quotaLetsIn = w.quota().workers(nextSizes);
+    if (WorldSizes.largestValid(quotaLetsIn, w.spec()) < w.spec().workers.min) return false;
     ClusterCapacity now = w.now();
     Map<String, Resources> used = new TreeMap<>(now.used());
     for (int i = 0; i < group.size(); i++) {

@@ -7,7 +7,7 @@ import java.util.stream.Stream;
 
 /**
  * Which change of one job other jobs must hear of at once (docs/elastic.md, "Reclaim" and "Preemption"), and which
- * jobs: a job that starts waiting for room, or whose spec changes while it waits (e.g. its priorityClassName),
+ * jobs: a job that starts waiting for room or for its quota, or whose spec changes while it waits (e.g. its priorityClassName),
  * concerns the jobs that may give way to it; a job that starts giving way concerns the job it gives way to (which
  * then waits for it, rather than finding the room taken); a job that stops giving way (a reclaim's next world
  * committed, a preempted job's workers stopped, or the job gone) concerns the jobs awaiting one; a job that stops
@@ -19,10 +19,10 @@ final class JobChange {
   private JobChange() {}
 
   static boolean matters(TrainingJob old, TrainingJob updated) {
-    boolean waits = WorldLifecycle.waitingForRoom(updated) && (!WorldLifecycle.waitingForRoom(old)
+    boolean waits = WorldLifecycle.waitingForMin(updated) && (!WorldLifecycle.waitingForMin(old)
         || !Objects.equals(old.getMetadata().getGeneration(), updated.getMetadata().getGeneration()));
     return waits || WorldLifecycle.givingWay(old) != WorldLifecycle.givingWay(updated)
-        || (WorldLifecycle.waitingForRoom(old) && !WorldLifecycle.waitingForRoom(updated))
+        || (WorldLifecycle.waitingForMin(old) && !WorldLifecycle.waitingForMin(updated))
         || (WorldLifecycle.queuedBehind(updated) && !WorldLifecycle.queuedBehind(old)) || pauseChanged(updated);
   }
 
@@ -36,12 +36,12 @@ final class JobChange {
 
   /** Whether a deleted job concerns any other: one that gave way, or one that waited. */
   static boolean mattersWhenDeleted(TrainingJob deleted) {
-    return WorldLifecycle.givingWay(deleted) || WorldLifecycle.waitingForRoom(deleted);
+    return WorldLifecycle.givingWay(deleted) || WorldLifecycle.waitingForMin(deleted);
   }
 
   /** The jobs among {@code jobs} that {@code changed}'s change concerns. */
   static Stream<TrainingJob> concerned(TrainingJob changed, Stream<TrainingJob> jobs) {
-    boolean waits = WorldLifecycle.waitingForRoom(changed);
+    boolean waits = WorldLifecycle.waitingForMin(changed);
     String key = WorldLifecycle.key(changed);
     String givesWayTo = WorldLifecycle.givingWay(changed) ? changed.getStatus().transition.forJob : null;
     boolean queued = WorldLifecycle.queuedBehind(changed);

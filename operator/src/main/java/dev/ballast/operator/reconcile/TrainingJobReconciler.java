@@ -379,9 +379,10 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
         ? admission.placeableWorkers(job, reconciled, namespacePolicy(job, ctx)) : null;
     Reclaim.Yield giveWay = null;
     Instant protectedUntil = null;
-    if (!waiting.isEmpty() && WorldLifecycle.mayGiveWay(job)) {
+    if ((!waiting.isEmpty() || jobs.stream().anyMatch(WorldLifecycle::waitingForQuota))
+        && WorldLifecycle.mayGiveWay(job)) {
       Priorities priorities = priorities(ctx);
-      giveWay = admission.giveWay(job, jobs, reconciled, priorities, now).orElse(null);
+      giveWay = admission.giveWay(job, jobs, reconciled, j -> namespacePolicy(j, ctx), priorities, now).orElse(null);
       protectedUntil = Reclaim.protectedUntil(job, priorities, now).orElse(null);
     }
     return ClusterView.of(nodes, room, waiting, admission.unseenPods(job, workers, now), giveWay, protectedUntil, job,
@@ -471,7 +472,7 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
           j -> admission.quotaWorkers(j, namespacePolicy(j, ctx)));
       GangAdmission.Result result = GangAdmission.withHeldBack(
           admission.admit(job, place.generation(), place.maxWorkers(), reconciled, ahead, namespacePolicy(job, ctx)),
-          () -> admission.heldBack(job, jobs, reconciled, priorities, now));
+          () -> admission.heldBack(job, jobs, reconciled, j -> namespacePolicy(j, ctx), priorities, now));
       if (result instanceof GangAdmission.Result.Admitted a) {
         events.normal(job, "Placed", "Placed " + a.world().size() + " workers for world " + a.world().generation()
             + ": " + describe(a.world()));

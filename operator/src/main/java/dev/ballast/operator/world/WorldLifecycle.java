@@ -89,15 +89,18 @@ public final class WorldLifecycle {
 
   /**
    * The other jobs {@code job}'s growth yields to ("namespace/name", sorted): those waiting for room
-   * ({@link #waitingForRoom}) that could use a node {@code job} could grow onto, i.e. some node is eligible
-   * for a worker of both (Ready, not cordoned, selected, tolerated, large enough when empty). A job waiting
-   * for other nodes (another pool, another GPU shape) does not hold this one back.
+   * ({@link #waitingForRoom}), or for the quota of {@code job}'s own namespace ({@link #waitingForQuota}), that could
+   * use a node {@code job} could grow onto, i.e. some node is eligible for a worker of both (Ready, not cordoned,
+   * selected, tolerated, large enough when empty). A job waiting for other nodes (another pool, another GPU shape),
+   * or for another namespace's quota, does not hold this one back.
    */
   public static List<String> jobsToYieldTo(TrainingJob job, Collection<TrainingJob> others, Collection<GpuNode> nodes) {
     List<GpuNode> ours = WorkerRequest.eligibleNodes(job.getSpec(), nodes);
+    String namespace = job.getMetadata().getNamespace();
     return others.stream()
         .filter(other -> !other.getMetadata().getUid().equals(job.getMetadata().getUid()))
-        .filter(WorldLifecycle::waitingForRoom)
+        .filter(other -> waitingForRoom(other)
+            || (waitingForQuota(other) && namespace.equals(other.getMetadata().getNamespace())))
         .filter(other -> !WorkerRequest.eligibleNodes(other.getSpec(), ours).isEmpty())
         .map(WorldLifecycle::key)
         .sorted().toList();
@@ -193,7 +196,7 @@ public final class WorldLifecycle {
   private static Stream<TrainingJob> jobsGivingWayFor(TrainingJob waiting, Collection<TrainingJob> jobs, Instant now) {
     String key = key(waiting);
     return jobs.stream().filter(j -> givingWay(j) && key.equals(j.getStatus().transition.forJob) && within(j, now)
-        && !(PREEMPTED.equals(j.getStatus().transition.reason) && waitingForRoom(j)));
+        && !(PREEMPTED.equals(j.getStatus().transition.reason) && waitingForMin(j)));
   }
 
   private static List<String> keys(Stream<TrainingJob> jobs) {
@@ -208,7 +211,7 @@ public final class WorldLifecycle {
   public static Optional<String> preemptedFor(TrainingJob job, Collection<TrainingJob> jobs, Instant now) {
     WorldTransition t = job.getStatus() == null ? null : job.getStatus().transition;
     if (t == null || !PREEMPTED.equals(t.reason) || !within(job, now)) return Optional.empty();
-    return jobs.stream().filter(j -> key(j).equals(t.forJob) && waitingForRoom(j)).map(WorldLifecycle::key).findFirst();
+    return jobs.stream().filter(j -> key(j).equals(t.forJob) && waitingForMin(j)).map(WorldLifecycle::key).findFirst();
   }
 
   /** Whether the job's transition began less than its checkpoint grace plus {@link #RECLAIM_SLACK} ago. */
@@ -223,11 +226,32 @@ public final class WorldLifecycle {
    * last admission found too little room).
    */
   public static boolean waitingForRoom(TrainingJob other) {
-    TrainingJobStatus s = other.getStatus();
-    if (s == null || Boolean.TRUE.equals(other.getSpec().suspend) || paused(other)) return false;
-    if (s.phase == Phase.Succeeded || s.phase == Phase.Failed || s.phase == Phase.Suspended) return false;
-    if (s.world != null && s.transition == null) return false;
-    return InsufficientRoom.isWaitingForRoom(Conditions.falseReason(s.conditions, Conditions.ADMITTED));
+    return InsufficientRoom.isWaitingForRoom(waitingReason(other));
+  }
+
+  /**
+   * Whether another job is waiting for its namespace's ResourceQuotas to let in its workers.min (no world, or between
+   * worlds, and its last admission found the quota short: {@link NamespaceQuota#EXCEEDS_QUOTA}).
+   */
+  public static boolean waitingForQuota(TrainingJob other) {
+    return NamespaceQuota.EXCEEDS_QUOTA.equals(waitingReason(other));
+  }
+
+  /**
+   * Whether another job is waiting to reach its workers.min, for room or within its quota: other jobs may give way to
+   * it ({@link Reclaim}).
+   */
+  public static boolean waitingForMin(TrainingJob other) {
+    return waitingForRoom(other) || waitingForQuota(other);
+  }
+
+  /** The reason of the job's Admitted=False while it waits for a world; null when it does not wait. */
+  private static String waitingReason(TrainingJob job) {
+    TrainingJobStatus s = job.getStatus();
+    if (s == null || Boolean.TRUE.equals(job.getSpec().suspend) || paused(job)) return null;
+    if (s.phase == Phase.Succeeded || s.phase == Phase.Failed || s.phase == Phase.Suspended) return null;
+    if (s.world != null && s.transition == null) return null;
+    return Conditions.falseReason(s.conditions, Conditions.ADMITTED);
   }
 
   private static boolean cooldownOver(TrainingJob job, Instant now) {

@@ -9,14 +9,18 @@ import dev.ballast.operator.observe.AdmissionView;
 import dev.ballast.operator.observe.CapacitySnapshot;
 import dev.ballast.operator.observe.CapacityView;
 import dev.ballast.operator.observe.ExistingJobs;
+import dev.ballast.operator.observe.Priorities;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -267,6 +271,33 @@ class GangAdmissionTest {
             + " (requests.nvidia.com/gpu): 16 GPUs of 16 GPUs used, 8 GPUs per worker; the job waits until the"
             + " namespace's usage or its quota changes"));
     assertThat(created("other")).isEmpty();
+  }
+
+  @Test
+  void aJobOfTheNamespaceGivesBackTheWorkersThatAJobWaitingForTheQuotaNeedsAndNoMore() {
+    var view = new LaggingView();
+    view.nodes.addAll(List.of(gpuNode("a"), gpuNode("b"), gpuNode("c"), gpuNode("d"), gpuNode("e")));
+    var admission = new GangAdmission(client, OperatorSettings.defaults(), view);
+    var quota = new NamespacePolicy(List.of(gpuQuota("24")), List.of());
+    TrainingJob lender = ReclaimTest.job("lender", 1, 3, null);
+    var reconciled = ExistingJobs.of(java.util.stream.Stream.of(lender));
+    assertThat(admission.admit(lender, 1, 3, reconciled, List.of(), quota))
+        .isInstanceOf(GangAdmission.Result.Admitted.class);
+    view.pods.addAll(created("lender"));
+    lender.getStatus().world.generation = 1L;
+    TrainingJob waiting = ReclaimTest.job("waiting", 2, 0, null);
+    waiting.getStatus().conditions.get(0).setReason(NamespaceQuota.EXCEEDS_QUOTA);
+    var priorities = new Priorities(Map.of(), null, Set.of());
+    var jobs = List.of(lender, waiting);
+
+    assertThat(admission.giveWay(lender, jobs, reconciled, j -> quota, priorities, Instant.now()))
+        .as("two nodes are free, but the quota (24 GPUs, 24 used) lets in none: the lender keeps 1 of its 3")
+        .contains(new Reclaim.Yield("team-a/lender", 1, "team-a/waiting", 2));
+    assertThat(admission.giveWay(lender, jobs, reconciled, j -> new NamespacePolicy(List.of(gpuQuota("32")),
+        List.of()), priorities, Instant.now())).as("a quota of 32 needs one worker back")
+        .contains(new Reclaim.Yield("team-a/lender", 2, "team-a/waiting", 2));
+    assertThat(admission.giveWay(lender, jobs, reconciled, j -> NamespacePolicy.NONE, priorities, Instant.now()))
+        .as("without the quota the waiting job needs nobody").isEmpty();
   }
 
   @Test

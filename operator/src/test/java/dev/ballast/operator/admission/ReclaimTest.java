@@ -85,6 +85,47 @@ class ReclaimTest {
         lenders)).as("n5 and the newer lender's node").containsExactly(new Reclaim.Yield("team-a/b", 1, "team-a/two", 2));
   }
 
+  /**
+   * A quota of {@code hard} workers in namespace team-a, with {@code used} of them taken by the jobs {@code held}
+   * names (job to its workers): a job giving way frees its workers above its next size.
+   */
+  static Reclaim.QuotaRoom quota(int hard, Map<String, Integer> held) {
+    return nextSizes -> {
+      int used = 0;
+      for (var e : held.entrySet()) used += Math.min(e.getValue(), nextSizes.getOrDefault(e.getKey(), e.getValue()));
+      return Math.max(0, hard - used);
+    };
+  }
+
+  @Test
+  void aJobWaitingForItsQuotaIsGivenBackWorkersByJobsOfItsNamespaceOnlyAndOnlyAsManyAsTheQuotaNeeds() {
+    List<String> owners = java.util.Arrays.asList("ours", "ours", "ours", "theirs", "theirs", null);
+    var ours = new Reclaim.Lender("team-a/ours", 0, T0, spec("ours", 1, 3), 3, room(owners, "ours"));
+    var theirs = new Reclaim.Lender("team-b/theirs", 0, T0.plusSeconds(9), spec("theirs", 1, 2), 2,
+        room(owners, "theirs"));
+    var waiting = new Reclaim.Waiting("team-a/waiting", 0, T0, spec("waiting", 2, 2), room(owners, null), true,
+        List.of(), quota(4, Map.of("team-a/ours", 3)));
+
+    assertThat(Reclaim.choose(List.of(waiting), List.of(ours, theirs)))
+        .as("the cluster has room for 1 more; team-a's quota for 1 of 2: the newer lender of team-b gives back"
+            + " nothing, ours gives back one worker, which leaves room for both")
+        .containsExactly(new Reclaim.Yield("team-a/ours", 2, "team-a/waiting", 2));
+    var fitsRoom = new Reclaim.Waiting("team-a/fits", 0, T0, spec("fits", 1, 1), room(owners, null), true,
+        List.of(), quota(4, Map.of("team-a/ours", 3)));
+    assertThat(Reclaim.choose(List.of(fitsRoom), List.of(ours, theirs))).as("room and quota for one").isEmpty();
+    var quotaTooSmall = new Reclaim.Waiting("team-a/big", 0, T0, spec("big", 4, 4), room(owners, null), true,
+        List.of(), quota(4, Map.of("team-a/ours", 3)));
+    assertThat(Reclaim.choose(List.of(quotaTooSmall), List.of(ours, theirs)))
+        .as("ours at its minimum leaves the quota 3, not 4").isEmpty();
+
+    var high = new Reclaim.Waiting("team-a/high", 1000, T0, spec("high", 4, 4), room(owners, null), true,
+        List.of(), quota(4, Map.of("team-a/ours", 3)));
+    assertThat(Reclaim.choose(List.of(high), List.of(ours, theirs)))
+        .as("a higher priority preempts: no reclaim frees 4 of the quota; ours stopped frees the quota and, with n5,"
+            + " the room; theirs (newer, stopped first in the search) is spared")
+        .containsExactly(new Reclaim.Yield("team-a/ours", 0, "team-a/high", 4));
+  }
+
   @Test
   void higherPriorityIsServedFirstAndTakesOnlyFromJobsOfNoHigherPriorityTheLowestFirst() {
     List<String> owners = List.of("low", "low", "low", "high", "high", "high");

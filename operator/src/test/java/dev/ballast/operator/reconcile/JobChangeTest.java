@@ -62,6 +62,16 @@ class JobChangeTest {
   }
 
   @Test
+  void aJobStartingToWaitForItsQuotaConcernsTheJobsThatMayGiveWayAsOneWaitingForRoomDoes() {
+    TrainingJob waits = waiting("w", "ExceedsQuota");
+    assertThat(JobChange.matters(waiting("w", "Placed"), waits)).isTrue();
+    assertThat(JobChange.matters(waits, waiting("w", "Placed"))).as("it stops waiting").isTrue();
+    assertThat(JobChange.mattersWhenDeleted(waits)).isTrue();
+    TrainingJob lender = running("lender", 2);
+    assertThat(JobChange.concerned(waits, Stream.of(lender, waits)).toList()).containsExactly(lender);
+  }
+
+  @Test
   void aReclaimStartingConcernsTheJobItIsForAndOneEndingTheJobsAwaitingOne() {
     TrainingJob lending = running("lender", 2);
     lending.getStatus().transition = new WorldTransition("Reclaimed", "", 1, true, 1, "2026-12-06T00:00:00Z", null);

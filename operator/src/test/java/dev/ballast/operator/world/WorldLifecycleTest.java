@@ -3,6 +3,7 @@ package dev.ballast.operator.world;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ballast.operator.TestJobs;
+import dev.ballast.operator.admission.NamespaceQuota;
 import dev.ballast.operator.api.BalancerStatusSchema;
 import dev.ballast.operator.api.ParallelismSpec;
 import dev.ballast.operator.api.RecoverySpec;
@@ -754,6 +755,30 @@ class WorldLifecycleTest {
     assertThat(sim.reconcile(job, false).step()).as("no node of this job's could serve the waiting one")
         .isInstanceOfSatisfying(WorldStep.Transition.class,
             t -> assertThat(t.transition().reason).isEqualTo("CapacityAvailable"));
+  }
+
+  @Test
+  void growthYieldsToAJobWaitingForTheQuotaOfItsOwnNamespaceOnly() {
+    var nodes = List.of(new dev.ballast.operator.placement.GpuNode("n0", new dev.ballast.operator.placement.Resources(
+        java.util.Map.of("nvidia.com/gpu", 8L, "cpu", 64_000L, "memory", 1L << 40, "ephemeral-storage", 1L << 40,
+            "pods", 110L)), true, false, List.of(), "d0", "r0", java.util.Map.of()));
+    TrainingJob ours = waitingFor("ours", "team-a", NamespaceQuota.EXCEEDS_QUOTA);
+    TrainingJob theirs = waitingFor("theirs", "team-b", NamespaceQuota.EXCEEDS_QUOTA);
+    TrainingJob room = waitingFor("room", "team-b", "InsufficientGPUs");
+    assertThat(WorldLifecycle.waitingForQuota(ours)).isTrue();
+    assertThat(WorldLifecycle.waitingForRoom(ours)).as("not for room: no job elsewhere yields to it").isFalse();
+    assertThat(WorldLifecycle.jobsToYieldTo(job, List.of(job, ours, theirs, room), nodes))
+        .containsExactly("team-a/ours", "team-b/room");
+  }
+
+  static TrainingJob waitingFor(String name, String namespace, String reason) {
+    TrainingJob waiting = TestJobs.job(name, 1, 1, 8);
+    waiting.getMetadata().setNamespace(namespace);
+    waiting.setStatus(new dev.ballast.operator.api.TrainingJobStatus());
+    waiting.getStatus().phase = Phase.Pending;
+    waiting.getStatus().conditions.add(new io.fabric8.kubernetes.api.model.ConditionBuilder().withType("Admitted")
+        .withStatus("False").withReason(reason).build());
+    return waiting;
   }
 
   @Test
