@@ -8,6 +8,7 @@ import dev.ballast.e2e.support.E2eTest;
 import dev.ballast.e2e.support.GpuNodes;
 import dev.ballast.e2e.support.Jobs;
 import dev.ballast.e2e.support.PriorityClasses;
+import io.fabric8.kubernetes.api.model.Quantity;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -102,6 +103,43 @@ class ResizeTest extends ElasticScenario {
       assertThat(admitted).as("the edit to the waiting job's world: one checkpoint grace (10 s) and two admissions")
           .isLessThan(Duration.ofSeconds(60));
       assertThat(invariants.violations()).isEmpty();
+    }
+  }
+
+  /**
+   * Reclaim within a namespace's ResourceQuota (docs/elastic.md, "Namespace quotas"): the pool has room for six
+   * workers, the quota of 32 GPUs for four. A job grown to its maximum of four gives two back to a job of its
+   * namespace waiting for the quota, as it would to one waiting for room; the API server's own count stays within it.
+   */
+  @Test
+  void aJobAboveItsMinimumGivesWorkersBackToAJobOfItsNamespaceWaitingForTheQuota() {
+    pool = new GpuNodes(env, "resize-quota", 34);
+    pool.add(6);
+    env.kubectlStdin("""
+        apiVersion: v1
+        kind: ResourceQuota
+        metadata: {name: gpus}
+        spec: {hard: {requests.nvidia.com/gpu: "32"}}
+        """, "apply", "-n", jobs.namespace(), "-f", "-").ok();
+    try {
+      jobs.apply(Jobs.elasticManifest("lender", 2, 4, pool, "", FAST));
+      awaitWorld("lender", 1, 4);
+      jobs.apply(Jobs.elasticManifest("waiting", 2, 2, pool, "", FAST));
+      List<String> kept = awaitWorld("lender", 2, 2);
+      List<String> given = awaitWorld("waiting", 1, 2);
+      assertThat(given).doesNotContainAnyElementsOf(kept);
+      assertThat(events("ExceedsQuota", "waiting")).as("it waited for the quota, not for room")
+          .contains("let in 0 workers and workers.min is 2: ResourceQuota gpus (requests.nvidia.com/gpu): 32 GPUs of"
+              + " 32 GPUs used");
+      assertThat(events("Reclaimed", "lender")).contains(jobs.namespace() + "/waiting waits for the quota of its"
+          + " namespace to let in its workers.min (2); giving back 2 workers above workers.min (2)");
+      assertThat(jobs.restarts("lender")).as("giving back is no restart").isZero();
+      await().atMost(WAIT).untilAsserted(() -> assertThat(env.admin().resourceQuotas()
+          .inNamespace(jobs.namespace()).withName("gpus").get().getStatus().getUsed())
+          .as("the quota controller's count").containsEntry("requests.nvidia.com/gpu", new Quantity("32")));
+      assertThat(invariants.violations()).isEmpty();
+    } finally {
+      env.kubectl("delete", "resourcequota", "gpus", "-n", jobs.namespace(), "--ignore-not-found").ok();
     }
   }
 

@@ -111,9 +111,21 @@ public final class Reclaim {
 
   /**
    * {@code lender} shrinks to {@code size} workers so that {@code forJob}'s {@code forWorkers} (its workers.min) fit;
-   * a size of 0 stops its world ({@link #preempts}).
+   * a size of 0 stops its world ({@link #preempts}). {@code forQuota}: the cluster has room for them, their
+   * namespace's quota has not.
    */
-  public record Yield(String lender, int size, String forJob, int forWorkers) {
+  public record Yield(String lender, int size, String forJob, int forWorkers, boolean forQuota) {
+    /** A yield for room. */
+    public Yield(String lender, int size, String forJob, int forWorkers) {
+      this(lender, size, forJob, forWorkers, false);
+    }
+
+    /** What the job it gives way to waits for, in a person's words. */
+    public String waitsFor() {
+      return forJob + (forQuota ? " waits for the quota of its namespace to let in its workers.min ("
+          : " waits for room for its workers.min (") + forWorkers + ")";
+    }
+
     /** Whether the lender is preempted: its whole world stops, and it waits for room for its workers.min again. */
     public boolean preempts() {
       return size == 0;
@@ -304,9 +316,10 @@ public final class Reclaim {
         }
       }
       List<Yield> yields = new ArrayList<>();
+      boolean forQuota = GangPlacer.place(w.now().nodes(), w.now().used(), wanted) instanceof Placement.Placed;
       for (int i = 0; i < group.size(); i++) {
         if (sizes.get(i) < group.get(i).size()) {
-          yields.add(new Yield(group.get(i).job(), sizes.get(i), w.job(), w.spec().workers.min));
+          yields.add(new Yield(group.get(i).job(), sizes.get(i), w.job(), w.spec().workers.min, forQuota));
         }
       }
       return yields;

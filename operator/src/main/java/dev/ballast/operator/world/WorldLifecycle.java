@@ -532,16 +532,14 @@ public final class WorldLifecycle {
       }
       Reclaim.Yield giveWay = cluster.giveWay();
       if (giveWay != null && giveWay.preempts()) {
-        return resize(g, PREEMPTED, giveWay.forJob() + " waits for room for its workers.min (" + giveWay.forWorkers()
-            + "), has a higher priority, and giving back workers above workers.min alone cannot make that room:"
-            + " world " + g + " stops (no restart counted), and this job waits for room for its workers.min (" + min
+        return resize(g, PREEMPTED, giveWay.waitsFor() + ", has a higher priority, and giving back workers above"
+            + " workers.min alone cannot make that room: world " + g + " stops (no restart counted), and this job waits for room for its workers.min (" + min
             + ") again", null, giveWay.forJob());
       }
       if (giveWay != null && giveWay.size() >= min && giveWay.size() < size) {
         int given = size - giveWay.size();
-        return resize(g, RECLAIMED, giveWay.forJob() + " waits for room for its workers.min (" + giveWay.forWorkers()
-            + "); giving back " + given + (given == 1 ? " worker" : " workers") + " above workers.min (" + min
-            + "): world " + g + " has " + size + ", the next has " + giveWay.size(), giveWay.size(), giveWay.forJob());
+        return resize(g, RECLAIMED, giveWay.waitsFor() + "; giving back " + given
+            + (given == 1 ? " worker" : " workers") + " above workers.min (" + min + "): world " + g + " has " + size + ", the next has " + giveWay.size(), giveWay.size(), giveWay.forJob());
       }
       Integer room = cluster.placeableWorkers();
       boolean inRange = size >= min;

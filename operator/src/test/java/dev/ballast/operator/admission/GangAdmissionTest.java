@@ -292,12 +292,14 @@ class GangAdmissionTest {
 
     assertThat(admission.giveWay(lender, jobs, reconciled, j -> quota, priorities, Instant.now()))
         .as("two nodes are free, but the quota (24 GPUs, 24 used) lets in none: the lender keeps 1 of its 3")
-        .contains(new Reclaim.Yield("team-a/lender", 1, "team-a/waiting", 2));
+        .contains(new Reclaim.Yield("team-a/lender", 1, "team-a/waiting", 2, true));
     assertThat(admission.giveWay(lender, jobs, reconciled, j -> new NamespacePolicy(List.of(gpuQuota("32")),
         List.of()), priorities, Instant.now())).as("a quota of 32 needs one worker back")
-        .contains(new Reclaim.Yield("team-a/lender", 2, "team-a/waiting", 2));
+        .contains(new Reclaim.Yield("team-a/lender", 2, "team-a/waiting", 2, true));
     assertThat(admission.giveWay(lender, jobs, reconciled, j -> NamespacePolicy.NONE, priorities, Instant.now()))
         .as("without the quota the waiting job needs nobody").isEmpty();
+    assertThat(admission.giveWay(lender, jobs, reconciled, j -> quota, priorities, Instant.now()).orElseThrow()
+        .waitsFor()).isEqualTo("team-a/waiting waits for the quota of its namespace to let in its workers.min (2)");
   }
 
   @Test
