@@ -217,7 +217,7 @@ public class GangAdmission {
 
   /**
    * The room the namespace's quotas leave for the job's workers ({@link NamespaceQuota}): counting every unfinished
-   * pod of the namespace, and the pods admission created there that the cache does not show yet, but not the pods
+   * pod of the namespace (but those stuck terminating, {@link NamespaceQuota#counts}), and the pods admission created there that the cache does not show yet, but not the pods
    * {@code leaveOut} names (the job's own that its next world replaces, those of jobs giving way to it); a worker
    * counts with its LimitRanges' defaults, and at least what the API server counted for one of the job's pods it
    * refused ({@link QuotaRefusals}).
@@ -228,9 +228,10 @@ public class GangAdmission {
     List<Pod> listed = view.pods(name);
     Set<String> shown = listed.stream().map(p -> p.getMetadata().getUid()).collect(Collectors.toSet());
     List<PodSpec> counted = new ArrayList<>();
-    Stream.concat(listed.stream(), reservations.held(Instant.now()).stream()
+    Instant now = Instant.now();
+    Stream.concat(listed.stream(), reservations.held(now).stream()
             .filter(p -> name.equals(p.getMetadata().getNamespace()) && !shown.contains(p.getMetadata().getUid())))
-        .filter(leaveOut.negate())
+        .filter(leaveOut.negate()).filter(p -> NamespaceQuota.counts(p, now))
         .forEach(p -> counted.add(p.getSpec()));
     Seat sample = new Seat(0, 0, "", null, null);
     PodSpec worker = WorkerPods.build(job, new World(0, List.of(sample)), sample, true, settings).getSpec();

@@ -3,6 +3,7 @@ package dev.ballast.operator.admission;
 import dev.ballast.operator.observe.PodRequests;
 import dev.ballast.operator.placement.Resources;
 import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodAffinityTerm;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -12,6 +13,7 @@ import io.fabric8.kubernetes.api.model.ScopedResourceSelectorRequirement;
 import io.fabric8.kubernetes.api.model.WeightedPodAffinityTerm;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -119,6 +121,17 @@ public final class NamespaceQuota {
   /** Whether the API server's message says it refused a pod for a quota's usage. */
   public static boolean exceeded(String message) {
     return message != null && message.contains(EXCEEDED);
+  }
+
+  /**
+   * Whether a quota counts the unfinished {@code pod} at {@code now}: not one stuck terminating past its grace period
+   * (a lost node's), which the quota controller stops charging so that its replacement can be created
+   * (QuotaV1Pod in pkg/quota/v1/evaluator/core).
+   */
+  public static boolean counts(Pod pod, Instant now) {
+    var meta = pod.getMetadata();
+    if (meta.getDeletionTimestamp() == null || meta.getDeletionGracePeriodSeconds() == null) return true;
+    return !now.isAfter(Instant.parse(meta.getDeletionTimestamp()).plusSeconds(meta.getDeletionGracePeriodSeconds()));
   }
 
   /** The message of a job whose workers.min the quotas cannot take. */

@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.fabric8.kubernetes.client.informers.cache.Cache;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -101,7 +102,7 @@ public final class ClusterCache implements AdmissionView, AutoCloseable {
   @Override
   public List<Pod> pods(String namespace) {
     awaitSynced();
-    return pods.getStore().list().stream().filter(p -> namespace.equals(p.getMetadata().getNamespace())).toList();
+    return pods.getIndexer().byIndex(Cache.NAMESPACE_INDEX, namespace); // the informer's own index, not a scan
   }
 
   @Override

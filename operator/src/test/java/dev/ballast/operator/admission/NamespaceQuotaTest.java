@@ -98,6 +98,17 @@ class NamespaceQuotaTest {
   }
 
   @Test
+  void aPodStuckTerminatingPastItsGracePeriodIsNoLongerCounted() {
+    var pod = new io.fabric8.kubernetes.api.model.PodBuilder().withNewMetadata().withName("w").endMetadata().build();
+    java.time.Instant t = java.time.Instant.parse("2026-12-07T12:00:00Z");
+    assertThat(NamespaceQuota.counts(pod, t)).isTrue();
+    pod.getMetadata().setDeletionTimestamp("2026-12-07T11:59:00Z");
+    pod.getMetadata().setDeletionGracePeriodSeconds(30L);
+    assertThat(NamespaceQuota.counts(pod, t)).as("a lost node's pod, 30 s past its grace").isFalse();
+    assertThat(NamespaceQuota.counts(pod, t.minusSeconds(31))).as("still within its grace").isTrue();
+  }
+
+  @Test
   void whatTheApiServerCountedIsReadFromItsRefusalAndCountsForEachWorker() {
     assertThat(NamespaceQuota.requested("pods \"t-g1-w2\" is forbidden: exceeded quota: team, requested:"
         + " requests.cpu=4200m,requests.nvidia.com/gpu=8, used: requests.cpu=8400m,requests.nvidia.com/gpu=16,"

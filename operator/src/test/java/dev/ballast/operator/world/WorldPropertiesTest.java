@@ -27,12 +27,14 @@ import org.junit.jupiter.api.Test;
  * Properties of the world's decisions over random histories: nodes lost, deleted, cordoned, recovered and
  * added, trainers exiting with random codes, spec.workers edits, and operator crashes between acting and
  * recording status (every decision is re-derived from observed state only). Three jobs share the cluster,
- * with PriorityClasses that change, so jobs give way to each other by reclaim and by preemption.
+ * with PriorityClasses that change, so jobs give way to each other by reclaim and by preemption; in half the
+ * histories their namespace has a GPU quota smaller than the cluster, so they also give way within it.
  * Seeded, so a failure names the seed that reproduces it.
  *
  * <p>After every step: no two generations of a job run on reachable nodes (no two live copies of a rank),
  * no node's GPUs are promised beyond its allocatable GPUs, every committed world holds workers.min..max
- * workers in whole groups, committed generations advance one at a time, and restarts stay within the limit.
+ * workers in whole groups, committed generations advance one at a time, restarts stay within the limit, and the
+ * namespace's pods never request more GPUs than its quota.
  */
 class WorldPropertiesTest {
   static final int HISTORIES = 200;
@@ -43,6 +45,7 @@ class WorldPropertiesTest {
   int guardedGaveWay;
   int queuedAdmissions;
   int reservedWaits;
+  int gaveWayForQuota;
 
   @Test
   void randomHistoriesKeepTheInvariants() {
@@ -64,6 +67,7 @@ class WorldPropertiesTest {
       assertThat(guardedGaveWay).as("jobs of the class with a minimum runtime gave way after it").isPositive();
       assertThat(queuedAdmissions).as("admissions beside a job waiting ahead that fitted").isPositive();
       assertThat(reservedWaits).as("waits behind a job that reserves").isPositive();
+      assertThat(gaveWayForQuota).as("jobs gave way to a job waiting for the namespace's quota").isGreaterThan(20);
     }
   }
 
@@ -74,6 +78,7 @@ class WorldPropertiesTest {
         Set.of("never"), Map.of("guarded", java.time.Duration.ofSeconds(60)), List.of());
     String[] classes = {null, "low", "high", "never", "guarded"};
     int nodeCount = 2 + rnd.nextInt(5);
+    sim.gpuQuota = rnd.nextBoolean() ? 8 * (2 + rnd.nextInt(4)) : null; // half the histories: 2 to 5 workers
     for (int i = 0; i < nodeCount; i++) sim.addNode("n" + i, "d" + (i / 2), "r" + (i / 4));
     int[] next = {nodeCount};
     TrainingJob a = TestJobs.job("a", 1 + rnd.nextInt(2), 2 + rnd.nextInt(4), 8);
@@ -175,6 +180,7 @@ class WorldPropertiesTest {
         }
         if (d.step() instanceof WorldStep.Transition t && !wasGivingWay
             && List.of("Reclaimed", "Preempted").contains(t.transition().reason)) {
+          if (t.transition().message.contains("waits for the quota")) gaveWayForQuota++;
           assertThat(guarded).as(WorldLifecycle.key(j) + " gives way only after its class's minimum runtime").isEmpty();
           if ("guarded".equals(j.getSpec().template.getSpec().getPriorityClassName())) {
             guardedGaveWay++;
@@ -219,6 +225,17 @@ class WorldPropertiesTest {
   }
 
   private static void check(WorldSim sim, Map<String, Long> committed) {
+    // the namespace's quota: never more GPUs requested than it allows (a pod stuck terminating on a lost node is not
+    // counted, as the quota controller stops counting it after its grace period)
+    if (sim.gpuQuota != null) {
+      int requested = 0;
+      for (TrainingJob job : sim.jobs) {
+        requested += (int) sim.podsOf(job).stream().map(WorkerPodView::new).filter(v -> !v.finished())
+            .filter(v -> !(v.terminating() && !sim.healthy(v.node()))).count() * job.getSpec().gpusPerWorker;
+      }
+      assertThat(requested).as("GPUs requested in the namespace, its quota " + sim.gpuQuota + ": " + sim.pods.keySet())
+          .isLessThanOrEqualTo(sim.gpuQuota);
+    }
     // GPUs: never promised beyond what a node has
     Map<String, Integer> used = new TreeMap<>();
     for (Pod p : sim.pods.values()) {

@@ -2,7 +2,9 @@ package dev.ballast.operator.world;
 
 import dev.ballast.operator.admission.AdmissionQueue;
 import dev.ballast.operator.admission.GangAdmission;
+import dev.ballast.operator.admission.NamespaceQuota;
 import dev.ballast.operator.admission.Reclaim;
+import dev.ballast.operator.admission.WorldSizes;
 import dev.ballast.operator.observe.Priorities;
 import dev.ballast.operator.api.TrainingJob;
 import dev.ballast.operator.api.TrainingJobStatus;
@@ -40,6 +42,8 @@ final class WorldSim {
   final List<TrainingJob> jobs = new ArrayList<>();
   Instant now = Instant.parse("2026-12-02T12:00:00Z");
   Priorities priorities = Priorities.NONE;
+  /** The GPUs a ResourceQuota lets the jobs' namespace (all of them share one) request; null: no quota. */
+  Integer gpuQuota;
 
   WorldSim nodes(String... names) {
     for (String n : names) addNode(n, "d-" + n, "r0");
@@ -107,11 +111,12 @@ final class WorldSim {
   /** One reconcile of {@code job}, as the reconciler does it; {@code crash} drops the status write. */
   Decision reconcile(TrainingJob job, boolean crash) {
     List<String> waiting = WorldLifecycle.jobsToYieldTo(job, jobs, nodes.values().stream().map(NodeState::node).toList());
-    Integer room = WorldLifecycle.wantsRoom(job, waiting, now)
-        ? GangAdmission.room(job.getSpec(), capacity(job.getMetadata().getName())) : null;
-    Reclaim.Yield giveWay = waiting.isEmpty() ? null
-        : Reclaim.forJob(job, jobs, j -> capacity(j.getMetadata().getName()), priorities, now).orElse(null);
-    Instant protectedUntil = waiting.isEmpty() || !WorldLifecycle.mayGiveWay(job) ? null
+    Integer room = WorldLifecycle.wantsRoom(job, waiting, now) ? Math.min(quotaWorkers(job, Map.of()),
+        GangAdmission.room(job.getSpec(), capacity(job.getMetadata().getName()))) : null;
+    boolean someoneWaits = !waiting.isEmpty() || jobs.stream().anyMatch(WorldLifecycle::waitingForQuota);
+    Reclaim.Yield giveWay = !someoneWaits ? null : Reclaim.forJob(job, jobs, j -> capacity(j.getMetadata().getName()),
+        j -> nextSizes -> quotaWorkers(j, nextSizes), priorities, now).orElse(null);
+    Instant protectedUntil = !someoneWaits || !WorldLifecycle.mayGiveWay(job) ? null
         : Reclaim.protectedUntil(job, priorities, now).orElse(null);
     Decision d = WorldLifecycle.decide(job, podsOf(job),
         ClusterView.of(nodes, room, waiting, null, giveWay, protectedUntil, job, jobs, now), now);
@@ -127,10 +132,14 @@ final class WorldSim {
     d.forceDelete().forEach(p -> pods.remove(p.getMetadata().getName()));
     GangAdmission.Result admitted = null;
     if (d.step() instanceof WorldStep.Place place) {
-      admitted = GangAdmission.choose(job.getSpec(), place.maxWorkers(), capacity(null), place.generation(),
-          GangAdmission.avoidedNodes(job.getStatus()), AdmissionQueue.ahead(job, jobs, priorities, now));
-      admitted = GangAdmission.withHeldBack(admitted,
-          () -> Reclaim.heldBackFor(job, jobs, j -> capacity(j.getMetadata().getName()), priorities, now));
+      int allowed = WorldSizes.largestValid(quotaWorkers(job, Map.of()), job.getSpec());
+      admitted = allowed < job.getSpec().workers.min
+          ? new GangAdmission.Result.Unschedulable(NamespaceQuota.EXCEEDS_QUOTA, "the quota lets in " + allowed)
+          : GangAdmission.choose(job.getSpec(), Math.min(place.maxWorkers(), allowed), capacity(null),
+              place.generation(), GangAdmission.avoidedNodes(job.getStatus()),
+              AdmissionQueue.ahead(job, jobs, priorities, now, j -> quotaWorkers(j, Map.of())));
+      admitted = GangAdmission.withHeldBack(admitted, () -> Reclaim.heldBackFor(job, jobs,
+          j -> capacity(j.getMetadata().getName()), j -> nextSizes -> quotaWorkers(j, nextSizes), priorities, now));
       if (admitted instanceof GangAdmission.Result.Admitted a) {
         for (Pod p : podsOf(job)) {
           var v = new WorkerPodView(p);
@@ -154,6 +163,25 @@ final class WorldSim {
     TrainingJobStatus next = StatusAggregator.aggregate(job, d, admitted, now);
     if (!crash) job.setStatus(next);
     return d;
+  }
+
+  /**
+   * How many workers of {@code job} the quota lets in beside every other job's unfinished pods, less the workers of
+   * the jobs {@code nextSizes} names above the sizes it gives them (as admission counts it, docs/elastic.md).
+   */
+  int quotaWorkers(TrainingJob job, Map<String, Integer> nextSizes) {
+    if (gpuQuota == null) return Integer.MAX_VALUE;
+    int used = 0;
+    for (TrainingJob other : jobs) {
+      if (other == job) continue;
+      List<Pod> unfinished = podsOf(other).stream().filter(p -> !new WorkerPodView(p).finished()).toList();
+      long committed = WorldLifecycle.committedGeneration(other);
+      int freed = nextSizes.containsKey(WorldLifecycle.key(other)) ? Math.max(0, (int) unfinished.stream()
+          .filter(p -> new WorkerPodView(p).generation() == committed).count()
+          - nextSizes.get(WorldLifecycle.key(other))) : 0;
+      used += (unfinished.size() - freed) * other.getSpec().gpusPerWorker;
+    }
+    return Math.max(0, gpuQuota - used) / job.getSpec().gpusPerWorker;
   }
 
   /** Resources in use: every pod not finished, bound or promised, except those of {@code exceptJob}. */
