@@ -75,7 +75,7 @@ public class GangAdmission {
   private final OperatorSettings settings;
   private final Reservations reservations = new Reservations();
   private final CreatedPods createdPods = new CreatedPods();
-  private final QuotaRefusals quotaRefusals = new QuotaRefusals();
+  private final PodRefusals refusals = new PodRefusals();
   /** Admission's own cache, null when a test hands in its view. */
   private final ClusterCache cache;
   private final AdmissionView view;
@@ -123,7 +123,7 @@ public class GangAdmission {
     // The job's own pods of past worlds are left out: admission runs only once the decision found every one of them
     // stopped, and the admission cache may still show them for a moment (it would place a smaller world).
     long committed = WorldLifecycle.committedGeneration(job);
-    Result refusedLately = quotaRefusals.recent(job.getMetadata().getUid(), Instant.now());
+    Result refusedLately = refusals.recent(job.getMetadata().getUid(), specGeneration(job), Instant.now());
     if (refusedLately != null) return refusedLately;
     Predicate<Pod> pastWorlds = p -> new WorkerPodView(p).generation() <= committed;
     NamespaceQuota.Room quota = quotaRoom(job, namespace, p -> ownedBy(p, job) && pastWorlds.test(p));
@@ -220,7 +220,7 @@ public class GangAdmission {
    * pod of the namespace (but those stuck terminating, {@link NamespaceQuota#counts}), and the pods admission created there that the cache does not show yet, but not the pods
    * {@code leaveOut} names (the job's own that its next world replaces, those of jobs giving way to it); a worker
    * counts with its LimitRanges' defaults, and at least what the API server counted for one of the job's pods it
-   * refused ({@link QuotaRefusals}).
+   * refused ({@link PodRefusals}).
    */
   private NamespaceQuota.Room quotaRoom(TrainingJob job, NamespacePolicy namespace, Predicate<Pod> leaveOut) {
     if (namespace.quotas().isEmpty()) return NamespaceQuota.Room.UNLIMITED;
@@ -236,7 +236,7 @@ public class GangAdmission {
     Seat sample = new Seat(0, 0, "", null, null);
     PodSpec worker = WorkerPods.build(job, new World(0, List.of(sample)), sample, true, settings).getSpec();
     return NamespaceQuota.of(namespace.quotas(), LimitRangeDefaults.apply(worker, namespace.limitRanges()), counted,
-        quotaRefusals.perWorker(job.getMetadata().getUid(), Instant.now()));
+        refusals.perWorker(job.getMetadata().getUid(), Instant.now()));
   }
 
   /**
@@ -434,15 +434,24 @@ public class GangAdmission {
         Result waits = new Result.Unschedulable(NamespaceQuota.EXCEEDS_QUOTA, "the API server refused worker pod "
             + creating + ": " + k.getStatus().getMessage() + "; the job waits until the namespace's usage or its"
             + " quota changes");
-        quotaRefusals.refused(job.getMetadata().getUid(), k.getStatus().getMessage(), waits, Instant.now());
+        refusals.refused(job.getMetadata().getUid(), specGeneration(job), k.getStatus().getMessage(), waits,
+            Instant.now());
         return waits;
       }
       if (e instanceof KubernetesClientException k && refusedForWhatItIs(k.getCode())) {
-        return new Result.Refused(creating, k.getStatus() != null && k.getStatus().getMessage() != null
-            ? k.getStatus().getMessage() : k.getMessage());
+        String message = k.getStatus() != null && k.getStatus().getMessage() != null ? k.getStatus().getMessage()
+            : k.getMessage();
+        Result refused = new Result.Refused(creating, message);
+        refusals.refused(job.getMetadata().getUid(), specGeneration(job), message, refused, Instant.now());
+        return refused;
       }
       throw e;
     }
+  }
+
+  private static long specGeneration(TrainingJob job) {
+    Long generation = job.getMetadata().getGeneration();
+    return generation == null ? 0 : generation;
   }
 
   /** A 403 from the ResourceQuota admission plugin: "pods ... is forbidden: exceeded quota: ...". */

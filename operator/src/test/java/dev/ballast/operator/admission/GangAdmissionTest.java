@@ -225,19 +225,28 @@ class GangAdmissionTest {
   }
 
   @Test
-  void aPodTheApiServerRefusesIsReportedWithItsMessageAndNoPodIsKept() throws InterruptedException {
+  void aPodTheApiServerRefusesIsReportedWithItsMessageNoPodIsKeptAndNoneIsCreatedAgainUntilTheBackoffEndsOrTheSpecChanges() throws InterruptedException {
     var view = new LaggingView();
     view.nodes.addAll(List.of(gpuNode("a"), gpuNode("b")));
     String message = "pods \"refused-g1-w1\" is forbidden: violates PodSecurity \"restricted:latest\": runAsNonRoot != true";
     secondPodRefused("refused", message);
 
     TrainingJob job = job("refused", 2);
-    var result = new GangAdmission(client, OperatorSettings.defaults(), view)
-        .admit(job, 1, job.getSpec().workers.max, ExistingJobs.of(java.util.stream.Stream.of(job)),
-            java.util.List.of(), NamespacePolicy.NONE);
+    var admission = new GangAdmission(client, OperatorSettings.defaults(), view);
+    var result = admission.admit(job, 1, job.getSpec().workers.max, ExistingJobs.of(java.util.stream.Stream.of(job)),
+        java.util.List.of(), NamespacePolicy.NONE);
 
     assertThat(result).isEqualTo(new GangAdmission.Result.Refused("refused-g1-w1", message));
     assertThat(server.getLastRequest().getMethod()).as("the pod created before the refusal is deleted").isEqualTo("DELETE");
+    int requests = server.getRequestCount();
+    assertThat(admission.admit(job, 1, 2, ExistingJobs.of(java.util.stream.Stream.of(job)), List.of(),
+        NamespacePolicy.NONE)).as("woken at once by its own pods' events: the same answer").isEqualTo(result);
+    assertThat(server.getRequestCount()).as("no pod created and deleted again within the backoff").isEqualTo(requests);
+    secondPodRefused("refused", message);
+    job.getMetadata().setGeneration(job.getMetadata().getGeneration() + 1);
+    assertThat(admission.admit(job, 1, 2, ExistingJobs.of(java.util.stream.Stream.of(job)), List.of(),
+        NamespacePolicy.NONE)).as("its spec edited: tried again at once").isEqualTo(result);
+    assertThat(server.getRequestCount()).isEqualTo(requests + 3);
   }
 
   static io.fabric8.kubernetes.api.model.ResourceQuota gpuQuota(String gpus) {
