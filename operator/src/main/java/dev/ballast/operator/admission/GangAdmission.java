@@ -217,10 +217,10 @@ public class GangAdmission {
 
   /**
    * The room the namespace's quotas leave for the job's workers ({@link NamespaceQuota}): counting every unfinished
-   * pod of the namespace (but those stuck terminating, {@link NamespaceQuota#counts}), and the pods admission created there that the cache does not show yet, but not the pods
-   * {@code leaveOut} names (the job's own that its next world replaces, those of jobs giving way to it); a worker
-   * counts with its LimitRanges' defaults, and at least what the API server counted for one of the job's pods it
-   * refused ({@link PodRefusals}).
+   * pod of the namespace (but those stuck terminating, {@link NamespaceQuota#counts}), and the pods admission created
+   * there that the cache does not show yet, but not the pods {@code leaveOut} names (the job's own that its next world
+   * replaces, those of jobs giving way to it); a worker counts with its LimitRanges' defaults, and at least what the
+   * API server counted for one of the job's pods it refused ({@link PodRefusals}).
    */
   private NamespaceQuota.Room quotaRoom(TrainingJob job, NamespacePolicy namespace, Predicate<Pod> leaveOut) {
     if (namespace.quotas().isEmpty()) return NamespaceQuota.Room.UNLIMITED;

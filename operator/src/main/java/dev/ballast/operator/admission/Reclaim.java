@@ -45,7 +45,8 @@ import java.util.stream.Stream;
  * it does that instead.
  * A job waiting within its namespace's ResourceQuotas ({@link WorldLifecycle#waitingForQuota}) is served the same
  * way: its workers.min must fit both the cluster and what its quotas let in ({@link QuotaRoom}) beside the next
- * worlds, so only jobs of its namespace free its quota, and jobs elsewhere give way only where the cluster is short too.
+ * worlds, so only jobs of its namespace free its quota, and jobs elsewhere give way only where the cluster is short
+ * too.
  * Reclaim comes first because every job keeps running. A world that has not yet run its class's minimum runtime
  * ({@link Priorities#minRuntime}) gives way to no one: the rule chooses among the others, or waits for it.
  * Every job's reconcile computes the same answer from the same jobs, so the jobs chosen give way, and no others.
@@ -142,7 +143,10 @@ public final class Reclaim {
     return forJob(job, jobs, roomWithout, j -> QuotaRoom.UNLIMITED, priorities, now);
   }
 
-  /** As {@link #forJob(TrainingJob, Collection, Function, Priorities, Instant)}, each waiting job within its quota. */
+  /**
+   * As {@link #forJob(TrainingJob, Collection, Function, Priorities, Instant)}, each waiting job within its
+   * quota.
+   */
   public static Optional<Yield> forJob(TrainingJob job, Collection<TrainingJob> jobs,
       Function<TrainingJob, ClusterCapacity> roomWithout, Function<TrainingJob, QuotaRoom> quota,
       Priorities priorities, Instant now) {
@@ -164,7 +168,10 @@ public final class Reclaim {
     return heldBackFor(job, jobs, roomWithout, j -> QuotaRoom.UNLIMITED, priorities, now);
   }
 
-  /** As {@link #heldBackFor(TrainingJob, Collection, Function, Priorities, Instant)}, each waiting job within its quota. */
+  /**
+   * As {@link #heldBackFor(TrainingJob, Collection, Function, Priorities, Instant)}, each waiting job within its
+   * quota.
+   */
   public static Map<String, Instant> heldBackFor(TrainingJob job, Collection<TrainingJob> jobs,
       Function<TrainingJob, ClusterCapacity> roomWithout, Function<TrainingJob, QuotaRoom> quota,
       Priorities priorities, Instant now) {

@@ -3,9 +3,11 @@ package dev.ballast.operator.metrics;
 import dev.ballast.operator.api.TrainingJob;
 import dev.ballast.operator.api.TrainingJobStatus;
 import dev.ballast.operator.api.TrainingJobStatus.Phase;
+import dev.ballast.operator.world.WorldLifecycle;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /** What the operator's per-job and fleet gauges show, read from jobs' status. Pure. */
 public final class JobCensus {
@@ -20,6 +22,20 @@ public final class JobCensus {
     Map<Phase, Long> counts = new EnumMap<>(Phase.class);
     for (Phase p : Phase.values()) counts.put(p, 0L);
     for (TrainingJob job : jobs) counts.merge(phase(job), 1L, Long::sum);
+    return counts;
+  }
+
+  /**
+   * Jobs without a running world, by the reason of their Admitted=False condition ({@link
+   * WorldLifecycle#waitingReason}: InsufficientGPUs, ExceedsQuota, QueuedBehind, AwaitingReclaim, Placed, ...), sorted
+   * by reason; a reason no job has is absent.
+   */
+  public static Map<String, Long> notAdmittedByReason(List<TrainingJob> jobs) {
+    Map<String, Long> counts = new TreeMap<>();
+    for (TrainingJob job : jobs) {
+      String reason = WorldLifecycle.waitingReason(job);
+      if (reason != null) counts.merge(reason, 1L, Long::sum);
+    }
     return counts;
   }
 

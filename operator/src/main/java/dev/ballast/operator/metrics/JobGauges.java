@@ -19,9 +19,9 @@ import org.jboss.logging.Logger;
 
 /**
  * Gauges read from the operator's TrainingJob informer cache (never counted by hand): jobs per phase and GPUs
- * promised/running fleet-wide, read at scrape time; per-job GPUs, restarts and world generation, whose series are
- * rebuilt from the cache every {@link #REFRESH_SECONDS}s (not per reconcile: that would cost O(jobs) each), so a
- * deleted job's series go away within that time. Observes only. Names and bounds: docs/metrics.md.
+ * promised/running fleet-wide, read at scrape time; jobs without a running world by reason, and per-job GPUs,
+ * restarts and world generation, whose series are rebuilt from the cache every {@link #REFRESH_SECONDS}s (not per
+ * reconcile: that would cost O(jobs) each), so a deleted job's series go away within that time. Observes only. Names and bounds: docs/metrics.md.
  */
 public final class JobGauges {
   private static final Logger LOG = Logger.getLogger(JobGauges.class);
@@ -31,6 +31,7 @@ public final class JobGauges {
   private final MultiGauge gpus;
   private final MultiGauge restarts;
   private final MultiGauge generations;
+  private final MultiGauge notAdmitted;
   private ScheduledExecutorService refresher;
 
   public JobGauges(MeterRegistry registry) {
@@ -53,6 +54,9 @@ public final class JobGauges {
         .description("World restarts after failures (status.restarts)").register(registry);
     generations = MultiGauge.builder("ballast.job.world.generation")
         .description("Generation of the job's current world (status.world.generation)").register(registry);
+    notAdmitted = MultiGauge.builder("ballast.jobs.not.admitted")
+        .description("TrainingJobs without a running world, by the reason of their Admitted=False condition")
+        .register(registry);
   }
 
   /**
@@ -80,6 +84,8 @@ public final class JobGauges {
         MultiGauge.Row.of(tags(r).and("state", "running"), r.gpusRunning()))).toList(), true);
     restarts.register(rows(rows, JobCensus.JobRow::restarts), true);
     generations.register(rows(rows, JobCensus.JobRow::worldGeneration), true);
+    notAdmitted.register(JobCensus.notAdmittedByReason(jobs()).entrySet().stream()
+        .<MultiGauge.Row<?>>map(e -> MultiGauge.Row.of(Tags.of("reason", e.getKey()), e.getValue())).toList(), true);
   }
 
   /** A throw would end the schedule: log it and try again next time. */

@@ -245,8 +245,12 @@ public final class WorldLifecycle {
     return waitingForRoom(other) || waitingForQuota(other);
   }
 
-  /** The reason of the job's Admitted=False while it waits for a world; null when it does not wait. */
-  private static String waitingReason(TrainingJob job) {
+  /**
+   * The reason of the job's Admitted=False while it has no running world (none yet, or between worlds): why it waits
+   * (InsufficientGPUs, ExceedsQuota, QueuedBehind, ...) or how far its next world got (Placed, Binding); null when it
+   * runs, is suspended, paused or ended, or has no such condition yet.
+   */
+  public static String waitingReason(TrainingJob job) {
     TrainingJobStatus s = job.getStatus();
     if (s == null || Boolean.TRUE.equals(job.getSpec().suspend) || paused(job)) return null;
     if (s.phase == Phase.Succeeded || s.phase == Phase.Failed || s.phase == Phase.Suspended) return null;
@@ -533,13 +537,14 @@ public final class WorldLifecycle {
       Reclaim.Yield giveWay = cluster.giveWay();
       if (giveWay != null && giveWay.preempts()) {
         return resize(g, PREEMPTED, giveWay.waitsFor() + ", has a higher priority, and giving back workers above"
-            + " workers.min alone cannot make that room: world " + g + " stops (no restart counted), and this job waits for room for its workers.min (" + min
-            + ") again", null, giveWay.forJob());
+            + " workers.min alone cannot make that room: world " + g + " stops (no restart counted), and this job"
+            + " waits for room for its workers.min (" + min + ") again", null, giveWay.forJob());
       }
       if (giveWay != null && giveWay.size() >= min && giveWay.size() < size) {
         int given = size - giveWay.size();
         return resize(g, RECLAIMED, giveWay.waitsFor() + "; giving back " + given
-            + (given == 1 ? " worker" : " workers") + " above workers.min (" + min + "): world " + g + " has " + size + ", the next has " + giveWay.size(), giveWay.size(), giveWay.forJob());
+            + (given == 1 ? " worker" : " workers") + " above workers.min (" + min + "): world " + g + " has " + size
+            + ", the next has " + giveWay.size(), giveWay.size(), giveWay.forJob());
       }
       Integer room = cluster.placeableWorkers();
       boolean inRange = size >= min;

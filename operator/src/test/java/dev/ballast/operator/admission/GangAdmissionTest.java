@@ -225,7 +225,8 @@ class GangAdmissionTest {
   }
 
   @Test
-  void aPodTheApiServerRefusesIsReportedWithItsMessageNoPodIsKeptAndNoneIsCreatedAgainUntilTheBackoffEndsOrTheSpecChanges() throws InterruptedException {
+  void aRefusedPodIsReportedWithItsMessageNoPodIsKeptAndNoneIsCreatedAgainUntilTheBackoffEndsOrTheSpecChanges()
+      throws InterruptedException {
     var view = new LaggingView();
     view.nodes.addAll(List.of(gpuNode("a"), gpuNode("b")));
     String message = "pods \"refused-g1-w1\" is forbidden: violates PodSecurity \"restricted:latest\": runAsNonRoot != true";

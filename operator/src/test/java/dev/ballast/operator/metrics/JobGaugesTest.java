@@ -32,6 +32,33 @@ class JobGaugesTest {
     return job;
   }
 
+  /** The job has no running world, and its Admitted condition says {@code reason}. */
+  static void notAdmitted(TrainingJob job, String reason) {
+    job.getStatus().world = null;
+    job.getStatus().conditions.add(new io.fabric8.kubernetes.api.model.ConditionBuilder().withType("Admitted")
+        .withStatus("False").withReason(reason).build());
+  }
+
+  @Test
+  void jobsWithoutARunningWorldAreCountedByWhyTheyWait() {
+    TrainingJob quota = job("a", "quota", Phase.Pending, 0, 0, 0, 0);
+    notAdmitted(quota, "ExceedsQuota");
+    TrainingJob gpus = job("b", "gpus", Phase.Pending, 0, 0, 0, 0);
+    notAdmitted(gpus, "InsufficientGPUs");
+    TrainingJob alsoQuota = job("b", "also-quota", Phase.Pending, 0, 0, 0, 0);
+    notAdmitted(alsoQuota, "ExceedsQuota");
+    cache.addAll(List.of(quota, gpus, alsoQuota, job("a", "running", Phase.Running, 2, 2, 0, 1)));
+    gauges.observe(() -> new ArrayList<>(cache).stream());
+    assertThat(registry.get("ballast.jobs.not.admitted").tag("reason", "ExceedsQuota").gauge().value()).isEqualTo(2);
+    assertThat(registry.get("ballast.jobs.not.admitted").tag("reason", "InsufficientGPUs").gauge().value())
+        .isEqualTo(1);
+    assertThat(registry.find("ballast.jobs.not.admitted").gauges()).as("a running job is not counted").hasSize(2);
+
+    cache.remove(gpus);
+    gauges.refresh();
+    assertThat(registry.find("ballast.jobs.not.admitted").gauges()).as("a reason no job has goes away").hasSize(1);
+  }
+
   double phase(Phase phase) {
     return registry.get("ballast.jobs").tag("phase", phase.name()).gauge().value();
   }

@@ -25,6 +25,8 @@ class OperatorMetricCardinalityTest {
       Map.entry("ballast.job.gpus", j -> 2 * j),
       Map.entry("ballast.job.restarts", j -> j),
       Map.entry("ballast.job.world.generation", j -> j),
+      // the Admitted reasons the operator writes (docs/metrics.md): not per job
+      Map.entry("ballast.jobs.not.admitted", j -> 32),
       Map.entry("ballast.reconcile.step", j -> ReconcileStep.values().length),
       Map.entry("ballast.reconcile.errors", j -> ReconcileStep.values().length),
       Map.entry("ballast.admission.wait", j -> 1),
@@ -44,7 +46,7 @@ class OperatorMetricCardinalityTest {
     assertThat(series.get("ballast.job.gpus")).isEqualTo(2L * JOBS);
     for (Meter m : registry.getMeters()) {
       assertThat(m.getId().getTags()).as(m.getId().getName())
-          .allSatisfy(t -> assertThat(t.getKey()).isIn("namespace", "job", "phase", "state", "step", "kind", "le"));
+          .allSatisfy(t -> assertThat(t.getKey()).isIn("namespace", "job", "phase", "state", "step", "kind", "le", "reason"));
     }
   }
 
@@ -56,7 +58,7 @@ class OperatorMetricCardinalityTest {
     String docs = java.nio.file.Files.readString(java.nio.file.Path.of("..", "docs", "metrics.md"));
     List<String> families = registry.scrape().lines().filter(l -> l.startsWith("# TYPE ballast_"))
         .map(l -> l.split(" ")[2].replaceFirst("_max$", "")).toList(); // a timer's _max: documented with it
-    assertThat(families).contains("ballast_jobs", "ballast_job_gpus", "ballast_reconcile_step_seconds",
+    assertThat(families).contains("ballast_jobs", "ballast_jobs_not_admitted", "ballast_job_gpus", "ballast_reconcile_step_seconds",
         "ballast_reconcile_errors_total", "ballast_admission_wait_seconds", "ballast_world_transitions_total");
     assertThat(families).allSatisfy(f -> assertThat(docs).as("docs/metrics.md").contains("`" + f + "`"));
   }
@@ -71,6 +73,9 @@ class OperatorMetricCardinalityTest {
     for (int i = 0; i < JOBS; i++) {
       Phase phase = Phase.values()[i % Phase.values().length];
       jobs.add(JobGaugesTest.job("ns-" + (i % 17), "job-" + i, phase, i % 5, i % 3, i % 4, i));
+      if (phase == Phase.Pending) {
+        JobGaugesTest.notAdmitted(jobs.get(i), List.of("InsufficientGPUs", "ExceedsQuota", "QueuedBehind").get(i % 3));
+      }
     }
     gauges.observe(jobs::stream);
     for (ReconcileStep step : ReconcileStep.values()) {
