@@ -129,8 +129,13 @@ public class GangAdmission {
     NamespaceQuota.Room quota = quotaRoom(job, namespace, p -> ownedBy(p, job) && pastWorlds.test(p));
     int allowed = WorldSizes.largestValid(quota.workers(), job.getSpec());
     if (allowed < job.getSpec().workers.min) {
-      Result exceeds = new Result.Unschedulable(NamespaceQuota.EXCEEDS_QUOTA,
-          NamespaceQuota.message(job.getMetadata().getNamespace(), quota, job.getSpec().workers.min));
+      int min = job.getSpec().workers.min;
+      NamespaceQuota.Room ceiling = quotaRoom(job, namespace, p -> true); // no pod of the namespace counted
+      Result exceeds = WorldSizes.largestValid(ceiling.workers(), job.getSpec()) < min
+          ? new Result.Unschedulable(NamespaceQuota.QUOTA_TOO_SMALL,
+              NamespaceQuota.tooSmallMessage(job.getMetadata().getNamespace(), ceiling, min))
+          : new Result.Unschedulable(NamespaceQuota.EXCEEDS_QUOTA,
+              NamespaceQuota.message(job.getMetadata().getNamespace(), quota, min));
       record(job, exceeds, 0, 0, System.nanoTime() - start, 0);
       return exceeds;
     }

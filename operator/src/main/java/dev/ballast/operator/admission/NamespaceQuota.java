@@ -35,6 +35,11 @@ import java.util.stream.Stream;
 public final class NamespaceQuota {
   /** The reason of {@code Admitted=False} while the namespace's quota cannot take the job's workers.min. */
   public static final String EXCEEDS_QUOTA = "ExceedsQuota";
+  /**
+   * The reason of {@code Admitted=False} while a quota of the job's namespace could not take its workers.min even with
+   * no other pod in the namespace: no job giving way can help, the quota or the job must change.
+   */
+  public static final String QUOTA_TOO_SMALL = "QuotaTooSmall";
   /** How the API server's ResourceQuota plugin words a refusal: "... is forbidden: exceeded quota: gpus, ...". */
   private static final String EXCEEDED = "exceeded quota: ";
   /** ... "requested: (what the pod counts), used: ..., limited: ...". */
@@ -132,6 +137,18 @@ public final class NamespaceQuota {
     var meta = pod.getMetadata();
     if (meta.getDeletionTimestamp() == null || meta.getDeletionGracePeriodSeconds() == null) return true;
     return !now.isAfter(Instant.parse(meta.getDeletionTimestamp()).plusSeconds(meta.getDeletionGracePeriodSeconds()));
+  }
+
+  /** Whether the job waits for a quota of its namespace to change ({@link #EXCEEDS_QUOTA}, {@link #QUOTA_TOO_SMALL}). */
+  public static boolean waitsForQuota(String reason) {
+    return EXCEEDS_QUOTA.equals(reason) || QUOTA_TOO_SMALL.equals(reason);
+  }
+
+  /** The message of a job whose workers.min the quotas cannot take even in an empty namespace ({@code ceiling}). */
+  public static String tooSmallMessage(String namespace, Room ceiling, int min) {
+    return "the ResourceQuotas of namespace " + namespace + " let in at most " + ceiling.workers()
+        + (ceiling.workers() == 1 ? " worker" : " workers") + " with nothing else running, and workers.min is " + min
+        + ": " + ceiling.limit() + "; raise the quota or lower workers.min";
   }
 
   /** The message of a job whose workers.min the quotas cannot take. */

@@ -234,7 +234,7 @@ public class TrainingJobReconciler implements Reconciler<TrainingJob> {
         .withName(QUOTAS)
         .withSecondaryToPrimaryMapper(quota -> context.getPrimaryCache()
             .list(j -> quota.getMetadata().getNamespace().equals(j.getMetadata().getNamespace())
-                && j.getStatus() != null && NamespaceQuota.EXCEEDS_QUOTA.equals(
+                && j.getStatus() != null && NamespaceQuota.waitsForQuota(
                     Conditions.falseReason(j.getStatus().conditions, Conditions.ADMITTED)))
             .map(ResourceID::fromResource).collect(Collectors.toSet()))
         .build();

@@ -371,7 +371,7 @@ public final class WorldLifecycle {
       Integer timeout = spec.elastic.belowMinTimeoutSeconds;
       var admitted = status.conditions.stream().filter(c -> Conditions.ADMITTED.equals(c.getType())).findFirst();
       if (timeout != null && admitted.isPresent() && (InsufficientRoom.isWaitingForRoom(admitted.get().getReason())
-          || NamespaceQuota.EXCEEDS_QUOTA.equals(admitted.get().getReason()))) {
+          || NamespaceQuota.waitsForQuota(admitted.get().getReason()))) {
         String since = waitingSince(job);
         if (since != null) {
           Instant deadline = Instant.parse(since).plusSeconds(timeout);

@@ -284,6 +284,21 @@ class GangAdmissionTest {
   }
 
   @Test
+  void aJobItsQuotaCouldNotTakeEvenInAnEmptyNamespaceIsToldToChangeTheQuotaOrItsMinimum() {
+    var view = new LaggingView();
+    view.nodes.addAll(List.of(gpuNode("a"), gpuNode("b"), gpuNode("c")));
+    var admission = new GangAdmission(client, OperatorSettings.defaults(), view);
+    TrainingJob big = job("big", 3);
+    assertThat(admission.admit(big, 1, 3, ExistingJobs.of(java.util.stream.Stream.of(big)), List.of(),
+        new NamespacePolicy(List.of(gpuQuota("16")), List.of()))).isEqualTo(new GangAdmission.Result.Unschedulable(
+        NamespaceQuota.QUOTA_TOO_SMALL, "the ResourceQuotas of namespace team-a let in at most 2 workers with nothing"
+            + " else running, and workers.min is 3: ResourceQuota gpus (requests.nvidia.com/gpu): 0 GPUs of 16 GPUs"
+            + " used, 8 GPUs per worker; raise the quota or lower workers.min"));
+    assertThat(created("big")).isEmpty();
+    assertThat(NamespaceQuota.waitsForQuota(NamespaceQuota.QUOTA_TOO_SMALL)).isTrue();
+  }
+
+  @Test
   void aJobOfTheNamespaceGivesBackTheWorkersThatAJobWaitingForTheQuotaNeedsAndNoMore() {
     var view = new LaggingView();
     view.nodes.addAll(List.of(gpuNode("a"), gpuNode("b"), gpuNode("c"), gpuNode("d"), gpuNode("e")));
