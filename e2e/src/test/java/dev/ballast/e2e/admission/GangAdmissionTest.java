@@ -225,6 +225,17 @@ class GangAdmissionTest {
     assertThat(team.workers("beyond")).as("no pod created, none refused").isEmpty();
     assertThat(env.admin().resourceQuotas().inNamespace(team.namespace()).withName("gpus").get().getStatus().getUsed())
         .as("the API server's own count").containsEntry("requests.nvidia.com/gpu", new Quantity("16"));
+    // a job the quota could not take even in an empty namespace is told so, not left waiting
+    team.apply(Jobs.manifest("huge", 3, 3, 8, 8, "env: []"));
+    await().atMost(WAIT).untilAsserted(() -> assertThat(team.condition("huge", "Admitted"))
+        .hasValueSatisfying(c -> {
+          assertThat(c.get("reason")).isEqualTo("QuotaTooSmall");
+          assertThat(c.get("message")).isEqualTo("the ResourceQuotas of namespace " + team.namespace() + " let in at"
+              + " most 2 workers with nothing else running, and workers.min is 3: ResourceQuota gpus"
+              + " (requests.nvidia.com/gpu): 0 GPUs of 16 GPUs used, 8 GPUs per worker; raise the quota or lower"
+              + " workers.min");
+        }));
+    env.kubectl("delete", "tj", "huge", "-n", team.namespace()).ok();
 
     // the namespace's admin raises the quota: the waiting job is admitted, the elastic one stays within it
     env.kubectlStdin(quota.formatted(24), "apply", "-n", team.namespace(), "-f", "-").ok();
