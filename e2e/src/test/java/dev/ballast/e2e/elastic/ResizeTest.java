@@ -107,12 +107,14 @@ class ResizeTest extends ElasticScenario {
   }
 
   /**
-   * Reclaim within a namespace's ResourceQuota (docs/elastic.md, "Namespace quotas"): the pool has room for six
-   * workers, the quota of 32 GPUs for four. A job grown to its maximum of four gives two back to a job of its
+   * Reclaim and preemption within a namespace's ResourceQuota (docs/elastic.md, "Namespace quotas"): the pool has room
+   * for six workers, the quota of 32 GPUs for four. A job grown to its maximum of four gives two back to a job of its
    * namespace waiting for the quota, as it would to one waiting for room; the API server's own count stays within it.
+   * Then a job of higher priority, for which the pool has room but the quota none, stops the newer of the two (both at
+   * their minimum), which waits for the quota until the higher-priority job is gone.
    */
   @Test
-  void aJobAboveItsMinimumGivesWorkersBackToAJobOfItsNamespaceWaitingForTheQuota() {
+  void withinANamespaceQuotaAJobGivesWorkersBackToAJobWaitingForItAndAHigherPriorityPreempts() {
     pool = new GpuNodes(env, "resize-quota", 34);
     pool.add(6);
     env.kubectlStdin("""
@@ -121,7 +123,7 @@ class ResizeTest extends ElasticScenario {
         metadata: {name: gpus}
         spec: {hard: {requests.nvidia.com/gpu: "32"}}
         """, "apply", "-n", jobs.namespace(), "-f", "-").ok();
-    try {
+    try (var classes = PriorityClasses.apply(env, "ballast-e2e")) {
       jobs.apply(Jobs.elasticManifest("lender", 2, 4, pool, "", FAST));
       awaitWorld("lender", 1, 4);
       jobs.apply(Jobs.elasticManifest("waiting", 2, 2, pool, "", FAST));
@@ -137,6 +139,22 @@ class ResizeTest extends ElasticScenario {
       await().atMost(WAIT).untilAsserted(() -> assertThat(env.admin().resourceQuotas()
           .inNamespace(jobs.namespace()).withName("gpus").get().getStatus().getUsed())
           .as("the quota controller's count").containsEntry("requests.nvidia.com/gpu", new Quantity("32")));
+
+      jobs.apply(Jobs.elasticManifest("high", 2, 2, pool, "priorityClassName: ballast-e2e-high\n", "", FAST));
+      await().atMost(WAIT).until(() -> transitionReason("waiting").equals("Preempted"));
+      assertThat(awaitWorld("high", 1, 2)).as("not on the lender's nodes").doesNotContainAnyElementsOf(kept);
+      assertThat(events("Preempted", "waiting")).contains(jobs.namespace() + "/high waits for the quota of its"
+          + " namespace to let in its workers.min (2), has a higher priority");
+      await().atMost(WAIT).untilAsserted(() -> {
+        assertThat(jobs.condition("waiting", "Admitted")).hasValueSatisfying(c -> assertThat(c.get("reason"))
+            .isEqualTo("ExceedsQuota"));
+        assertThat(jobs.workers("waiting")).as("the preempted world's pods are gone").isEmpty();
+      });
+      assertThat(jobs.worldGeneration("lender")).as("the older job at its minimum keeps its world").isEqualTo(2);
+      env.kubectl("delete", "trainingjob", "high", "-n", jobs.namespace(), "--wait=false").ok();
+      awaitWorld("waiting", 2, 2);
+      assertThat(jobs.restarts("waiting") + jobs.restarts("lender")).as("preemption and reclaim are no restarts")
+          .isZero();
       assertThat(invariants.violations()).isEmpty();
     } finally {
       env.kubectl("delete", "resourcequota", "gpus", "-n", jobs.namespace(), "--ignore-not-found").ok();
