@@ -52,7 +52,7 @@ public final class WorkerRequest {
    * The gang of {@code spec}'s workers.min when it would fit {@code nodes} were they empty; null when it never could,
    * or the spec cannot be run: no other job can make room for it.
    */
-  static GangRequest minimumEverFitting(TrainingJobSpec spec, List<GpuNode> nodes) {
+  public static GangRequest minimumEverFitting(TrainingJobSpec spec, List<GpuNode> nodes) {
     GangRequest wanted;
     try {
       wanted = of(spec).withWorkers(spec.workers.min, spec.workers.min);

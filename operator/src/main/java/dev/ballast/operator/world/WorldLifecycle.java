@@ -92,16 +92,19 @@ public final class WorldLifecycle {
    * ({@link #waitingForRoom}), or for the quota of {@code job}'s own namespace ({@link #waitingForQuota}), that could
    * use a node {@code job} could grow onto, i.e. some node is eligible for a worker of both (Ready, not cordoned,
    * selected, tolerated, large enough when empty). A job waiting for other nodes (another pool, another GPU shape),
-   * or for another namespace's quota, does not hold this one back.
+   * or for another namespace's quota, does not hold this one back; nor does one whose workers.min would not fit these
+   * nodes even were they empty (no job giving way could help it either, {@link Reclaim}).
    */
   public static List<String> jobsToYieldTo(TrainingJob job, Collection<TrainingJob> others, Collection<GpuNode> nodes) {
     List<GpuNode> ours = WorkerRequest.eligibleNodes(job.getSpec(), nodes);
+    List<GpuNode> all = List.copyOf(nodes);
     String namespace = job.getMetadata().getNamespace();
     return others.stream()
         .filter(other -> !other.getMetadata().getUid().equals(job.getMetadata().getUid()))
         .filter(other -> waitingForRoom(other)
             || (waitingForQuota(other) && namespace.equals(other.getMetadata().getNamespace())))
         .filter(other -> !WorkerRequest.eligibleNodes(other.getSpec(), ours).isEmpty())
+        .filter(other -> WorkerRequest.minimumEverFitting(other.getSpec(), all) != null)
         .map(WorldLifecycle::key)
         .sorted().toList();
   }
