@@ -5,7 +5,6 @@ import dev.ballast.operator.api.TrainingJob;
 import dev.ballast.operator.api.TrainingJobSpec;
 import dev.ballast.operator.api.TrainingJobStatus;
 import dev.ballast.operator.config.OperatorSettings;
-import dev.ballast.operator.desired.Labels;
 import dev.ballast.operator.desired.WorkerPods;
 import dev.ballast.operator.observe.AdmissionView;
 import dev.ballast.operator.observe.CapacitySnapshot;
@@ -126,11 +125,12 @@ public class GangAdmission {
     Result refusedLately = refusals.recent(job.getMetadata().getUid(), specGeneration(job), Instant.now());
     if (refusedLately != null) return refusedLately;
     Predicate<Pod> pastWorlds = p -> new WorkerPodView(p).generation() <= committed;
-    NamespaceQuota.Room quota = quotaRoom(job, namespace, p -> ownedBy(p, job) && pastWorlds.test(p));
+    QuotaCount quotaCount = quotaCount(job, namespace);
+    NamespaceQuota.Room quota = quotaCount.room(p -> ownedBy(p, job) && pastWorlds.test(p));
     int allowed = WorldSizes.largestValid(quota.workers(), job.getSpec());
     if (allowed < job.getSpec().workers.min) {
       int min = job.getSpec().workers.min;
-      NamespaceQuota.Room ceiling = quotaRoom(job, namespace, p -> true); // no pod of the namespace counted
+      NamespaceQuota.Room ceiling = quotaCount.room(p -> true); // no pod of the namespace counted
       Result exceeds = WorldSizes.largestValid(ceiling.workers(), job.getSpec()) < min
           ? new Result.Unschedulable(NamespaceQuota.QUOTA_TOO_SMALL,
               NamespaceQuota.tooSmallMessage(job.getMetadata().getNamespace(), ceiling, min))
@@ -217,31 +217,42 @@ public class GangAdmission {
    * in the admission order, {@link AdmissionQueue#ahead}, and for growth).
    */
   public synchronized int quotaWorkers(TrainingJob job, NamespacePolicy namespace) {
-    return quotaRoom(job, namespace, p -> ownedBy(p, job)).workers();
+    return quotaCount(job, namespace).room(p -> ownedBy(p, job)).workers();
   }
 
   /**
-   * The room the namespace's quotas leave for the job's workers ({@link NamespaceQuota}): counting every unfinished
-   * pod of the namespace (but those stuck terminating, {@link NamespaceQuota#counts}), and the pods admission created
-   * there that the cache does not show yet, but not the pods {@code leaveOut} names (the job's own that its next world
-   * replaces, those of jobs giving way to it); a worker counts with its LimitRanges' defaults, and at least what the
-   * API server counted for one of the job's pods it refused ({@link PodRefusals}).
+   * A job's worker and the pods of its namespace as its quotas count them, read once so that several questions (its
+   * room with or without some pods) read the cache once.
+   *
+   * @param pods every unfinished pod of the namespace (but those stuck terminating, {@link NamespaceQuota#counts}), and
+   *     the pods admission created there that the cache does not show yet
+   * @param worker the job's worker with its LimitRanges' defaults
+   * @param atLeast what the API server counted for one of the job's pods it refused ({@link PodRefusals})
    */
-  private NamespaceQuota.Room quotaRoom(TrainingJob job, NamespacePolicy namespace, Predicate<Pod> leaveOut) {
-    if (namespace.quotas().isEmpty()) return NamespaceQuota.Room.UNLIMITED;
+  private record QuotaCount(NamespacePolicy namespace, List<Pod> pods, PodSpec worker, Map<String, Long> atLeast) {
+    static final QuotaCount UNLIMITED = new QuotaCount(NamespacePolicy.NONE, List.of(), null, Map.of());
+
+    /** The room the quotas leave for the job's workers, the pods {@code leaveOut} names not counted. */
+    NamespaceQuota.Room room(Predicate<Pod> leaveOut) {
+      if (namespace.quotas().isEmpty()) return NamespaceQuota.Room.UNLIMITED;
+      return NamespaceQuota.of(namespace.quotas(), worker,
+          pods.stream().filter(leaveOut.negate()).map(Pod::getSpec).toList(), atLeast);
+    }
+  }
+
+  private QuotaCount quotaCount(TrainingJob job, NamespacePolicy namespace) {
+    if (namespace.quotas().isEmpty()) return QuotaCount.UNLIMITED;
     String name = job.getMetadata().getNamespace();
     List<Pod> listed = view.pods(name);
     Set<String> shown = listed.stream().map(p -> p.getMetadata().getUid()).collect(Collectors.toSet());
-    List<PodSpec> counted = new ArrayList<>();
     Instant now = Instant.now();
-    Stream.concat(listed.stream(), reservations.held(now).stream()
+    List<Pod> pods = Stream.concat(listed.stream(), reservations.held(now).stream()
             .filter(p -> name.equals(p.getMetadata().getNamespace()) && !shown.contains(p.getMetadata().getUid())))
-        .filter(leaveOut.negate()).filter(p -> NamespaceQuota.counts(p, now))
-        .forEach(p -> counted.add(p.getSpec()));
+        .filter(p -> NamespaceQuota.counts(p, now)).toList();
     Seat sample = new Seat(0, 0, "", null, null);
     PodSpec worker = WorkerPods.build(job, new World(0, List.of(sample)), sample, true, settings).getSpec();
-    return NamespaceQuota.of(namespace.quotas(), LimitRangeDefaults.apply(worker, namespace.limitRanges()), counted,
-        refusals.perWorker(job.getMetadata().getUid(), Instant.now()));
+    return new QuotaCount(namespace, pods, LimitRangeDefaults.apply(worker, namespace.limitRanges()),
+        refusals.perWorker(job.getMetadata().getUid(), now));
   }
 
   /**
@@ -257,35 +268,30 @@ public class GangAdmission {
   /**
    * What the quotas of a waiting job's namespace let in once the jobs of that namespace that give way to it have shrunk
    * ({@link Reclaim.QuotaRoom}): the workers of their current worlds above their next sizes are left out, the
-   * highest ranks first (a job's workers count alike).
+   * highest ranks first (a job's workers count alike). The namespace's pods are read once, not per question.
    */
   private Reclaim.QuotaRoom quotaRoomBeside(TrainingJob waiting, NamespacePolicy namespace,
       Collection<TrainingJob> jobs) {
     if (namespace.quotas().isEmpty()) return Reclaim.QuotaRoom.UNLIMITED;
-    String name = waiting.getMetadata().getNamespace();
-    Map<String, TrainingJob> byKey = new TreeMap<>();
-    jobs.stream().filter(j -> name.equals(j.getMetadata().getNamespace()))
-        .forEach(j -> byKey.put(WorldLifecycle.key(j), j));
+    QuotaCount count = quotaCount(waiting, namespace);
+    // each job of the namespace: its current world's workers (the only pods a job owns), highest rank first
+    Map<String, List<String>> worlds = new TreeMap<>();
+    for (TrainingJob j : jobs) {
+      if (!waiting.getMetadata().getNamespace().equals(j.getMetadata().getNamespace())) continue;
+      long generation = WorldLifecycle.committedGeneration(j);
+      worlds.put(WorldLifecycle.key(j), count.pods().stream()
+          .filter(p -> ownedBy(p, j) && new WorkerPodView(p).generation() == generation)
+          .sorted(Comparator.comparingInt((Pod p) -> new WorkerPodView(p).index()).reversed())
+          .map(p -> p.getMetadata().getUid()).toList());
+    }
     return nextSizes -> {
       Set<String> freed = new HashSet<>();
-      nextSizes.forEach((key, size) -> {
-        TrainingJob giving = byKey.get(key);
-        if (giving == null) return; // another namespace: its pods count towards no quota of this one
-        long generation = WorldLifecycle.committedGeneration(giving);
-        List<String> world = view.pods(name).stream().filter(p -> ownedBy(p, giving) && worker(p)
-                && new WorkerPodView(p).generation() == generation)
-            .sorted(Comparator.comparingInt((Pod p) -> new WorkerPodView(p).index()).reversed())
-            .map(p -> p.getMetadata().getUid()).toList();
+      nextSizes.forEach((key, size) -> { // a job of another namespace frees none of this quota
+        List<String> world = worlds.getOrDefault(key, List.of());
         freed.addAll(world.subList(0, Math.max(0, world.size() - size)));
       });
-      return quotaRoom(waiting, namespace, p -> ownedBy(p, waiting) || freed.contains(p.getMetadata().getUid()))
-          .workers();
+      return count.room(p -> ownedBy(p, waiting) || freed.contains(p.getMetadata().getUid())).workers();
     };
-  }
-
-  private static boolean worker(Pod pod) {
-    var labels = pod.getMetadata().getLabels();
-    return labels != null && Labels.ROLE_WORKER.equals(labels.get(Labels.ROLE));
   }
 
   /**

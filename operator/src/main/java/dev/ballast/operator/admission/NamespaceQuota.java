@@ -139,7 +139,7 @@ public final class NamespaceQuota {
     return !now.isAfter(Instant.parse(meta.getDeletionTimestamp()).plusSeconds(meta.getDeletionGracePeriodSeconds()));
   }
 
-  /** Whether the job waits for a quota of its namespace to change ({@link #EXCEEDS_QUOTA}, {@link #QUOTA_TOO_SMALL}). */
+  /** Whether the reason says the job waits for a quota of its namespace to change (either quota reason). */
   public static boolean waitsForQuota(String reason) {
     return EXCEEDS_QUOTA.equals(reason) || QUOTA_TOO_SMALL.equals(reason);
   }

@@ -137,15 +137,7 @@ public final class Reclaim {
    * Whether {@code job} gives way now: empty unless it is the job the rule picks among {@code jobs}.
    *
    * @param roomWithout the cluster as it would be without a job's own pods
-   */
-  public static Optional<Yield> forJob(TrainingJob job, Collection<TrainingJob> jobs,
-      Function<TrainingJob, ClusterCapacity> roomWithout, Priorities priorities, Instant now) {
-    return forJob(job, jobs, roomWithout, j -> QuotaRoom.UNLIMITED, priorities, now);
-  }
-
-  /**
-   * As {@link #forJob(TrainingJob, Collection, Function, Priorities, Instant)}, each waiting job within its
-   * quota.
+   * @param quota what a waiting job's namespace quotas let in ({@link QuotaRoom#UNLIMITED} where none limits it)
    */
   public static Optional<Yield> forJob(TrainingJob job, Collection<TrainingJob> jobs,
       Function<TrainingJob, ClusterCapacity> roomWithout, Function<TrainingJob, QuotaRoom> quota,
@@ -162,15 +154,6 @@ public final class Reclaim {
    * The jobs that would give way to the waiting {@code job} now but for their class's minimum runtime, each with when
    * that runtime ends; empty when none would, when other jobs make the room, or when no world is kept by a minimum
    * runtime (then no room is read).
-   */
-  public static Map<String, Instant> heldBackFor(TrainingJob job, Collection<TrainingJob> jobs,
-      Function<TrainingJob, ClusterCapacity> roomWithout, Priorities priorities, Instant now) {
-    return heldBackFor(job, jobs, roomWithout, j -> QuotaRoom.UNLIMITED, priorities, now);
-  }
-
-  /**
-   * As {@link #heldBackFor(TrainingJob, Collection, Function, Priorities, Instant)}, each waiting job within its
-   * quota.
    */
   public static Map<String, Instant> heldBackFor(TrainingJob job, Collection<TrainingJob> jobs,
       Function<TrainingJob, ClusterCapacity> roomWithout, Function<TrainingJob, QuotaRoom> quota,

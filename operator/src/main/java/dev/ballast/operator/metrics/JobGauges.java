@@ -21,7 +21,8 @@ import org.jboss.logging.Logger;
  * Gauges read from the operator's TrainingJob informer cache (never counted by hand): jobs per phase and GPUs
  * promised/running fleet-wide, read at scrape time; jobs without a running world by reason, and per-job GPUs,
  * restarts and world generation, whose series are rebuilt from the cache every {@link #REFRESH_SECONDS}s (not per
- * reconcile: that would cost O(jobs) each), so a deleted job's series go away within that time. Observes only. Names and bounds: docs/metrics.md.
+ * reconcile: that would cost O(jobs) each), so a deleted job's series go away within that time. Observes only.
+ * Names and bounds: docs/metrics.md.
  */
 public final class JobGauges {
   private static final Logger LOG = Logger.getLogger(JobGauges.class);

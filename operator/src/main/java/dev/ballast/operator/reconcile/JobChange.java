@@ -9,11 +9,11 @@ import java.util.stream.Stream;
  * Which change of one job other jobs must hear of at once (docs/elastic.md, "Reclaim" and "Preemption"), and which
  * jobs: a job that starts waiting for room or for its quota, or whose spec changes while it waits (e.g. its
  * priorityClassName), concerns the jobs that may give way to it; a job that starts giving way concerns the job it
- * gives way to (which then waits for it, rather than finding the room taken); a job that stops giving way (a reclaim's next world
- * committed, a preempted job's workers stopped, or the job gone) concerns the jobs awaiting one; a job that stops
- * waiting (admitted or gone) concerns the jobs preempted for it. A job that starts queuing behind others
- * (docs/elastic.md, "Admission order") concerns the jobs waiting, so that the one ahead takes the room now; and every
- * such change concerns the jobs queued behind, which look again once the one ahead is admitted or gone.
+ * gives way to (which then waits for it, rather than finding the room taken); a job that stops giving way (a
+ * reclaim's next world committed, a preempted job's workers stopped, or the job gone) concerns the jobs awaiting one;
+ * a job that stops waiting (admitted or gone) concerns the jobs preempted for it. A job that starts queuing behind
+ * others (docs/elastic.md, "Admission order") concerns the jobs waiting, so that the one ahead takes the room now; and
+ * every such change concerns the jobs queued behind, which look again once the one ahead is admitted or gone.
  */
 final class JobChange {
   private JobChange() {}

@@ -71,8 +71,8 @@ public final class StatusAggregator {
   /**
    * Sets Balancing on {@code next} while the balancer has not described the job's world yet: False with
    * {@link #BALANCER_NOT_RUNNING} while its Deployment or pod says why it does not run ({@code problem},
-   * {@link BalancerPods#problem}, read only then); once that is over, False with BalancerStarting until the balancer describes the
-   * world (a job whose balancer never had a problem shows no Balancing condition before then).
+   * {@link BalancerPods#problem}, read only then); once that is over, False with BalancerStarting until the balancer
+   * describes the world (a job whose balancer never had a problem shows no Balancing condition before then).
    */
   public static void balancerPods(TrainingJob job, TrainingJobStatus next, Supplier<Optional<String>> problem,
       Instant now) {

@@ -37,6 +37,9 @@ class ReclaimTest {
     return new ClusterCapacity(NODES, used);
   }
 
+  /** No quota limits any waiting job. */
+  static final Function<TrainingJob, Reclaim.QuotaRoom> NO_QUOTA = j -> Reclaim.QuotaRoom.UNLIMITED;
+
   static TrainingJobSpec spec(String name, int min, int max) {
     return TestJobs.job(name, min, max, 8).getSpec();
   }
@@ -86,8 +89,8 @@ class ReclaimTest {
   }
 
   /**
-   * A quota of {@code hard} workers in namespace team-a, with {@code used} of them taken by the jobs {@code held}
-   * names (job to its workers): a job giving way frees its workers above its next size.
+   * A quota of {@code hard} workers in namespace team-a, used by the jobs {@code held} names (job to its workers): a
+   * job giving way frees its workers above its next size.
    */
   static Reclaim.QuotaRoom quota(int hard, Map<String, Integer> held) {
     return nextSizes -> {
@@ -97,29 +100,30 @@ class ReclaimTest {
     };
   }
 
+  /** A job of team-a waiting for {@code min} workers, in a quota of 4 workers of which team-a/ours holds 3. */
+  static Reclaim.Waiting waitingInQuota(String name, int priority, int min, ClusterCapacity now) {
+    return new Reclaim.Waiting("team-a/" + name, priority, T0, spec(name, min, min), now, true, List.of(),
+        quota(4, Map.of("team-a/ours", 3)));
+  }
+
   @Test
   void aJobWaitingForItsQuotaIsGivenBackWorkersByJobsOfItsNamespaceOnlyAndOnlyAsManyAsTheQuotaNeeds() {
     List<String> owners = java.util.Arrays.asList("ours", "ours", "ours", "theirs", "theirs", null);
     var ours = new Reclaim.Lender("team-a/ours", 0, T0, spec("ours", 1, 3), 3, room(owners, "ours"));
     var theirs = new Reclaim.Lender("team-b/theirs", 0, T0.plusSeconds(9), spec("theirs", 1, 2), 2,
         room(owners, "theirs"));
-    var waiting = new Reclaim.Waiting("team-a/waiting", 0, T0, spec("waiting", 2, 2), room(owners, null), true,
-        List.of(), quota(4, Map.of("team-a/ours", 3)));
+    var waiting = waitingInQuota("waiting", 0, 2, room(owners, null));
 
     assertThat(Reclaim.choose(List.of(waiting), List.of(ours, theirs)))
         .as("the cluster has room for 1 more; team-a's quota for 1 of 2: the newer lender of team-b gives back"
             + " nothing, ours gives back one worker, which leaves room for both")
         .containsExactly(new Reclaim.Yield("team-a/ours", 2, "team-a/waiting", 2));
-    var fitsRoom = new Reclaim.Waiting("team-a/fits", 0, T0, spec("fits", 1, 1), room(owners, null), true,
-        List.of(), quota(4, Map.of("team-a/ours", 3)));
-    assertThat(Reclaim.choose(List.of(fitsRoom), List.of(ours, theirs))).as("room and quota for one").isEmpty();
-    var quotaTooSmall = new Reclaim.Waiting("team-a/big", 0, T0, spec("big", 4, 4), room(owners, null), true,
-        List.of(), quota(4, Map.of("team-a/ours", 3)));
-    assertThat(Reclaim.choose(List.of(quotaTooSmall), List.of(ours, theirs)))
+    assertThat(Reclaim.choose(List.of(waitingInQuota("fits", 0, 1, room(owners, null))), List.of(ours, theirs)))
+        .as("room and quota for one").isEmpty();
+    assertThat(Reclaim.choose(List.of(waitingInQuota("big", 0, 4, room(owners, null))), List.of(ours, theirs)))
         .as("ours at its minimum leaves the quota 3, not 4").isEmpty();
 
-    var high = new Reclaim.Waiting("team-a/high", 1000, T0, spec("high", 4, 4), room(owners, null), true,
-        List.of(), quota(4, Map.of("team-a/ours", 3)));
+    var high = waitingInQuota("high", 1000, 4, room(owners, null));
     assertThat(Reclaim.choose(List.of(high), List.of(ours, theirs)))
         .as("a higher priority preempts: no reclaim frees 4 of the quota; ours stopped frees the quota and, with n5,"
             + " the room; theirs (newer, stopped first in the search) is spared")
@@ -280,17 +284,17 @@ class ReclaimTest {
     };
 
     var equal = job("equal", 2, 0, null);
-    assertThat(Reclaim.forJob(atMin, List.of(atMin, above, equal), rooms, priorities, T0)).isEmpty();
+    assertThat(Reclaim.forJob(atMin, List.of(atMin, above, equal), rooms, NO_QUOTA, priorities, T0)).isEmpty();
     assertThat(read).as("a job at its minimum gives nothing to a job of its own priority: nothing to read")
         .containsExactly("equal");
     read.clear();
-    assertThat(Reclaim.forJob(above, List.of(atMin, above, equal), rooms, priorities, T0))
+    assertThat(Reclaim.forJob(above, List.of(atMin, above, equal), rooms, NO_QUOTA, priorities, T0))
         .contains(new Reclaim.Yield("team-a/above", 1, "team-a/equal", 2));
     assertThat(read).containsExactly("above", "equal");
 
     read.clear();
     var huge = job("huge", 7, 0, "high");
-    assertThat(Reclaim.forJob(atMin, List.of(atMin, above, huge), rooms, priorities, T0)).isEmpty();
+    assertThat(Reclaim.forJob(atMin, List.of(atMin, above, huge), rooms, NO_QUOTA, priorities, T0)).isEmpty();
     assertThat(read).as("seven nodes would not fit six empty ones").containsExactly("huge");
   }
 
@@ -311,26 +315,27 @@ class ReclaimTest {
     Function<TrainingJob, ClusterCapacity> rooms = j -> room(owners, j.getMetadata().getName());
     List<TrainingJob> jobs = List.of(old, recent, waiting);
 
-    assertThat(Reclaim.forJob(recent, jobs, rooms, plain, T0)).as("the newest lender gives back")
+    assertThat(Reclaim.forJob(recent, jobs, rooms, NO_QUOTA, plain, T0)).as("the newest lender gives back")
         .contains(new Reclaim.Yield("team-a/recent", 2, "team-a/waiting", 1));
-    assertThat(Reclaim.forJob(old, jobs, rooms, plain, T0)).isEmpty();
+    assertThat(Reclaim.forJob(old, jobs, rooms, NO_QUOTA, plain, T0)).isEmpty();
 
     assertThat(Reclaim.protectedUntil(recent, protecting, T0)).as("ten minutes from when its world ran")
         .contains(T0.plusSeconds(540));
     assertThat(Reclaim.protectedUntil(old, protecting, T0)).isEmpty();
-    assertThat(Reclaim.forJob(recent, jobs, rooms, protecting, T0)).isEmpty();
-    assertThat(Reclaim.forJob(old, jobs, rooms, protecting, T0)).as("the rule takes from the other lender")
+    assertThat(Reclaim.forJob(recent, jobs, rooms, NO_QUOTA, protecting, T0)).isEmpty();
+    assertThat(Reclaim.forJob(old, jobs, rooms, NO_QUOTA, protecting, T0)).as("the rule takes from the other lender")
         .contains(new Reclaim.Yield("team-a/old", 2, "team-a/waiting", 1));
-    assertThat(Reclaim.heldBackFor(waiting, jobs, rooms, protecting, T0)).as("the other makes the room").isEmpty();
+    assertThat(Reclaim.heldBackFor(waiting, jobs, rooms, NO_QUOTA, protecting, T0)).as("the other makes the room")
+        .isEmpty();
     old.getSpec().elastic.reclaimable = false;
-    assertThat(Reclaim.forJob(old, jobs, rooms, protecting, T0)).isEmpty();
-    assertThat(Reclaim.heldBackFor(waiting, jobs, rooms, protecting, T0)).as("only the kept one could")
+    assertThat(Reclaim.forJob(old, jobs, rooms, NO_QUOTA, protecting, T0)).isEmpty();
+    assertThat(Reclaim.heldBackFor(waiting, jobs, rooms, NO_QUOTA, protecting, T0)).as("only the kept one could")
         .isEqualTo(Map.of("team-a/recent", T0.plusSeconds(540)));
-    assertThat(Reclaim.heldBackFor(waiting, jobs, rooms, plain, T0)).isEmpty();
+    assertThat(Reclaim.heldBackFor(waiting, jobs, rooms, NO_QUOTA, plain, T0)).isEmpty();
 
     Instant over = T0.plusSeconds(540);
     assertThat(Reclaim.protectedUntil(recent, protecting, over)).isEmpty();
-    assertThat(Reclaim.forJob(recent, jobs, rooms, protecting, over))
+    assertThat(Reclaim.forJob(recent, jobs, rooms, NO_QUOTA, protecting, over))
         .contains(new Reclaim.Yield("team-a/recent", 2, "team-a/waiting", 1));
 
     recent.getStatus().worldRunningTime = null;

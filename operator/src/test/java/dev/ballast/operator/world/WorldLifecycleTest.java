@@ -744,15 +744,12 @@ class WorldLifecycleTest {
   void growthDoesNotYieldToAJobNoClusterOfTheseNodesCouldHold() {
     sim.nodes("n0", "n1");
     runWorld();
-    TrainingJob huge = TestJobs.job("huge", 3, 3, 8);
-    sim.jobs.add(huge);
-    sim.settle(2);
-    assertThat(WorldLifecycle.waitingForRoom(huge)).isTrue();
-    assertThat(WorldLifecycle.jobsToYieldTo(job, sim.jobs, sim.nodes.values().stream().map(NodeState::node).toList()))
-        .as("3 workers would not fit 2 empty nodes").isEmpty();
+    waitingJob("huge", 3, 3);
+    java.util.function.Supplier<List<String>> yieldsTo = () -> WorldLifecycle.jobsToYieldTo(job, sim.jobs,
+        sim.nodes.values().stream().map(NodeState::node).toList());
+    assertThat(yieldsTo.get()).as("3 workers would not fit 2 empty nodes").isEmpty();
     sim.nodes("n2");
-    assertThat(WorldLifecycle.jobsToYieldTo(job, sim.jobs, sim.nodes.values().stream().map(NodeState::node).toList()))
-        .as("they would fit 3").containsExactly("team-a/huge");
+    assertThat(yieldsTo.get()).as("they would fit 3").containsExactly("team-a/huge");
   }
 
   @Test
