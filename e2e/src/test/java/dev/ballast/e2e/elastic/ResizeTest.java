@@ -14,6 +14,7 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -155,6 +156,55 @@ class ResizeTest extends ElasticScenario {
       awaitWorld("waiting", 2, 2);
       assertThat(jobs.restarts("waiting") + jobs.restarts("lender")).as("preemption and reclaim are no restarts")
           .isZero();
+      assertThat(invariants.violations()).isEmpty();
+    } finally {
+      env.kubectl("delete", "resourcequota", "gpus", "-n", jobs.namespace(), "--ignore-not-found").ok();
+    }
+  }
+
+  /**
+   * Admission order within a quota (docs/elastic.md): beside a job holding 32 of its namespace's 40 GPUs, jobs of the
+   * namespace and of one priority wait for their quota, "ahead" first (older, or as old and first by name: creation
+   * times are whole seconds). When the namespace's admin raises the quota to 72 GPUs, every one of them is woken at
+   * once, and the pool has room for ahead and any one of the jobs behind it, but the quota only for ahead's four workers
+   * and one more. No job behind takes the quota first, whichever is reconciled first: none is ever placed, and each
+   * waits for the quota once ahead runs.
+   */
+  @Test
+  void jobsWaitingForTheirQuotaTakeItInTurnWhenItIsRaised() {
+    pool = new GpuNodes(env, "resize-quota-order", 35);
+    pool.add(12);
+    String quota = """
+        apiVersion: v1
+        kind: ResourceQuota
+        metadata: {name: gpus}
+        spec: {hard: {requests.nvidia.com/gpu: "%s"}}
+        """;
+    env.kubectlStdin(quota.formatted(40), "apply", "-n", jobs.namespace(), "-f", "-").ok();
+    try {
+      jobs.apply(Jobs.elasticManifest("holder", 4, 4, pool, "", FAST));
+      awaitWorld("holder", 1, 4);
+      List<String> behind = List.of("behind-1", "behind-2", "behind-3");
+      jobs.apply(Jobs.elasticManifest("ahead", 4, 4, pool, "", FAST));
+      for (String job : behind) jobs.apply(Jobs.elasticManifest(job, 2, 4, pool, "", FAST));
+      for (String job : Stream.concat(Stream.of("ahead"), behind.stream()).toList()) {
+        await().atMost(WAIT).untilAsserted(() -> assertThat(jobs.condition(job, "Admitted"))
+            .hasValueSatisfying(c -> assertThat(c.get("reason")).isEqualTo("ExceedsQuota")));
+      }
+
+      env.kubectlStdin(quota.formatted(72), "apply", "-n", jobs.namespace(), "-f", "-").ok();
+      awaitWorld("ahead", 1, 4);
+      await().during(Duration.ofSeconds(5)).atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
+        for (String job : behind) {
+          assertThat(jobs.condition(job, "Admitted")).hasValueSatisfying(c -> assertThat(c.get("reason"))
+              .isIn("ExceedsQuota", "QueuedBehind"));
+          assertThat(jobs.workers(job)).isEmpty();
+        }
+      });
+      for (String job : behind) {
+        assertThat(events("Placed", job)).as(job + " was never placed, not even for a moment").isEmpty();
+      }
+      assertThat(jobs.worldGeneration("ahead")).isEqualTo(1);
       assertThat(invariants.violations()).isEmpty();
     } finally {
       env.kubectl("delete", "resourcequota", "gpus", "-n", jobs.namespace(), "--ignore-not-found").ok();

@@ -55,13 +55,26 @@ public final class AdmissionQueue {
   public record Taking(Ahead job, int workers) {}
 
   /**
+   * How many workers of a job its quotas let in once the jobs ahead of it have taken theirs ({@code before}): jobs of
+   * one namespace share its quotas in turn, as they share the cluster's room.
+   */
+  @FunctionalInterface
+  public interface QuotaBeside {
+    /** Each job ahead within its own quota, as if no job before it took any. */
+    QuotaBeside EACH_ALONE = (job, before) -> job.quotaWorkers();
+
+    int workers(Ahead job, List<Taking> before);
+  }
+
+  /**
    * The room the jobs ahead leave ({@code left}), the jobs ahead that take room, and those that do not fit but reserve
    * the room they need (and would fit the cluster were it empty: one that never could reserves nothing).
    */
   public record Left(ClusterCapacity left, List<Taking> taking, List<Ahead> reserving) {}
 
   /**
-   * The jobs of {@code jobs} waiting for room ahead of {@code job}, first first; none for a job that does not queue:
+   * The jobs of {@code jobs} waiting for room or for their quota ahead of {@code job}, first first (one its quota keeps
+   * out holds no one back: {@link #after}); none for a job that does not queue:
    * one whose running world is being replaced (a restart, a resize) keeps its place until its next world finds no
    * room, as growth, reclaim and preemption already weigh it. A job in a backoff (after a restart or a binding
    * timeout) cannot take room before it ends, and holds no one back meanwhile (as Kueue requeues a workload only
@@ -79,7 +92,7 @@ public final class AdmissionQueue {
     Comparator<TrainingJob> first = order(priorities);
     String uid = job.getMetadata().getUid();
     return jobs.stream().filter(j -> uid == null || !uid.equals(j.getMetadata().getUid()))
-        .filter(WorldLifecycle::waitingForRoom)
+        .filter(WorldLifecycle::waitingForMin)
         .filter(j -> !inBackoff(j, now))
         .filter(j -> first.compare(j, job) < 0)
         .sorted(first)
@@ -114,10 +127,10 @@ public final class AdmissionQueue {
     return !WorkerRequest.eligibleNodes(b, WorkerRequest.eligibleNodes(a, nodes)).isEmpty();
   }
 
-  /** Whether {@code job} takes a place in the queue: it is new, has no world, or waits for room already. */
+  /** Whether {@code job} takes a place in the queue: it is new, has no world, or waits for room or quota already. */
   static boolean queues(TrainingJob job) {
     TrainingJobStatus s = job.getStatus();
-    return s == null || s.world == null || WorldLifecycle.waitingForRoom(job);
+    return s == null || s.world == null || WorldLifecycle.waitingForMin(job);
   }
 
   /** Priority, highest first; then creation time, oldest first; then namespace/name. */
@@ -131,8 +144,16 @@ public final class AdmissionQueue {
     return t == null ? Instant.EPOCH : Instant.parse(t);
   }
 
-  /** The room left in {@code capacity} once every job of {@code ahead} whose world fits has taken it, in turn. */
+  /** As {@link #after(ClusterCapacity, List, QuotaBeside)}, each job ahead within its own quota alone. */
   public static Left after(ClusterCapacity capacity, List<Ahead> ahead) {
+    return after(capacity, ahead, QuotaBeside.EACH_ALONE);
+  }
+
+  /**
+   * The room left in {@code capacity} once every job of {@code ahead} whose world fits has taken it, in turn, each
+   * within what {@code quota} lets in beside the jobs before it.
+   */
+  public static Left after(ClusterCapacity capacity, List<Ahead> ahead, QuotaBeside quota) {
     Map<String, Resources> used = new TreeMap<>(capacity.used());
     List<Taking> taking = new ArrayList<>();
     List<Ahead> reserving = new ArrayList<>();
@@ -144,7 +165,7 @@ public final class AdmissionQueue {
     for (Ahead a : ahead) {
       GangAdmission.Result r;
       try {
-        int max = WorldSizes.largestValid(Math.min(a.spec().workers.max, a.quotaWorkers()), a.spec());
+        int max = WorldSizes.largestValid(Math.min(a.spec().workers.max, quota.workers(a, taking)), a.spec());
         if (max < a.spec().workers.min) continue; // its quota lets too few in: it waits for that, not for room
         boolean mayFit = (long) a.spec().workers.min * a.spec().gpusPerWorker <= freeGpus;
         r = mayFit ? GangAdmission.choose(a.spec(), max,

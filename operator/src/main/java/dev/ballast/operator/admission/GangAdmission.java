@@ -5,6 +5,7 @@ import dev.ballast.operator.api.TrainingJob;
 import dev.ballast.operator.api.TrainingJobSpec;
 import dev.ballast.operator.api.TrainingJobStatus;
 import dev.ballast.operator.config.OperatorSettings;
+import dev.ballast.operator.desired.Labels;
 import dev.ballast.operator.desired.WorkerPods;
 import dev.ballast.operator.observe.AdmissionView;
 import dev.ballast.operator.observe.CapacitySnapshot;
@@ -21,6 +22,7 @@ import dev.ballast.operator.world.UnseenPods;
 import dev.ballast.operator.world.WorkerPodView;
 import dev.ballast.operator.world.World;
 import dev.ballast.operator.world.WorldLifecycle;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -31,6 +33,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -41,6 +44,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.function.Predicate;
+import java.util.function.ToIntFunction;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.jboss.logging.Logger;
@@ -125,8 +129,9 @@ public class GangAdmission {
     Result refusedLately = refusals.recent(job.getMetadata().getUid(), specGeneration(job), Instant.now());
     if (refusedLately != null) return refusedLately;
     Predicate<Pod> pastWorlds = p -> new WorkerPodView(p).generation() <= committed;
+    Predicate<Pod> ownPastWorlds = p -> ownedBy(p, job) && pastWorlds.test(p);
     QuotaCount quotaCount = quotaCount(job, namespace);
-    NamespaceQuota.Room quota = quotaCount.room(p -> ownedBy(p, job) && pastWorlds.test(p));
+    NamespaceQuota.Room quota = quotaCount.room(ownPastWorlds);
     int allowed = WorldSizes.largestValid(quota.workers(), job.getSpec());
     if (allowed < job.getSpec().workers.min) {
       int min = job.getSpec().workers.min;
@@ -141,8 +146,9 @@ public class GangAdmission {
     }
     Read read = capacity(job, pastWorlds, reconciled);
     long viewRead = System.nanoTime();
+    QueueQuota queueQuota = new QueueQuota(job, quotaCount, ownPastWorlds);
     Result result = choose(job.getSpec(), Math.min(maxWorkers, allowed), read.capacity(), generation,
-        avoidedNodes(job.getStatus()), ahead);
+        avoidedNodes(job.getStatus()), ahead, queueQuota, queueQuota::own);
     long placed = System.nanoTime();
     if (result instanceof Result.Admitted a) result = createGated(job, a.world());
     long done = System.nanoTime();
@@ -234,10 +240,89 @@ public class GangAdmission {
 
     /** The room the quotas leave for the job's workers, the pods {@code leaveOut} names not counted. */
     NamespaceQuota.Room room(Predicate<Pod> leaveOut) {
-      if (namespace.quotas().isEmpty()) return NamespaceQuota.Room.UNLIMITED;
-      return NamespaceQuota.of(namespace.quotas(), worker,
-          pods.stream().filter(leaveOut.negate()).map(Pod::getSpec).toList(), atLeast);
+      return room(leaveOut, List.of());
     }
+
+    /**
+     * The room the quotas leave for the job's workers, the pods {@code leaveOut} names not counted and the pods
+     * {@code more} counted besides (workers of jobs ahead of it, {@link QueueQuota}).
+     */
+    NamespaceQuota.Room room(Predicate<Pod> leaveOut, List<PodSpec> more) {
+      if (namespace.quotas().isEmpty()) return NamespaceQuota.Room.UNLIMITED;
+      return NamespaceQuota.of(namespace.quotas(), worker, Stream.concat(
+          pods.stream().filter(leaveOut.negate()).map(Pod::getSpec), more.stream()).toList(), atLeast);
+    }
+  }
+
+  /**
+   * The quotas of one job's namespace as the jobs waiting ahead of it take them in turn
+   * ({@link AdmissionQueue.QuotaBeside}): what they let in for each job of the namespace ahead of it once the jobs
+   * before that one have taken their workers, and for the job itself once every job ahead that takes room has. A job of
+   * another namespace stays within its own quota alone (this count knows only this namespace's). Each job's worker is
+   * built once.
+   */
+  private final class QueueQuota implements AdmissionQueue.QuotaBeside {
+    private final String namespace;
+    private final QuotaCount count;
+    private final Predicate<Pod> own;
+    private final Map<String, PodSpec> workers = new HashMap<>();
+
+    /** @param own the job's own pods, which its next world replaces */
+    QueueQuota(TrainingJob job, QuotaCount count, Predicate<Pod> own) {
+      this.namespace = job.getMetadata().getNamespace();
+      this.count = count;
+      this.own = own;
+    }
+
+    @Override
+    public int workers(AdmissionQueue.Ahead ahead, List<AdmissionQueue.Taking> before) {
+      List<PodSpec> taken = takenIn(before);
+      if (taken.isEmpty() || !namespace.equals(namespaceOf(ahead))) return ahead.quotaWorkers();
+      String name = ahead.job().substring(namespace.length() + 1);
+      // its own pods (of a past world) are not counted, as for its own admission
+      Stream<PodSpec> others = count.pods().stream().filter(p -> p.getMetadata().getLabels() == null
+          || !name.equals(p.getMetadata().getLabels().get(Labels.JOB))).map(Pod::getSpec);
+      return Math.min(ahead.quotaWorkers(), NamespaceQuota.of(count.namespace().quotas(), worker(ahead),
+          Stream.concat(others, taken.stream()).toList()).workers());
+    }
+
+    /** What the quotas let in for the job itself beside the jobs ahead that take room. */
+    int own(List<AdmissionQueue.Taking> taking) {
+      return count.room(own, takenIn(taking)).workers();
+    }
+
+    /** The workers the jobs of this namespace among {@code taking} take. */
+    private List<PodSpec> takenIn(List<AdmissionQueue.Taking> taking) {
+      List<PodSpec> taken = new ArrayList<>();
+      if (count.namespace().quotas().isEmpty()) return taken;
+      for (AdmissionQueue.Taking t : taking) {
+        if (!namespace.equals(namespaceOf(t.job()))) continue;
+        PodSpec worker = worker(t.job());
+        for (int i = 0; i < t.workers(); i++) taken.add(worker);
+      }
+      return taken;
+    }
+
+    private PodSpec worker(AdmissionQueue.Ahead ahead) {
+      return workers.computeIfAbsent(ahead.job(), key -> {
+        TrainingJob job = new TrainingJob(); // as far as its worker pod needs: namespace, name, spec, a uid
+        job.setMetadata(new ObjectMetaBuilder().withNamespace(namespace)
+            .withName(key.substring(namespace.length() + 1)).withUid("ahead").build());
+        job.setSpec(ahead.spec());
+        return sampleWorker(job, count.namespace());
+      });
+    }
+  }
+
+  private static String namespaceOf(AdmissionQueue.Ahead ahead) {
+    return ahead.job().substring(0, ahead.job().indexOf('/'));
+  }
+
+  /** One worker of {@code job} as its namespace's quotas count it: with the LimitRanges' defaults. */
+  private PodSpec sampleWorker(TrainingJob job, NamespacePolicy namespace) {
+    Seat sample = new Seat(0, 0, "", null, null);
+    PodSpec worker = WorkerPods.build(job, new World(0, List.of(sample)), sample, true, settings).getSpec();
+    return LimitRangeDefaults.apply(worker, namespace.limitRanges());
   }
 
   private QuotaCount quotaCount(TrainingJob job, NamespacePolicy namespace) {
@@ -249,9 +334,7 @@ public class GangAdmission {
     List<Pod> pods = Stream.concat(listed.stream(), reservations.held(now).stream()
             .filter(p -> name.equals(p.getMetadata().getNamespace()) && !shown.contains(p.getMetadata().getUid())))
         .filter(p -> NamespaceQuota.counts(p, now)).toList();
-    Seat sample = new Seat(0, 0, "", null, null);
-    PodSpec worker = WorkerPods.build(job, new World(0, List.of(sample)), sample, true, settings).getSpec();
-    return new QuotaCount(namespace, pods, LimitRangeDefaults.apply(worker, namespace.limitRanges()),
+    return new QuotaCount(namespace, pods, sampleWorker(job, namespace),
         refusals.perWorker(job.getMetadata().getUid(), now));
   }
 
@@ -338,9 +421,22 @@ public class GangAdmission {
    */
   public static Result choose(TrainingJobSpec spec, int maxWorkers, ClusterCapacity capacity, long generation,
       Set<String> avoid, List<AdmissionQueue.Ahead> ahead) {
+    return choose(spec, maxWorkers, capacity, generation, avoid, ahead, AdmissionQueue.QuotaBeside.EACH_ALONE,
+        taking -> Integer.MAX_VALUE);
+  }
+
+  /**
+   * As {@link #choose(TrainingJobSpec, int, ClusterCapacity, long, Set, List)}, the jobs ahead taking their quotas in
+   * turn too ({@code quota}), and this job within what its quotas let in beside every job ahead that takes room
+   * ({@code ownQuota}): a job behind does not take the quota a job ahead of it in its namespace is about to take.
+   * Pure.
+   */
+  public static Result choose(TrainingJobSpec spec, int maxWorkers, ClusterCapacity capacity, long generation,
+      Set<String> avoid, List<AdmissionQueue.Ahead> ahead, AdmissionQueue.QuotaBeside quota,
+      ToIntFunction<List<AdmissionQueue.Taking>> ownQuota) {
     Result alone = choose(spec, maxWorkers, capacity, generation, avoid);
     if (!(alone instanceof Result.Admitted) || ahead.isEmpty()) return alone;
-    AdmissionQueue.Left left = AdmissionQueue.after(capacity, ahead);
+    AdmissionQueue.Left left = AdmissionQueue.after(capacity, ahead, quota);
     var reserved = left.reserving().stream()
         .filter(r -> AdmissionQueue.shareNodes(spec, r.spec(), capacity.nodes())).findFirst();
     if (reserved.isPresent()) {
@@ -351,14 +447,26 @@ public class GangAdmission {
           + " for its workers.min (" + r.spec().workers.min + "), and this job waits until it runs");
     }
     if (left.taking().isEmpty()) return alone;
-    Result beside = choose(spec, maxWorkers, left.left(), generation, avoid);
+    int quotaBeside = Math.min(maxWorkers, ownQuota.applyAsInt(left.taking()));
+    if (WorldSizes.largestValid(quotaBeside, spec) < spec.workers.min) {
+      return new Result.Unschedulable(InsufficientRoom.QUEUED_BEHIND, waitingAhead(left.taking(), "quota")
+          + "its namespace's quota lets in " + quotaBeside + (quotaBeside == 1 ? " worker" : " workers")
+          + " of this job, fewer than its workers.min (" + spec.workers.min + ")");
+    }
+    Result beside = choose(spec, quotaBeside, left.left(), generation, avoid);
     if (!(beside instanceof Result.Unschedulable u)) return beside;
-    return new Result.Unschedulable(InsufficientRoom.QUEUED_BEHIND, left.taking().stream()
+    return new Result.Unschedulable(InsufficientRoom.QUEUED_BEHIND, waitingAhead(left.taking(), "room")
+        + u.message());
+  }
+
+  /** "a (priority 10, 2 workers) waits ahead of this job ... and takes the room first; beside it: ". */
+  private static String waitingAhead(List<AdmissionQueue.Taking> taking, String what) {
+    return taking.stream()
         .map(t -> t.job().job() + " (priority " + t.job().priority() + ", " + t.workers()
             + (t.workers() == 1 ? " worker)" : " workers)"))
-        .collect(Collectors.joining(", ")) + (left.taking().size() == 1 ? " waits" : " wait")
-        + " ahead of this job (a higher priority, or as high and older) and takes the room first; beside "
-        + (left.taking().size() == 1 ? "it" : "them") + ": " + u.message());
+        .collect(Collectors.joining(", ")) + (taking.size() == 1 ? " waits" : " wait")
+        + " ahead of this job (a higher priority, or as high and older) and takes the " + what + " first; beside "
+        + (taking.size() == 1 ? "it" : "them") + ": ";
   }
 
   /**

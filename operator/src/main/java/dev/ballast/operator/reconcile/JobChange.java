@@ -48,6 +48,6 @@ final class JobChange {
     return jobs.filter(j -> !j.getMetadata().getUid().equals(changed.getMetadata().getUid()))
         .filter(j -> (waits && WorldLifecycle.mayGiveWay(j)) || WorldLifecycle.awaitingJobsGivingWay(j)
             || WorldLifecycle.preempted(j, key) || WorldLifecycle.key(j).equals(givesWayTo)
-            || WorldLifecycle.queuedBehind(j) || (queued && WorldLifecycle.waitingForRoom(j)));
+            || WorldLifecycle.queuedBehind(j) || (queued && WorldLifecycle.waitingForMin(j)));
   }
 }

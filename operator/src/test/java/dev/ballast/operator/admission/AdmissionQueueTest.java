@@ -56,6 +56,14 @@ class AdmissionQueueTest {
     assertThat(AdmissionQueue.ahead(fresh, jobs, CLASSES, NOW.plusSeconds(10))).extracting(AdmissionQueue.Ahead::job)
         .containsExactly("team-a/high-old", "team-a/high-new", "team-a/low");
 
+    var quota = created(job("quota", 1, 0, "high"), "2026-12-06T11:40:00Z");
+    quota.getStatus().conditions.get(0).setReason(NamespaceQuota.EXCEEDS_QUOTA);
+    var tooSmall = created(job("too-small", 1, 0, "high"), "2026-12-06T11:45:00Z");
+    tooSmall.getStatus().conditions.get(0).setReason(NamespaceQuota.QUOTA_TOO_SMALL);
+    assertThat(AdmissionQueue.ahead(fresh, List.of(low, quota, tooSmall, fresh), CLASSES, NOW.plusSeconds(10)))
+        .extracting(AdmissionQueue.Ahead::job).as("a job waiting for its quota queues; one its quota could never"
+            + " take does not").containsExactly("team-a/quota", "team-a/low");
+
     var restarting = job("restarting", 1, 2, null);
     restarting.getStatus().phase = TrainingJobStatus.Phase.Restarting;
     restarting.getStatus().transition = new WorldTransition("WorkerFailed", "", 1, false, null,
@@ -108,6 +116,25 @@ class AdmissionQueueTest {
             a -> assertThat(a.world().size()).isEqualTo(3));
     var none = new AdmissionQueue.Ahead("team-a/first", 1000, spec, Set.of(), null, 0);
     assertThat(AdmissionQueue.after(capacity, List.of(none)).taking()).as("a quota that lets none in").isEmpty();
+
+    // two jobs ahead sharing one quota of 3 workers: the second gets what the first leaves of it
+    var second = new AdmissionQueue.Ahead("team-a/second", 1000, spec, Set.of(), null, 3);
+    AdmissionQueue.QuotaBeside shared = (ahead, before) -> ahead.quotaWorkers()
+        - before.stream().mapToInt(AdmissionQueue.Taking::workers).sum();
+    var quota3 = new AdmissionQueue.Ahead("team-a/first", 1000, spec, Set.of(), null, 3);
+    assertThat(AdmissionQueue.after(capacity, List.of(quota3, second), shared).taking())
+        .extracting(t -> t.job().job(), AdmissionQueue.Taking::workers)
+        .as("the first takes all three, none is left for the second")
+        .containsExactly(org.assertj.core.groups.Tuple.tuple("team-a/first", 3));
+    assertThat(AdmissionQueue.after(capacity, List.of(quota3, second)).taking())
+        .extracting(AdmissionQueue.Taking::workers).as("each within its quota alone: the second takes the fourth node")
+        .containsExactly(3, 1);
+    assertThat(GangAdmission.choose(three, 4, capacity, 1, Set.of(), List.of(quota1), shared, taking -> 3
+        - taking.stream().mapToInt(AdmissionQueue.Taking::workers).sum())).as("room for three beside the first, but"
+            + " the quota they share lets in two").isEqualTo(new GangAdmission.Result.Unschedulable(
+                InsufficientRoom.QUEUED_BEHIND, "team-a/first (priority 1000, 1 worker) waits ahead of this job (a"
+                    + " higher priority, or as high and older) and takes the quota first; beside it: its namespace's"
+                    + " quota lets in 2 workers of this job, fewer than its workers.min (3)"));
 
     var fresh = created(job("fresh", 1, 0, null), "2026-12-06T12:00:00Z");
     var waiting = created(job("waiting", 1, 0, "high"), "2026-12-06T11:00:00Z");

@@ -284,6 +284,35 @@ class GangAdmissionTest {
   }
 
   @Test
+  void aJobBehindInTheQueueLeavesTheQuotaToTheJobsOfItsNamespaceAheadOfIt() {
+    var view = new LaggingView();
+    view.nodes.addAll(List.of(gpuNode("a"), gpuNode("b"), gpuNode("c"), gpuNode("d"), gpuNode("e"), gpuNode("f")));
+    var admission = new GangAdmission(client, OperatorSettings.defaults(), view);
+    var policy = new NamespacePolicy(List.of(gpuQuota("32")), List.of()); // four workers
+    TrainingJob first = job("first", 3);
+    TrainingJob behind = dev.ballast.operator.TestJobs.job("behind", 2, 3, 8);
+    var reconciled = ExistingJobs.of(java.util.stream.Stream.of(first, behind));
+    var ahead = new AdmissionQueue.Ahead("team-a/first", 0, first.getSpec(), Set.of(), null,
+        admission.quotaWorkers(first, policy));
+
+    assertThat(admission.admit(behind, 1, 3, reconciled, List.of(ahead), policy)).as("six nodes have room for both")
+        .isEqualTo(new GangAdmission.Result.Unschedulable(InsufficientRoom.QUEUED_BEHIND, "team-a/first (priority 0,"
+            + " 3 workers) waits ahead of this job (a higher priority, or as high and older) and takes the quota first;"
+            + " beside it: its namespace's quota lets in 1 worker of this job, fewer than its workers.min (2)"));
+    assertThat(created("behind")).isEmpty();
+
+    TrainingJob small = dev.ballast.operator.TestJobs.job("small", 1, 3, 8);
+    assertThat(admission.admit(small, 1, 3, ExistingJobs.of(java.util.stream.Stream.of(first, small)),
+        List.of(ahead), policy)).as("an elastic job behind takes what the job ahead leaves of the quota")
+        .isInstanceOfSatisfying(GangAdmission.Result.Admitted.class, a -> assertThat(a.world().size()).isEqualTo(1));
+
+    var elsewhere = new AdmissionQueue.Ahead("team-b/first", 0, first.getSpec(), Set.of(), null, Integer.MAX_VALUE);
+    assertThat(admission.admit(behind, 1, 3, reconciled, List.of(elsewhere), policy))
+        .as("a job of another namespace takes none of this one's quota")
+        .isInstanceOfSatisfying(GangAdmission.Result.Admitted.class, a -> assertThat(a.world().size()).isEqualTo(3));
+  }
+
+  @Test
   void aJobItsQuotaCouldNotTakeEvenInAnEmptyNamespaceIsToldToChangeTheQuotaOrItsMinimum() {
     var view = new LaggingView();
     view.nodes.addAll(List.of(gpuNode("a"), gpuNode("b"), gpuNode("c")));

@@ -50,7 +50,8 @@ class WorldPropertiesTest {
   @Test
   void randomHistoriesKeepTheInvariants() {
     long base = Long.getLong("ballast.seed", 20261202L);
-    int histories = Long.getLong("ballast.seed") == null ? HISTORIES : 1;
+    // -Dballast.histories=N runs more histories from the same first seed (a soak run)
+    int histories = Long.getLong("ballast.seed") == null ? Integer.getInteger("ballast.histories", HISTORIES) : 1;
     for (int h = 0; h < histories; h++) {
       long seed = base + h;
       try {
@@ -60,7 +61,7 @@ class WorldPropertiesTest {
             + e.getMessage(), e);
       }
     }
-    if (histories == HISTORIES) {
+    if (histories >= HISTORIES) {
       assertThat(seen).as("decisions the histories reached: " + seen).allSatisfy((kind, n) -> assertThat(n).isGreaterThan(20))
           .containsKeys("Commit", "WorkerFailed", "NodeLost", "WorkerLost", "CapacityAvailable", "WorkersChanged",
               "NodeDrained", "SpecChanged", "Suspend", "Finish", "RollBack", "ForceDelete", "Reclaimed", "Preempted");
@@ -163,8 +164,9 @@ class WorldPropertiesTest {
         TrainingJob j = jobs.get(rnd.nextInt(jobs.size()));
         boolean wasGivingWay = WorldLifecycle.givingWay(j);
         var guarded = Reclaim.protectedUntil(j, sim.priorities, sim.now);
-        List<AdmissionQueue.Ahead> fittingAhead = AdmissionQueue.ahead(j, sim.jobs, sim.priorities, sim.now).stream()
-            .filter(ahead -> fits(ahead, sim)).toList();
+        List<AdmissionQueue.Ahead> queue = AdmissionQueue.ahead(j, sim.jobs, sim.priorities, sim.now,
+            x -> sim.quotaWorkers(x, Map.of()));
+        Map<String, Integer> takingBefore = taking(queue, sim);
         Decision d = sim.reconcile(j, rnd.nextInt(10) == 0);
         if (j.getStatus() != null && j.getStatus().conditions.stream().anyMatch(cond -> cond.getMessage() != null
             && cond.getMessage().contains("reserves the room"))) {
@@ -172,11 +174,12 @@ class WorldPropertiesTest {
         }
         if (d.step() instanceof WorldStep.Place place && sim.podsOf(j).stream()
             .anyMatch(p -> new WorkerPodView(p).generation() == place.generation())) {
-          for (AdmissionQueue.Ahead ahead : fittingAhead) {
-            assertThat(fits(ahead, sim)).as(WorldLifecycle.key(j) + " was admitted in the room of " + ahead.job()
-                + ", which waited ahead of it").isTrue();
-            queuedAdmissions++;
-          }
+          Map<String, Integer> takingAfter = taking(queue, sim);
+          takingBefore.forEach((ahead, workers) -> assertThat(takingAfter.getOrDefault(ahead, 0))
+              .as(WorldLifecycle.key(j) + " was admitted in the room or quota that " + ahead + ", waiting ahead of it,"
+                  + " takes first: " + takingBefore + " before, " + takingAfter + " after")
+              .isGreaterThanOrEqualTo(workers));
+          if (!takingBefore.isEmpty()) queuedAdmissions++;
         }
         if (d.step() instanceof WorldStep.Transition t && !wasGivingWay
             && List.of("Reclaimed", "Preempted").contains(t.transition().reason)) {
@@ -201,14 +204,18 @@ class WorldPropertiesTest {
     }
   }
 
-  /** Whether the world of a job waiting ahead fits in the room now. */
-  private static boolean fits(AdmissionQueue.Ahead a, WorldSim sim) {
-    try {
-      return GangAdmission.choose(a.spec(), a.spec().workers.max, sim.capacity(null), 0, a.avoid())
-          instanceof GangAdmission.Result.Admitted;
-    } catch (IllegalArgumentException e) {
-      return false;
-    }
+  /**
+   * Which of the jobs waiting {@code ahead} take room now, in turn, each within what the quota lets in beside those
+   * before it, and how many workers each takes (a job ahead that does not fit beside those before it, or that its quota
+   * keeps out, holds no one back).
+   */
+  private static Map<String, Integer> taking(List<AdmissionQueue.Ahead> ahead, WorldSim sim) {
+    List<AdmissionQueue.Ahead> now = ahead.stream().map(a -> new AdmissionQueue.Ahead(a.job(), a.priority(), a.spec(),
+        a.avoid(), a.reservingSince(), sim.quotaWorkers(sim.job(a.job()), Map.of()))).toList();
+    Map<String, Integer> taking = new TreeMap<>();
+    AdmissionQueue.after(sim.capacity(null), now, sim.quotaBeside()).taking()
+        .forEach(t -> taking.put(t.job().job(), t.workers()));
+    return taking;
   }
 
   private void count(Decision d) {

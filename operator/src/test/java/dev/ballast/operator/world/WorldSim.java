@@ -137,7 +137,8 @@ final class WorldSim {
           ? new GangAdmission.Result.Unschedulable(NamespaceQuota.EXCEEDS_QUOTA, "the quota lets in " + allowed)
           : GangAdmission.choose(job.getSpec(), Math.min(place.maxWorkers(), allowed), capacity(null),
               place.generation(), GangAdmission.avoidedNodes(job.getStatus()),
-              AdmissionQueue.ahead(job, jobs, priorities, now, j -> quotaWorkers(j, Map.of())));
+              AdmissionQueue.ahead(job, jobs, priorities, now, j -> quotaWorkers(j, Map.of())), quotaBeside(),
+              taking -> quotaWorkersBeside(job, taking));
       admitted = GangAdmission.withHeldBack(admitted, () -> Reclaim.heldBackFor(job, jobs,
           j -> capacity(j.getMetadata().getName()), j -> nextSizes -> quotaWorkers(j, nextSizes), priorities, now));
       if (admitted instanceof GangAdmission.Result.Admitted a) {
@@ -174,7 +175,9 @@ final class WorldSim {
     int used = 0;
     for (TrainingJob other : jobs) {
       if (other == job) continue;
-      List<Pod> unfinished = podsOf(other).stream().filter(p -> !new WorkerPodView(p).finished()).toList();
+      // a pod stuck terminating on a lost node is past its grace period: the quota no longer counts it
+      List<Pod> unfinished = podsOf(other).stream().map(WorkerPodView::new)
+          .filter(v -> !v.finished() && !(v.terminating() && !healthy(v.node()))).map(WorkerPodView::pod).toList();
       long committed = WorldLifecycle.committedGeneration(other);
       int freed = nextSizes.containsKey(WorldLifecycle.key(other)) ? Math.max(0, (int) unfinished.stream()
           .filter(p -> new WorkerPodView(p).generation() == committed).count()
@@ -182,6 +185,23 @@ final class WorldSim {
       used += (unfinished.size() - freed) * other.getSpec().gpusPerWorker;
     }
     return Math.max(0, gpuQuota - used) / job.getSpec().gpusPerWorker;
+  }
+
+  /** The namespace's quota taken in turn by the jobs waiting ahead ({@link AdmissionQueue.QuotaBeside}). */
+  AdmissionQueue.QuotaBeside quotaBeside() {
+    return (ahead, before) -> quotaWorkersBeside(job(ahead.job()), before);
+  }
+
+  TrainingJob job(String key) {
+    return jobs.stream().filter(j -> WorldLifecycle.key(j).equals(key)).findFirst().orElseThrow();
+  }
+
+  /** How many workers of {@code job} the quota lets in once the jobs ahead of it ({@code taking}) took theirs. */
+  int quotaWorkersBeside(TrainingJob job, List<AdmissionQueue.Taking> taking) {
+    if (gpuQuota == null) return Integer.MAX_VALUE;
+    int taken = taking.stream().mapToInt(t -> t.workers() * t.job().spec().gpusPerWorker).sum();
+    int free = quotaWorkers(job, Map.of()) * job.getSpec().gpusPerWorker; // gpusPerWorker is 8 for every job here
+    return Math.max(0, free - taken) / job.getSpec().gpusPerWorker;
   }
 
   /** Resources in use: every pod not finished, bound or promised, except those of {@code exceptJob}. */
