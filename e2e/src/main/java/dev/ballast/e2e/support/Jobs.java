@@ -37,6 +37,16 @@ public final class Jobs {
     client.resource(new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build()).create();
   }
 
+  /** Applies the ResourceQuota "gpus" to the namespace: at most {@code gpus} GPUs requested (created or changed). */
+  public void gpuQuota(int gpus) {
+    env.kubectlStdin("""
+        apiVersion: v1
+        kind: ResourceQuota
+        metadata: {name: gpus}
+        spec: {hard: {requests.nvidia.com/gpu: "%d"}}
+        """.formatted(gpus), "apply", "-n", namespace, "-f", "-").ok();
+  }
+
   /** Sets labels on the test's namespace, e.g. the Pod Security level the API server enforces there. */
   public void labelNamespace(Map<String, String> labels) {
     client.namespaces().withName(namespace).edit(n -> {

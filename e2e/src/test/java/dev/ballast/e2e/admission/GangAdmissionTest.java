@@ -199,13 +199,7 @@ class GangAdmissionTest {
   @Test
   void anElasticJobTakesWhatItsNamespaceQuotaAllowsAndAJobBeyondItWaitsUntilTheQuotaIsRaised() {
     var team = new Jobs(env, jobs.namespace() + "-quota");
-    String quota = """
-        apiVersion: v1
-        kind: ResourceQuota
-        metadata: {name: gpus}
-        spec: {hard: {requests.nvidia.com/gpu: "%s"}}
-        """;
-    env.kubectlStdin(quota.formatted(16), "apply", "-n", team.namespace(), "-f", "-").ok();
+    team.gpuQuota(16);
     // 2 to 4 workers of 8 GPUs in groups of 16: the cluster has room for 4, the quota for 2
     team.apply(Jobs.manifest("elastic", 2, 4, "[]"));
     await().atMost(WAIT).untilAsserted(() -> assertThat(team.phase("elastic")).isEqualTo("Running"));
@@ -238,7 +232,7 @@ class GangAdmissionTest {
     env.kubectl("delete", "tj", "huge", "-n", team.namespace()).ok();
 
     // the namespace's admin raises the quota: the waiting job is admitted, the elastic one stays within it
-    env.kubectlStdin(quota.formatted(24), "apply", "-n", team.namespace(), "-f", "-").ok();
+    team.gpuQuota(24);
     await().atMost(WAIT).untilAsserted(() -> assertThat(team.phase("beyond")).isEqualTo("Running"));
     assertThat(team.workers("elastic")).hasSize(2);
     assertThat(team.worldGeneration("elastic")).as("never resized beyond its quota").isEqualTo(1);

@@ -118,12 +118,7 @@ class ResizeTest extends ElasticScenario {
   void withinANamespaceQuotaAJobGivesWorkersBackToAJobWaitingForItAndAHigherPriorityPreempts() {
     pool = new GpuNodes(env, "resize-quota", 34);
     pool.add(6);
-    env.kubectlStdin("""
-        apiVersion: v1
-        kind: ResourceQuota
-        metadata: {name: gpus}
-        spec: {hard: {requests.nvidia.com/gpu: "32"}}
-        """, "apply", "-n", jobs.namespace(), "-f", "-").ok();
+    jobs.gpuQuota(32);
     try (var classes = PriorityClasses.apply(env, "ballast-e2e")) {
       jobs.apply(Jobs.elasticManifest("lender", 2, 4, pool, "", FAST));
       awaitWorld("lender", 1, 4);
@@ -174,13 +169,7 @@ class ResizeTest extends ElasticScenario {
   void jobsWaitingForTheirQuotaTakeItInTurnWhenItIsRaised() {
     pool = new GpuNodes(env, "resize-quota-order", 35);
     pool.add(12);
-    String quota = """
-        apiVersion: v1
-        kind: ResourceQuota
-        metadata: {name: gpus}
-        spec: {hard: {requests.nvidia.com/gpu: "%s"}}
-        """;
-    env.kubectlStdin(quota.formatted(40), "apply", "-n", jobs.namespace(), "-f", "-").ok();
+    jobs.gpuQuota(40);
     try {
       jobs.apply(Jobs.elasticManifest("holder", 4, 4, pool, "", FAST));
       awaitWorld("holder", 1, 4);
@@ -192,7 +181,7 @@ class ResizeTest extends ElasticScenario {
             .hasValueSatisfying(c -> assertThat(c.get("reason")).isEqualTo("ExceedsQuota")));
       }
 
-      env.kubectlStdin(quota.formatted(72), "apply", "-n", jobs.namespace(), "-f", "-").ok();
+      jobs.gpuQuota(72);
       awaitWorld("ahead", 1, 4);
       await().during(Duration.ofSeconds(5)).atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
         for (String job : behind) {

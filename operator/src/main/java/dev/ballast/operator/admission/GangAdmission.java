@@ -465,8 +465,8 @@ public class GangAdmission {
         .map(t -> t.job().job() + " (priority " + t.job().priority() + ", " + t.workers()
             + (t.workers() == 1 ? " worker)" : " workers)"))
         .collect(Collectors.joining(", ")) + (taking.size() == 1 ? " waits" : " wait")
-        + " ahead of this job (a higher priority, or as high and older) and takes the " + what + " first; beside "
-        + (taking.size() == 1 ? "it" : "them") + ": ";
+        + " ahead of this job (a higher priority, or as high and older) and " + (taking.size() == 1 ? "takes" : "take")
+        + " the " + what + " first; beside " + (taking.size() == 1 ? "it" : "them") + ": ";
   }
 
   /**
