@@ -144,11 +144,6 @@ public final class AdmissionQueue {
     return t == null ? Instant.EPOCH : Instant.parse(t);
   }
 
-  /** As {@link #after(ClusterCapacity, List, QuotaBeside)}, each job ahead within its own quota alone. */
-  public static Left after(ClusterCapacity capacity, List<Ahead> ahead) {
-    return after(capacity, ahead, QuotaBeside.EACH_ALONE);
-  }
-
   /**
    * The room left in {@code capacity} once every job of {@code ahead} whose world fits has taken it, in turn, each
    * within what {@code quota} lets in beside the jobs before it.

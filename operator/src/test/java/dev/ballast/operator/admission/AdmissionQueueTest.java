@@ -115,7 +115,8 @@ class AdmissionQueueTest {
         .as("its quota lets in one: three are left").isInstanceOfSatisfying(GangAdmission.Result.Admitted.class,
             a -> assertThat(a.world().size()).isEqualTo(3));
     var none = new AdmissionQueue.Ahead("team-a/first", 1000, spec, Set.of(), null, 0);
-    assertThat(AdmissionQueue.after(capacity, List.of(none)).taking()).as("a quota that lets none in").isEmpty();
+    assertThat(AdmissionQueue.after(capacity, List.of(none), AdmissionQueue.QuotaBeside.EACH_ALONE).taking())
+        .as("a quota that lets none in").isEmpty();
 
     // two jobs ahead sharing one quota of 3 workers: the second gets what the first leaves of it
     var second = new AdmissionQueue.Ahead("team-a/second", 1000, spec, Set.of(), null, 3);
@@ -126,7 +127,8 @@ class AdmissionQueueTest {
         .extracting(t -> t.job().job(), AdmissionQueue.Taking::workers)
         .as("the first takes all three, none is left for the second")
         .containsExactly(org.assertj.core.groups.Tuple.tuple("team-a/first", 3));
-    assertThat(AdmissionQueue.after(capacity, List.of(quota3, second)).taking())
+    assertThat(AdmissionQueue.after(capacity, List.of(quota3, second), AdmissionQueue.QuotaBeside.EACH_ALONE)
+        .taking())
         .extracting(AdmissionQueue.Taking::workers).as("each within its quota alone: the second takes the fourth node")
         .containsExactly(3, 1);
     assertThat(GangAdmission.choose(three, 4, capacity, 1, Set.of(), List.of(quota1), shared, taking -> 3
