@@ -24,8 +24,8 @@ import org.junit.jupiter.api.Test;
 class StragglerTest {
   static final Duration WAIT = Duration.ofMinutes(3);
   static final int SLOW_RANK = 5; // pod 1's second GPU: ranks are node rank x 4 + local GPU
-  // The slow flag's own words: until pod 1 reports, its ranks are listed as silent ("stopped reporting") under the
-  // same condition, which names the rank and its pod too.
+  // The slow flag's own words (a silent rank is "stopped reporting" under the same condition, which names the rank and
+  // its pod too).
   static final String FLAGGED_SLOW = "GPU rank " + SLOW_RANK + " (pod slow-g1-w1) runs slower than its peers";
   final BallastEnvironment env;
   final Jobs jobs;

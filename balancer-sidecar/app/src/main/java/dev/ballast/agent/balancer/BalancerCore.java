@@ -90,7 +90,7 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
     private final DashboardJson.Identity identity;
     private final SidecarAuthenticator authenticator;
     private final SidecarSessions sessions = new SidecarSessions();
-    private final ReportIntake intake = new ReportIntake();
+    private final ReportIntake intake;
     private final LoadForecast forecast = new LoadForecast(EmaPredictor.DEFAULT_ALPHA);
     private final StatusWriter status;
     private final PlanSequencer sequencer;
@@ -148,6 +148,7 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
         this.historyRestoredSteps = history.restore(forecast.history());
         this.runner = runner;
         this.clock = nanoClock;
+        this.intake = new ReportIntake(nanoClock);
     }
 
     // ---------------------------------------------------------------- configuration
@@ -558,7 +559,7 @@ public final class BalancerCore implements BalancerHttp.Snapshots {
         return new BalancerMetricsState(worldGeneration(), newest == null ? 0 : newest.sequence(), predicted, measured,
                 predictedGain, plansComputed, planNanosTotal, lastBytesMoved, bytesMovedTotal,
                 sessions.authenticatedCount(),
-                world == null ? 0 : current ? adoptions.ranksBehind(newest) : world.gpus(), intake.silentRanks(),
+                world == null ? 0 : current ? adoptions.ranksBehind(newest) : world.gpus(), silentRanks.length,
                 slowRanks == null ? 0 : slowRanks.count(), sessions.refusals(),
                 sidecarHealth.totals(sessions.authenticated(), clock.getAsLong()));
     }

@@ -9,6 +9,7 @@ import dev.ballast.contracts.world.WorldWorker;
 import dev.ballast.planner.model.Parallelism;
 
 import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 
 /**
  * Takes load reports from authenticated sidecars: checks each against the current world (generation, the sender's
@@ -16,6 +17,7 @@ import java.util.function.Consumer;
  * reports into whole steps. A refused report leaves nothing behind. Not thread-safe.
  */
 final class ReportIntake {
+    private final LongSupplier nanoClock;
     private Parallelism par;
     private int layers;
     private int experts;
@@ -24,12 +26,16 @@ final class ReportIntake {
     private long accepted;
     private long refused;
 
+    ReportIntake(LongSupplier nanoClock) {
+        this.nanoClock = nanoClock;
+    }
+
     /** Reports of a new layout start from here (the steps still open are dropped). */
     void use(Parallelism par, int layers, int experts) {
         this.par = par;
         this.layers = layers;
         this.experts = experts;
-        this.assembler = new StepAssembler(par, layers, experts);
+        this.assembler = new StepAssembler(par, layers, experts, nanoClock);
     }
 
     /** No usable layout (no world yet, or a spec and world that cannot be planned): every report is refused. */
@@ -96,11 +102,6 @@ final class ReportIntake {
         int stage = rank / (par.ep() * par.dp());
         int first = par.firstLayer(stage, layers);
         return new StageLayers(first, par.firstLayer(stage + 1, layers) - first);
-    }
-
-    /** Ranks that stopped reporting ({@link StepAssembler#silentRanks()}); 0 without a usable layout. */
-    int silentRanks() {
-        return assembler == null ? 0 : assembler.silentRanks();
     }
 
     /** The silent ranks ({@link StepAssembler#silentRankList()}); none without a usable layout. */

@@ -8,17 +8,25 @@ import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import java.util.stream.IntStream;
 
 /**
  * Collects one world generation's per-GPU reports into whole-step {@link ModelLoads}. A step is complete when every
  * GPU has reported it; steps that fall {@link #MAX_OPEN_STEPS} behind the newest reported step are released
  * incomplete (a missing GPU then counts as zero load). A second report of the same (rank, step) is ignored. A rank
  * missing from {@link #SILENT_AFTER} released steps in a row counts as silent (a straggler that stopped reporting)
- * until it reports again. A step also keeps each rank's reported step and compute time, and the slowest of each.
+ * until it reports again; a rank not heard from yet only once {@link #FIRST_REPORT_GRACE_NANOS} have passed since
+ * the assembler started, since a sidecar whose balancer was away waits up to its longest reconnect backoff before it
+ * tries again (without this, the peer that reconnected first makes the others look silent). A step also keeps each
+ * rank's reported step and compute time, and the slowest of each.
  */
 final class StepAssembler {
     static final int MAX_OPEN_STEPS = 4;
     static final int SILENT_AFTER = 3;
+    /** Beyond the sidecar's longest reconnect wait (SidecarLink.BACKOFF_MAX_MILLIS), a connection and a report. */
+    static final long FIRST_REPORT_GRACE_NANOS = TimeUnit.SECONDS.toNanos(25);
 
     /** A step still collecting reports: its loads, who reported, and the slowest reported times so far. */
     private static final class Open {
@@ -63,14 +71,20 @@ final class StepAssembler {
     private long released = -1;
     /** Per GPU rank: released steps in a row it was missing from. */
     private final int[] missedInARow;
+    /** GPU ranks that reported at least once to this assembler. */
+    private final BitSet heard = new BitSet();
+    private final LongSupplier nanoClock;
+    private final long started;
     private long duplicates;
     private long late;
 
-    StepAssembler(Parallelism par, int layers, int experts) {
+    StepAssembler(Parallelism par, int layers, int experts, LongSupplier nanoClock) {
         this.par = par;
         this.layers = layers;
         this.experts = experts;
         this.missedInARow = new int[par.gpus()];
+        this.nanoClock = nanoClock;
+        this.started = nanoClock.getAsLong();
     }
 
     /**
@@ -91,6 +105,7 @@ final class StepAssembler {
             return done;
         }
         o.ranks.set(rank);
+        heard.set(rank);
         if (!Double.isNaN(stepSeconds)) {
             o.stepTimed++;
             o.stepSeconds[rank] = stepSeconds;
@@ -145,27 +160,11 @@ final class StepAssembler {
         }
     }
 
-    /** GPU ranks missing from the last {@link #SILENT_AFTER} or more released steps. */
-    int silentRanks() {
-        int n = 0;
-        for (int missed : missedInARow) {
-            if (missed >= SILENT_AFTER) {
-                n++;
-            }
-        }
-        return n;
-    }
-
-    /** The GPU ranks missing from the last {@link #SILENT_AFTER} or more released steps, ascending. */
+    /** The silent GPU ranks (missing from the last {@link #SILENT_AFTER} or more released steps), ascending. */
     int[] silentRankList() {
-        int[] out = new int[silentRanks()];
-        int i = 0;
-        for (int r = 0; r < missedInARow.length; r++) {
-            if (missedInARow[r] >= SILENT_AFTER) {
-                out[i++] = r;
-            }
-        }
-        return out;
+        boolean graceOver = nanoClock.getAsLong() - started >= FIRST_REPORT_GRACE_NANOS;
+        return IntStream.range(0, missedInARow.length)
+                .filter(r -> missedInARow[r] >= SILENT_AFTER && (graceOver || heard.get(r))).toArray();
     }
 
     long duplicates() {

@@ -18,7 +18,7 @@ class ReportIntakeTest {
     }
 
     final List<Step> steps = new ArrayList<>();
-    final ReportIntake intake = new ReportIntake();
+    final ReportIntake intake = new ReportIntake(() -> 0);
 
     static LoadReport report(long gen, long step, int rank, int firstLayer, int layers, long... counts) {
         LoadReport.Builder b = LoadReport.newBuilder().setWorldGeneration(gen).setStep(step).setGpuRank(rank)

@@ -10,35 +10,50 @@ class StepAssemblerTest {
 
     @Test
     void aRankMissingFromThreeReleasedStepsInARowIsSilentUntilItReportsAgain() {
-        StepAssembler a = new StepAssembler(new Parallelism(4, 1, 1), 1, 2);
+        StepAssembler a = new StepAssembler(new Parallelism(4, 1, 1), 1, 2, () -> 0);
         long step = 0;
         for (; step < 3; step++) {
             for (int rank = 0; rank < 4; rank++) {
                 a.add(step, rank, 0, 1, ONES, Double.NaN, Double.NaN);
             }
         }
-        assertThat(a.silentRanks()).isZero();
+        assertThat(a.silentRankList()).isEmpty();
         // rank 3 stops: its steps are released incomplete once MAX_OPEN_STEPS behind the newest
         for (; step < 3 + StepAssembler.MAX_OPEN_STEPS + StepAssembler.SILENT_AFTER - 1; step++) {
             for (int rank = 0; rank < 3; rank++) {
                 a.add(step, rank, 0, 1, ONES, Double.NaN, Double.NaN);
             }
         }
-        assertThat(a.silentRanks()).as("two incomplete steps released: not yet").isZero();
+        assertThat(a.silentRankList()).as("two incomplete steps released: not yet").isEmpty();
         for (int rank = 0; rank < 3; rank++) {
             a.add(step, rank, 0, 1, ONES, Double.NaN, Double.NaN);
         }
         step++;
-        assertThat(a.silentRanks()).isEqualTo(1);
+        assertThat(a.silentRankList()).containsExactly(3);
         for (long s = step - StepAssembler.MAX_OPEN_STEPS + 1; s <= step; s++) {
             a.add(s, 3, 0, 1, ONES, Double.NaN, Double.NaN);
         }
-        assertThat(a.silentRanks()).as("reporting again").isZero();
+        assertThat(a.silentRankList()).as("reporting again").isEmpty();
+    }
+
+    @Test
+    void aRankNotHeardFromYetIsSilentOnlyOnceItsPeersReconnectWaitHasPassed() {
+        long[] now = {0};
+        StepAssembler a = new StepAssembler(new Parallelism(2, 1, 1), 1, 2, () -> now[0]);
+        for (long step = 0; step < 20; step++) {
+            a.add(step, 0, 0, 1, ONES, Double.NaN, Double.NaN); // rank 1's sidecar still waits to reconnect
+        }
+        assertThat(a.silentRankList()).as("within the grace").isEmpty();
+        now[0] = StepAssembler.FIRST_REPORT_GRACE_NANOS;
+        assertThat(a.silentRankList()).containsExactly(1);
+        assertThat(StepAssembler.FIRST_REPORT_GRACE_NANOS).as("longer than the sidecar's longest reconnect wait")
+                .isGreaterThan(java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(
+                        dev.ballast.agent.sidecar.SidecarLink.BACKOFF_MAX_MILLIS));
     }
 
     @Test
     void aCompleteStepKeepsTheSlowestRanksTimesWhenEveryRankReportedThem() {
-        StepAssembler a = new StepAssembler(new Parallelism(2, 1, 1), 1, 2);
+        StepAssembler a = new StepAssembler(new Parallelism(2, 1, 1), 1, 2, () -> 0);
         assertThat(a.add(0, 0, 0, 1, ONES, 0.5, 0.2)).isEmpty();
         StepAssembler.Released timed = a.add(0, 1, 0, 1, ONES, 0.7, 0.1).get(0);
         assertThat(timed.complete()).isTrue();
