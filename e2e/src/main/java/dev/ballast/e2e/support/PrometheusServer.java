@@ -14,12 +14,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 
 /**
  * A real Prometheus server (built by e2e/control-plane/build.sh) as a local process: it scrapes what its
- * configuration names and answers PromQL through its HTTP API. Its data lives in a directory of its own, its log
- * in {@code prometheus.log} of that directory.
+ * configuration names and answers PromQL through its HTTP API. Its data lives in a directory of its own, emptied at
+ * start, its log in {@code prometheus.log} of that directory.
  */
 public final class PrometheusServer implements AutoCloseable {
   private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
@@ -38,10 +39,18 @@ public final class PrometheusServer implements AutoCloseable {
       throw new IllegalStateException("no Prometheus at " + binary + ": run e2e/control-plane/build.sh prometheus");
     }
     Files.createDirectories(dir);
+    Path data = dir.resolve("data");
+    if (Files.exists(data)) { // an earlier run's series would answer the queries for up to five minutes
+      try (var paths = Files.walk(data)) {
+        for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+          Files.delete(p);
+        }
+      }
+    }
     Path configFile = Files.writeString(dir.resolve("prometheus.yml"), config);
     int port = LocalPorts.listenPort();
     Process process = new ProcessBuilder(binary.toString(), "--config.file=" + configFile,
-        "--storage.tsdb.path=" + dir.resolve("data"), "--web.listen-address=127.0.0.1:" + port)
+        "--storage.tsdb.path=" + data, "--web.listen-address=127.0.0.1:" + port)
         .redirectErrorStream(true).redirectOutput(dir.resolve("prometheus.log").toFile()).start();
     return new PrometheusServer(process, URI.create("http://127.0.0.1:" + port + "/api/v1/"));
   }

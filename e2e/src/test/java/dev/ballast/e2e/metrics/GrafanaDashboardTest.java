@@ -32,6 +32,7 @@ import org.junit.jupiter.api.Test;
 class GrafanaDashboardTest {
   static final Duration WAIT = Duration.ofMinutes(3);
   static final String JOB = "graphed";
+  static final String TOO_BIG = "waiting";
   static final Pattern LABEL_VALUES = Pattern.compile("label_values\\((.+),\\s*(\\w+)\\)");
   /** Grafana's built-in interval variables, as Grafana would set them for a 2 s scrape over the last 10 minutes. */
   static final Map<String, String> BUILTINS = Map.of("__rate_interval", "20s", "__interval", "5s", "__range", "10m");
@@ -77,6 +78,8 @@ class GrafanaDashboardTest {
       // sees complete steps and the measured panels have data; the stand-ins' pods drift apart by whole steps.
       jobs.apply(Jobs.referenceTrainerManifest(JOB, 100_000));
       await().atMost(WAIT).untilAsserted(() -> assertThat(jobs.phase(JOB)).isEqualTo("Running"));
+      // and one that cannot fit (40 × 8 GPUs, more than the cluster has), so that the fleet's waiting panel has a reason
+      jobs.apply(Jobs.manifest(TOO_BIG, 40, 40, "[]"));
       Pod balancer = await().atMost(WAIT).until(this::runningBalancer, p -> p != null);
       Files.writeString(balancers, "[{\"targets\": [\"" + balancer.getStatus().getPodIP() + ":8473\"]}]");
 
@@ -97,6 +100,9 @@ class GrafanaDashboardTest {
         }
         assertThat(pending.keySet()).as("panel queries without data so far: %s", lastAnswers).isEmpty();
       });
+      assertThat(prometheus.query(substitute(panelQueries.get("Jobs waiting for admission, by reason / A"), variables)))
+          .as("the waiting panel names the job's reason")
+          .anyMatch(sample -> sample.labels().contains("\"reason\":\"InsufficientGPUs\"") && sample.value() >= 1);
 
       for (JsonNode variable : dashboard.path("templating").path("list")) {
         if (!variable.path("type").asText().equals("query")) {
@@ -109,7 +115,7 @@ class GrafanaDashboardTest {
             .as("the choices of variable %s", name).contains(variables.get(name));
       }
     } finally {
-      env.kubectl("delete", "tj", JOB, "-n", jobs.namespace(), "--wait=false");
+      env.kubectl("delete", "tj", JOB, TOO_BIG, "-n", jobs.namespace(), "--wait=false");
     }
   }
 
