@@ -25,8 +25,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The chart's Grafana dashboard against a real Prometheus scraping the operator and a running job's balancer, as
  * the chart's ServiceMonitor and PodMonitor would (honor_labels: the series' own job and namespace labels win):
- * every query of every panel, read from the dashboard file with its variables set to this job, returns data, and
- * the variables' own queries offer this job.
+ * every query of every panel, read from the dashboard file with its variables set to this job, returns data (beside
+ * it, a job that cannot fit gives the fleet's waiting panel its reason), and the variables' own queries offer this job.
  */
 @E2eTest
 class GrafanaDashboardTest {
