@@ -1,5 +1,6 @@
 package dev.ballast.agent.balancer;
 
+import dev.ballast.agent.sidecar.SidecarLink;
 import dev.ballast.planner.load.ModelLoads;
 import dev.ballast.planner.model.Parallelism;
 
@@ -25,8 +26,9 @@ import java.util.stream.IntStream;
 final class StepAssembler {
     static final int MAX_OPEN_STEPS = 4;
     static final int SILENT_AFTER = 3;
-    /** Beyond the sidecar's longest reconnect wait (SidecarLink.BACKOFF_MAX_MILLIS), a connection and a report. */
-    static final long FIRST_REPORT_GRACE_NANOS = TimeUnit.SECONDS.toNanos(25);
+    /** The sidecar's longest reconnect wait, and 10 s for a connection and a first report (25 s). */
+    static final long FIRST_REPORT_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(SidecarLink.BACKOFF_MAX_MILLIS)
+            + TimeUnit.SECONDS.toNanos(10);
 
     /** A step still collecting reports: its loads, who reported, and the slowest reported times so far. */
     private static final class Open {

@@ -25,7 +25,7 @@ import java.util.logging.Logger;
 public final class SidecarLink implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(SidecarLink.class.getName());
     static final long BACKOFF_MIN_MILLIS = 250;
-    /** The longest wait before a reconnect (the balancer counts a rank never heard from as silent only after it). */
+    /** The longest wait before a reconnect (the balancer's grace for a rank it has not heard from builds on it). */
     public static final long BACKOFF_MAX_MILLIS = 15_000;
     /** How often the sidecar sends its health (report and plan latency, dropped reports) while connected. */
     static final long HEALTH_EVERY_NANOS = 5_000_000_000L;

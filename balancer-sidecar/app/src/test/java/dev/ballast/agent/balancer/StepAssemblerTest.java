@@ -2,7 +2,9 @@ package dev.ballast.agent.balancer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ballast.agent.sidecar.SidecarLink;
 import dev.ballast.planner.model.Parallelism;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 class StepAssemblerTest {
@@ -47,8 +49,7 @@ class StepAssemblerTest {
         now[0] = StepAssembler.FIRST_REPORT_GRACE_NANOS;
         assertThat(a.silentRankList()).containsExactly(1);
         assertThat(StepAssembler.FIRST_REPORT_GRACE_NANOS).as("longer than the sidecar's longest reconnect wait")
-                .isGreaterThan(java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(
-                        dev.ballast.agent.sidecar.SidecarLink.BACKOFF_MAX_MILLIS));
+                .isGreaterThan(TimeUnit.MILLISECONDS.toNanos(SidecarLink.BACKOFF_MAX_MILLIS));
     }
 
     @Test
